@@ -1,0 +1,54 @@
+// The demo organisation that `npm start` creates on an empty database and `wfs seed-demo` creates on
+// demand: one company with realistic data, one API Client whose redirect URI is the service's own
+// /demo/callback page, and its API User.
+import type { Config } from '../platform/config.ts';
+import type { Db } from '../platform/db/database.ts';
+import { createApiClient, createApiUser, createCompany, createOrganisation } from '../iam/provisioning.ts';
+
+export interface DemoCredentials {
+  organisationId: string;
+  companyId: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  userEmail: string;
+  userSecret: string;
+}
+
+export async function seedDemo(db: Db, config: Config): Promise<DemoCredentials> {
+  const { organisationId } = await createOrganisation(db, { name: 'Demo Hospitality Group' });
+  const { companyId } = await createCompany(db, { organisationId, name: 'Café de Demo', timezone: 'Europe/Amsterdam', currency: 'EUR', locale: 'nl-NL' });
+  const redirectUri = `${config.baseUrl}/demo/callback`;
+  const { clientId, clientSecret } = await createApiClient(db, { companyId, name: 'Demo integration', redirectUris: [redirectUri] });
+  const user = await createApiUser(db, { clientId, email: `api-user+${companyId.slice(-6).toLowerCase()}@demo.example` });
+  return { organisationId, companyId, clientId, clientSecret, redirectUri, userEmail: user.email, userSecret: user.secret };
+}
+
+export async function databaseIsEmpty(db: Db): Promise<boolean> {
+  return !(await db.selectFrom('organisations').select('id').limit(1).executeTakeFirst());
+}
+
+/** What `npm start` prints so a newcomer can walk the whole flow with a browser and curl. */
+export function demoInstructions(config: Config, demo: DemoCredentials): string {
+  const authorize = new URL(`${config.authUrl}/oauth/authorize`);
+  authorize.search = new URLSearchParams({ response_type: 'code', scope: 'all', client_id: demo.clientId, state: 'demo-state', redirect_uri: demo.redirectUri }).toString();
+  return [
+    '',
+    'Demo organisation created. Keep these; the secrets are shown only once.',
+    `  API Client id:      ${demo.clientId}`,
+    `  API Client secret:  ${demo.clientSecret}`,
+    `  API User email:     ${demo.userEmail}`,
+    `  API User secret:    ${demo.userSecret}`,
+    '',
+    '1. Open this address in a browser and log in with the API User email and secret:',
+    `   ${authorize.toString()}`,
+    '2. The /demo/callback page shows the code and the exact command that exchanges it, like:',
+    `   curl -s ${config.issuer}/oauth/token -H 'Content-Type: application/json' \\`,
+    `     -d '{"grant_type":"authorization_code","code":"<CODE>","redirect_uri":"${demo.redirectUri}","client_id":"${demo.clientId}","client_secret":"${demo.clientSecret}","audience":"service-api"}'`,
+    '3. Call the API with the id_token:',
+    `   curl -s ${config.baseUrl}/api/v1/company/configuration -H "Authorization: Bearer <ID_TOKEN>"`,
+    '4. When it expires, renew it with the refresh_token:',
+    `   curl -s -X POST ${config.issuer}/idToken -H "Authorization: Bearer <REFRESH_TOKEN>"`,
+    '',
+  ].join('\n');
+}

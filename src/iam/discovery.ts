@@ -1,0 +1,52 @@
+// OpenID Provider metadata and the JSON Web Key Set. Everything a strict OpenID client needs comes
+// from this document alone.
+import { Type } from 'typebox';
+import type { App } from '../platform/http.ts';
+import type { AppContext } from '../platform/context.ts';
+import { SIGNING_ALG } from './keys.ts';
+
+const Jwks = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
+
+export function discoveryDocument(ctx: AppContext): Record<string, unknown> {
+  const { issuer, authUrl } = ctx.config;
+  return {
+    issuer,
+    authorization_endpoint: `${authUrl}/oauth/authorize`,
+    token_endpoint: `${issuer}/oauth/token`,
+    revocation_endpoint: `${issuer}/oauth/revoke`,
+    jwks_uri: `${issuer}/.well-known/jwks.json`,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [SIGNING_ALG],
+    token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+    code_challenge_methods_supported: ['S256'],
+    scopes_supported: ['all', 'openid'],
+    claims_supported: ['iss', 'sub', 'aud', 'azp', 'exp', 'iat', 'auth_time', 'nonce', 'jti', 'sid', 'scope', 'company_id', 'org_id', 'email'],
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: `${ctx.config.baseUrl}/docs`,
+  };
+}
+
+export async function discoveryRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+  app.get(
+    '/api/v1/iam/.well-known/openid-configuration',
+    { schema: { tags: ['identity'], summary: 'OpenID Provider metadata', response: { 200: Type.Record(Type.String(), Type.Unknown()) } } },
+    async (_request, reply) => {
+      reply.header('Cache-Control', 'public, max-age=300');
+      return discoveryDocument(ctx);
+    },
+  );
+
+  app.get(
+    '/api/v1/iam/.well-known/jwks.json',
+    { schema: { tags: ['identity'], summary: 'JSON Web Key Set (includes keys about to sign and retired keys still verifying)', response: { 200: Jwks } } },
+    async (_request, reply) => {
+      // Short cache: a key published ahead of rotation must reach clients before it signs.
+      reply.header('Cache-Control', 'public, max-age=60');
+      return { keys: await ctx.keys.publishedKeys() };
+    },
+  );
+}

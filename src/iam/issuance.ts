@@ -1,0 +1,106 @@
+// Issuing the token response (CONTRACT §2): an ID token that is also the access token, and a refresh
+// token recorded server-side so its chain can be renewed, superseded and revoked.
+import type { Db } from '../platform/db/database.ts';
+import { newId } from '../platform/ids.ts';
+import type { KeyRing } from './keys.ts';
+import { signIdToken, signRefreshToken, type AccessClaims, type TokenSettings } from './tokens.ts';
+
+export interface TokenResponse {
+  access_token: string;
+  id_token: string;
+  refresh_token?: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: 'all';
+}
+
+export interface IssuanceSettings extends TokenSettings {
+  refreshTokenTtl: number;
+}
+
+/** Who the tokens are for, resolved from the grant, its client, its user and the company. */
+export interface GrantContext {
+  grantId: string;
+  clientId: string;
+  userId: string | null;
+  email: string | null;
+  companyId: string;
+  organisationId: string;
+  authTime: number;
+  chainExpiresAt: number;
+}
+
+export async function loadGrantContext(db: Db, grantId: string) {
+  return db
+    .selectFrom('grants')
+    .innerJoin('api_clients', 'api_clients.id', 'grants.client_id')
+    .innerJoin('companies', 'companies.id', 'api_clients.company_id')
+    .leftJoin('api_users', 'api_users.id', 'grants.user_id')
+    .select([
+      'grants.id as grantId',
+      'grants.client_id as clientId',
+      'grants.user_id as userId',
+      'grants.auth_time as authTime',
+      'grants.chain_expires_at as chainExpiresAt',
+      'grants.revoked_at as revokedAt',
+      'api_users.email as email',
+      'api_users.disabled as userDisabled',
+      'api_clients.disabled as clientDisabled',
+      'companies.id as companyId',
+      'companies.organisation_id as organisationId',
+    ])
+    .where('grants.id', '=', grantId)
+    .executeTakeFirst();
+}
+
+/** Records a refresh token for the grant and signs it; its lifetime never passes the chain's cap. */
+export async function issueRefreshToken(
+  db: Db,
+  keys: KeyRing,
+  settings: IssuanceSettings,
+  grant: GrantContext,
+  parentJti: string | null,
+  now = Date.now(),
+): Promise<string> {
+  const jti = newId('rt');
+  const expiresAt = Math.min(now + settings.refreshTokenTtl * 1000, grant.chainExpiresAt);
+  await db.insertInto('refresh_tokens').values({ jti, grant_id: grant.grantId, parent_jti: parentJti, issued_at: now, expires_at: expiresAt, superseded_at: null }).execute();
+  return signRefreshToken(keys, settings.issuer, {
+    subject: grant.userId ?? grant.clientId,
+    clientId: grant.clientId,
+    grantId: grant.grantId,
+    jti,
+    issuedAt: now,
+    expiresAt,
+  });
+}
+
+export async function issueIdToken(
+  keys: KeyRing,
+  settings: IssuanceSettings,
+  grant: GrantContext,
+  extra: { audience: string; nonce?: string | null },
+): Promise<{ token: string; claims: AccessClaims }> {
+  return signIdToken(keys, settings, {
+    clientId: grant.clientId,
+    userId: grant.userId,
+    email: grant.email,
+    companyId: grant.companyId,
+    organisationId: grant.organisationId,
+    grantId: grant.grantId,
+    audience: extra.audience,
+    authTime: grant.authTime,
+    nonce: extra.nonce ?? null,
+  });
+}
+
+export function tokenResponse(idToken: string, settings: IssuanceSettings, refreshToken?: string): TokenResponse {
+  return {
+    access_token: idToken,
+    id_token: idToken,
+    ...(refreshToken ? { refresh_token: refreshToken } : {}),
+    token_type: 'Bearer',
+    expires_in: settings.accessTokenTtl,
+    scope: 'all',
+  };
+}

@@ -1,0 +1,170 @@
+// What the operator does for a customer organisation (CONTRACT §5): organisations, companies, API
+// Clients and API Users, grants, secret rotation, disabling and re-enabling. Used by the `wfs` CLI
+// and the operator API alike.
+import { IANAZone } from 'luxon';
+import type { Db } from '../platform/db/database.ts';
+import { ProblemError, badRequest, notFound, type FieldError } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { generateClientSecret, generateUserSecret, hashUserSecret } from './secrets.ts';
+import { revokeGrants, voidPendingCodes } from './grants.ts';
+import { DEFAULT_AUDIENCE } from './tokens.ts';
+
+export const OPTIONAL_GRANTS = ['client_credentials', 'refresh_token'] as const;
+export type OptionalGrant = (typeof OPTIONAL_GRANTS)[number];
+
+function rejectIf(errors: FieldError[]): void {
+  if (errors.length > 0) throw badRequest('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
+}
+
+function requireText(errors: FieldError[], path: string, value: string | undefined, max = 200): void {
+  if (!value || value.trim() === '') errors.push({ path, message: 'is required' });
+  else if (value.length > max) errors.push({ path, message: `must be at most ${max} characters` });
+}
+
+export async function createOrganisation(db: Db, input: { name: string }, now = Date.now()): Promise<{ organisationId: string }> {
+  const errors: FieldError[] = [];
+  requireText(errors, '/name', input.name);
+  rejectIf(errors);
+  const organisationId = newId('org');
+  await db.insertInto('organisations').values({ id: organisationId, name: input.name.trim(), created_at: now }).execute();
+  return { organisationId };
+}
+
+export interface NewCompany {
+  organisationId: string;
+  name: string;
+  timezone: string;
+  currency: string;
+  locale?: string;
+}
+
+export async function createCompany(db: Db, input: NewCompany, now = Date.now()): Promise<{ companyId: string }> {
+  const errors: FieldError[] = [];
+  requireText(errors, '/name', input.name);
+  if (!IANAZone.isValidZone(input.timezone ?? '')) errors.push({ path: '/timezone', message: 'must be an IANA time zone such as Europe/Amsterdam' });
+  if (!/^[A-Z]{3}$/.test(input.currency ?? '')) errors.push({ path: '/currency', message: 'must be an ISO 4217 code such as EUR' });
+  const locale = input.locale ?? 'en-GB';
+  if (!/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(locale)) errors.push({ path: '/locale', message: 'must be a BCP 47 tag such as nl-NL' });
+  rejectIf(errors);
+  const organisation = await db.selectFrom('organisations').select('id').where('id', '=', input.organisationId).executeTakeFirst();
+  if (!organisation) throw notFound(`No organisation ${input.organisationId}.`);
+  const companyId = newId('cmp');
+  await db
+    .insertInto('companies')
+    .values({ id: companyId, organisation_id: input.organisationId, name: input.name.trim(), timezone: input.timezone, currency: input.currency, locale, created_at: now, updated_at: now })
+    .execute();
+  return { companyId };
+}
+
+export function validateRedirectUri(uri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'must be an absolute URI';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https (or http)';
+  if (url.hash !== '' || uri.includes('#')) return 'must not contain a fragment';
+  return undefined;
+}
+
+export async function createApiClient(
+  db: Db,
+  input: { companyId: string; name: string; redirectUris: string[]; audiences?: string[] },
+  now = Date.now(),
+): Promise<{ clientId: string; clientSecret: string }> {
+  const errors: FieldError[] = [];
+  requireText(errors, '/name', input.name);
+  if (input.redirectUris.length === 0) errors.push({ path: '/redirectUris', message: 'needs at least one redirect URI' });
+  input.redirectUris.forEach((uri, i) => {
+    const problem = validateRedirectUri(uri);
+    if (problem) errors.push({ path: `/redirectUris/${i}`, message: problem });
+  });
+  rejectIf(errors);
+  const company = await db.selectFrom('companies').select('id').where('id', '=', input.companyId).executeTakeFirst();
+  if (!company) throw notFound(`No company ${input.companyId}.`);
+  const clientId = newId('cli');
+  const { secret, hash } = generateClientSecret();
+  await db
+    .insertInto('api_clients')
+    .values({
+      id: clientId,
+      company_id: input.companyId,
+      name: input.name.trim(),
+      secret_hash: hash,
+      redirect_uris: JSON.stringify(input.redirectUris),
+      grants: JSON.stringify(['authorization_code']),
+      audiences: JSON.stringify(input.audiences ?? [DEFAULT_AUDIENCE]),
+      disabled: 0,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return { clientId, clientSecret: secret };
+}
+
+async function requireClient(db: Db, clientId: string) {
+  const client = await db.selectFrom('api_clients').selectAll().where('id', '=', clientId).executeTakeFirst();
+  if (!client) throw notFound(`No API client ${clientId}.`);
+  return client;
+}
+
+export async function createApiUser(db: Db, input: { clientId: string; email: string }, now = Date.now()): Promise<{ userId: string; email: string; secret: string }> {
+  const email = (input.email ?? '').trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
+    throw badRequest('validation_failed', '/email must be an email address', [{ path: '/email', message: 'must be an email address' }]);
+  }
+  await requireClient(db, input.clientId);
+  const taken = await db.selectFrom('api_users').select('id').where('client_id', '=', input.clientId).where('email', '=', email).executeTakeFirst();
+  if (taken) throw new ProblemError({ status: 409, code: 'email_taken', detail: `${email} is already an API user of this client.` });
+  const userId = newId('usr');
+  const secret = generateUserSecret();
+  await db.insertInto('api_users').values({ id: userId, client_id: input.clientId, email, secret_hash: await hashUserSecret(secret), disabled: 0, created_at: now }).execute();
+  return { userId, email, secret };
+}
+
+export async function setGrantEnabled(db: Db, clientId: string, grant: string, enabled: boolean): Promise<{ clientId: string; grants: string[] }> {
+  if (!(OPTIONAL_GRANTS as readonly string[]).includes(grant)) {
+    throw badRequest('validation_failed', `grant must be one of ${OPTIONAL_GRANTS.join(', ')}`, [{ path: '/grant', message: `must be one of ${OPTIONAL_GRANTS.join(', ')}` }]);
+  }
+  const client = await requireClient(db, clientId);
+  const current = new Set(JSON.parse(client.grants) as string[]);
+  if (enabled) current.add(grant);
+  else current.delete(grant);
+  const grants = ['authorization_code', ...OPTIONAL_GRANTS.filter((g) => current.has(g))];
+  await db.updateTable('api_clients').set({ grants: JSON.stringify(grants), updated_at: Date.now() }).where('id', '=', clientId).execute();
+  return { clientId, grants };
+}
+
+/** A new secret ends every grant issued under the old one (a leaked secret must stop working). */
+export async function rotateClientSecret(db: Db, clientId: string): Promise<{ clientId: string; clientSecret: string; revokedGrants: string[] }> {
+  await requireClient(db, clientId);
+  const { secret, hash } = generateClientSecret();
+  return db.transaction().execute(async (trx) => {
+    await trx.updateTable('api_clients').set({ secret_hash: hash, updated_at: Date.now() }).where('id', '=', clientId).execute();
+    await voidPendingCodes(trx, { clientId });
+    const revokedGrants = await revokeGrants(trx, { clientId }, 'client_secret_rotated');
+    return { clientId, clientSecret: secret, revokedGrants };
+  });
+}
+
+export async function setClientDisabled(db: Db, clientId: string, disabled: boolean): Promise<{ clientId: string; disabled: boolean; revokedGrants: string[] }> {
+  await requireClient(db, clientId);
+  return db.transaction().execute(async (trx) => {
+    await trx.updateTable('api_clients').set({ disabled: disabled ? 1 : 0, updated_at: Date.now() }).where('id', '=', clientId).execute();
+    if (!disabled) return { clientId, disabled, revokedGrants: [] };
+    await voidPendingCodes(trx, { clientId });
+    return { clientId, disabled, revokedGrants: await revokeGrants(trx, { clientId }, 'client_disabled') };
+  });
+}
+
+export async function setUserDisabled(db: Db, userId: string, disabled: boolean): Promise<{ userId: string; disabled: boolean; revokedGrants: string[] }> {
+  const user = await db.selectFrom('api_users').select('id').where('id', '=', userId).executeTakeFirst();
+  if (!user) throw notFound(`No API user ${userId}.`);
+  return db.transaction().execute(async (trx) => {
+    await trx.updateTable('api_users').set({ disabled: disabled ? 1 : 0 }).where('id', '=', userId).execute();
+    if (!disabled) return { userId, disabled, revokedGrants: [] };
+    await voidPendingCodes(trx, { userId });
+    return { userId, disabled, revokedGrants: await revokeGrants(trx, { userId }, 'user_disabled') };
+  });
+}

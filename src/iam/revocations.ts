@@ -1,0 +1,51 @@
+// Revocation must reach ID/access tokens on every instance within 5 seconds without a query per
+// request: each instance keeps the set of revoked grant ids in memory and polls the grants table
+// for newer revocations every REVOCATION_REFRESH_MS (1 s by default).
+import type { Db } from '../platform/db/database.ts';
+
+export class RevocationList {
+  readonly #db: Db;
+  readonly #lookbackMs: number;
+  readonly #revoked = new Map<string, number>();
+  #seenUpTo = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  /** `lookbackMs`: revocations older than the longest access-token lifetime no longer matter. */
+  constructor(db: Db, lookbackMs: number) {
+    this.#db = db;
+    this.#lookbackMs = lookbackMs;
+  }
+
+  async refresh(now = Date.now()): Promise<void> {
+    // Re-read a small overlap: a revocation committed late with an earlier timestamp is still seen.
+    const since = this.#seenUpTo === 0 ? now - this.#lookbackMs : this.#seenUpTo - 10_000;
+    const rows = await this.#db
+      .selectFrom('grants')
+      .select(['id', 'revoked_at'])
+      .where('revoked_at', '>', since)
+      .execute();
+    for (const row of rows) this.#revoked.set(row.id, row.revoked_at ?? now);
+    this.#seenUpTo = now;
+    for (const [id, at] of this.#revoked) if (at < now - this.#lookbackMs) this.#revoked.delete(id);
+  }
+
+  isRevoked(grantId: string): boolean {
+    return this.#revoked.has(grantId);
+  }
+
+  /** Marks a grant revoked locally at once (the database row is written by the caller). */
+  remember(grantId: string, at = Date.now()): void {
+    this.#revoked.set(grantId, at);
+  }
+
+  start(intervalMs: number, onError: (error: unknown) => void): void {
+    this.#timer = setInterval(() => {
+      this.refresh().catch(onError);
+    }, intervalMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+  }
+}

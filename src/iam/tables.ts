@@ -1,0 +1,124 @@
+// Row types of the identity tables. Instants are epoch milliseconds; flags are 0/1 integers so one
+// schema serves SQLite and PostgreSQL; lists are JSON text.
+export interface OrganisationsTable {
+  id: string;
+  name: string;
+  created_at: number;
+}
+
+export interface CompaniesTable {
+  id: string;
+  organisation_id: string;
+  name: string;
+  timezone: string;
+  currency: string;
+  locale: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiClientsTable {
+  id: string;
+  company_id: string;
+  name: string;
+  /** SHA-256 of the generated 256-bit secret, base64url. */
+  secret_hash: string;
+  redirect_uris: string;
+  grants: string;
+  audiences: string;
+  disabled: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiUsersTable {
+  id: string;
+  client_id: string;
+  email: string;
+  /** scrypt$N$r$p$salt$hash */
+  secret_hash: string;
+  disabled: number;
+  created_at: number;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  private_jwk: string;
+  public_jwk: string;
+  created_at: number;
+  /** Signs only from this instant, so every instance has published it first. */
+  activates_at: number;
+  /** Stops signing from this instant (a newer key took over). */
+  retired_at: number | null;
+  /** Leaves the JWKS from this instant: every token it signed has expired. */
+  unpublish_at: number | null;
+}
+
+export interface GrantsTable {
+  /** The `sid` claim of every token issued from this grant. */
+  id: string;
+  client_id: string;
+  user_id: string | null;
+  kind: string;
+  auth_time: number;
+  created_at: number;
+  /** Absolute cap of the refresh-token chain. */
+  chain_expires_at: number;
+  revoked_at: number | null;
+  revoked_reason: string | null;
+}
+
+export interface AuthorizationCodesTable {
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  nonce: string | null;
+  code_challenge: string | null;
+  auth_time: number;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  /** Set when the code was exchanged, so a replay can revoke what it produced. */
+  grant_id: string | null;
+}
+
+export interface RefreshTokensTable {
+  jti: string;
+  grant_id: string;
+  parent_jti: string | null;
+  issued_at: number;
+  expires_at: number;
+  superseded_at: number | null;
+}
+
+export interface AuditLogTable {
+  id: string;
+  at: number;
+  event: string;
+  outcome: string;
+  client_id: string | null;
+  user_id: string | null;
+  address: string | null;
+  detail: string | null;
+}
+
+export interface AppSecretsTable {
+  name: string;
+  value: string;
+  created_at: number;
+}
+
+export interface IamTables {
+  organisations: OrganisationsTable;
+  companies: CompaniesTable;
+  api_clients: ApiClientsTable;
+  api_users: ApiUsersTable;
+  signing_keys: SigningKeysTable;
+  grants: GrantsTable;
+  authorization_codes: AuthorizationCodesTable;
+  refresh_tokens: RefreshTokensTable;
+  audit_log: AuditLogTable;
+  app_secrets: AppSecretsTable;
+}

@@ -1,0 +1,127 @@
+// Signing and strict verification of the two JWT kinds: ID tokens (= access tokens, typ JWT) and
+// refresh tokens (typ rt+jwt). Verification pins the algorithm, the issuer, the audience, the expiry
+// and the token type, and resolves the key only by `kid` from the database-backed key ring.
+import { SignJWT, jwtVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { SIGNING_ALG, type KeyRing } from './keys.ts';
+
+export const ACCESS_TOKEN_TYPE = 'JWT';
+export const REFRESH_TOKEN_TYPE = 'rt+jwt';
+export const DEFAULT_AUDIENCE = 'service-api';
+
+export interface TokenSubject {
+  clientId: string;
+  userId: string | null;
+  email: string | null;
+  companyId: string;
+  organisationId: string;
+  grantId: string;
+  audience: string;
+  authTime: number;
+  nonce?: string | null;
+}
+
+export interface AccessClaims extends JWTPayload {
+  sub: string;
+  azp: string;
+  sid: string;
+  scope: 'all';
+  company_id: string;
+  org_id: string;
+  email?: string;
+}
+
+export interface RefreshClaims extends JWTPayload {
+  sub: string;
+  azp: string;
+  sid: string;
+  jti: string;
+}
+
+export interface TokenSettings {
+  issuer: string;
+  accessTokenTtl: number;
+  clockSkewSeconds: number;
+}
+
+export class InvalidTokenError extends Error {}
+
+export async function signIdToken(keys: KeyRing, settings: TokenSettings, subject: TokenSubject, now = Date.now()): Promise<{ token: string; claims: AccessClaims }> {
+  const { kid, privateKey } = await keys.signingKey();
+  const iat = Math.floor(now / 1000);
+  const claims: AccessClaims = {
+    iss: settings.issuer,
+    sub: subject.userId ?? subject.clientId,
+    aud: [subject.audience, subject.clientId],
+    azp: subject.clientId,
+    iat,
+    exp: iat + settings.accessTokenTtl,
+    auth_time: Math.floor(subject.authTime / 1000),
+    jti: randomUUID(),
+    sid: subject.grantId,
+    scope: 'all',
+    company_id: subject.companyId,
+    org_id: subject.organisationId,
+    ...(subject.nonce ? { nonce: subject.nonce } : {}),
+    ...(subject.email ? { email: subject.email } : {}),
+  };
+  const token = await new SignJWT(claims).setProtectedHeader({ alg: SIGNING_ALG, kid, typ: ACCESS_TOKEN_TYPE }).sign(privateKey);
+  return { token, claims };
+}
+
+export async function signRefreshToken(
+  keys: KeyRing,
+  issuer: string,
+  input: { subject: string; clientId: string; grantId: string; jti: string; issuedAt: number; expiresAt: number },
+): Promise<string> {
+  const { kid, privateKey } = await keys.signingKey();
+  const claims: RefreshClaims = {
+    iss: issuer,
+    sub: input.subject,
+    aud: issuer,
+    azp: input.clientId,
+    sid: input.grantId,
+    jti: input.jti,
+    iat: Math.floor(input.issuedAt / 1000),
+    exp: Math.floor(input.expiresAt / 1000),
+  };
+  return new SignJWT(claims).setProtectedHeader({ alg: SIGNING_ALG, kid, typ: REFRESH_TOKEN_TYPE }).sign(privateKey);
+}
+
+async function verify<T extends JWTPayload>(keys: KeyRing, token: string, typ: string, audience: string, settings: TokenSettings): Promise<T> {
+  let kid: string | undefined;
+  try {
+    const header = decodeProtectedHeader(token);
+    if (header.alg !== SIGNING_ALG) throw new InvalidTokenError('The token is not signed with ES256.');
+    if (header.typ !== typ) throw new InvalidTokenError(typ === REFRESH_TOKEN_TYPE ? 'This is not a refresh token.' : 'This is not an ID token.');
+    kid = header.kid;
+  } catch (error) {
+    if (error instanceof InvalidTokenError) throw error;
+    throw new InvalidTokenError('The token is malformed.');
+  }
+  const key = kid ? await keys.verificationKey(kid) : undefined;
+  if (!key) throw new InvalidTokenError('The token was not signed by a known key.');
+  try {
+    const { payload } = await jwtVerify<T>(token, key, {
+      algorithms: [SIGNING_ALG],
+      issuer: settings.issuer,
+      audience,
+      typ,
+      clockTolerance: settings.clockSkewSeconds,
+      requiredClaims: ['iat', 'exp', 'sub', 'sid'],
+    });
+    return payload;
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError('The token has expired.');
+    if (error instanceof joseErrors.JWTClaimValidationFailed) throw new InvalidTokenError(`The token's ${error.claim} claim is not acceptable.`);
+    throw new InvalidTokenError('The token signature is invalid.');
+  }
+}
+
+export function verifyIdToken(keys: KeyRing, token: string, settings: TokenSettings, audience = DEFAULT_AUDIENCE): Promise<AccessClaims> {
+  return verify<AccessClaims>(keys, token, ACCESS_TOKEN_TYPE, audience, settings);
+}
+
+export function verifyRefreshToken(keys: KeyRing, token: string, settings: TokenSettings): Promise<RefreshClaims> {
+  return verify<RefreshClaims>(keys, token, REFRESH_TOKEN_TYPE, settings.issuer, settings);
+}

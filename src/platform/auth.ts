@@ -1,0 +1,93 @@
+// Authentication of the secured company API, applied once to the whole subtree as a hook: a Bearer ID
+// token, strictly verified (algorithm, kid, issuer, audience, expiry, type), not revoked, resolved to
+// its company and organisation. Verified tokens are cached (bounded, until they expire); the
+// revocation check runs on every request against the in-memory list.
+import type { FastifyRequest } from 'fastify';
+import { ProblemError } from './errors.ts';
+import type { AppContext } from './context.ts';
+import { InvalidTokenError, verifyIdToken, type AccessClaims } from '../iam/tokens.ts';
+
+export interface Principal {
+  clientId: string;
+  userId: string | null;
+  companyId: string;
+  organisationId: string;
+  grantId: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}
+
+const CACHE_LIMIT = 10_000;
+
+function missingToken(): ProblemError {
+  return new ProblemError({
+    status: 401,
+    code: 'missing_token',
+    detail: 'Send an ID token as "Authorization: Bearer <token>".',
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  });
+}
+
+function invalidToken(detail: string): ProblemError {
+  return new ProblemError({
+    status: 401,
+    code: 'invalid_token',
+    detail,
+    headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${detail.replace(/"/g, "'")}"` },
+  });
+}
+
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  return match?.[1] ?? '';
+}
+
+export class Authenticator {
+  readonly #ctx: AppContext;
+  readonly #cache = new Map<string, AccessClaims>();
+
+  constructor(ctx: AppContext) {
+    this.#ctx = ctx;
+  }
+
+  async #claims(token: string): Promise<AccessClaims> {
+    const cached = this.#cache.get(token);
+    if (cached) return cached;
+    const claims = await verifyIdToken(this.#ctx.keys, token, this.#ctx.config);
+    if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
+    this.#cache.set(token, claims);
+    return claims;
+  }
+
+  async authenticate(request: FastifyRequest): Promise<Principal> {
+    const token = bearerToken(request);
+    if (token === undefined) throw missingToken();
+    if (token === '') throw invalidToken('The Authorization header is not a Bearer token.');
+    let claims: AccessClaims;
+    try {
+      claims = await this.#claims(token);
+    } catch (error) {
+      if (error instanceof InvalidTokenError) throw invalidToken(error.message);
+      throw error;
+    }
+    const skew = this.#ctx.config.clockSkewSeconds;
+    if ((claims.exp ?? 0) + skew < Date.now() / 1000) {
+      this.#cache.delete(token);
+      throw invalidToken('The token has expired.');
+    }
+    if (this.#ctx.revocations.isRevoked(claims.sid)) throw invalidToken('The token has been revoked.');
+    return {
+      clientId: claims.azp,
+      userId: claims.email ? claims.sub : null,
+      companyId: claims.company_id,
+      organisationId: claims.org_id,
+      grantId: claims.sid,
+    };
+  }
+}

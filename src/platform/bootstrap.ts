@@ -1,0 +1,33 @@
+// Builds the run-time context from configuration: opens the database, migrates it, makes sure a
+// signing key exists, loads the revocation list and connects Redis when configured.
+import { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import { createDatabase, dialectOf } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { KeyRing, ensureSigningKey } from '../iam/keys.ts';
+import { RevocationList } from '../iam/revocations.ts';
+
+export interface ContextOptions {
+  /** Start the background revocation poll (servers do; one-shot CLI commands do not). */
+  poll?: boolean;
+  onBackgroundError?: (error: unknown) => void;
+}
+
+export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
+  const db = createDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, statementTimeoutMs: config.dbStatementTimeoutMs });
+  await migrateToLatest(db);
+  await ensureSigningKey(db);
+  const revocations = new RevocationList(db, (config.accessTokenTtl + config.clockSkewSeconds) * 1000);
+  await revocations.refresh();
+  if (options.poll !== false) revocations.start(config.revocationRefreshMs, options.onBackgroundError ?? (() => {}));
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
+  redis?.on('error', options.onBackgroundError ?? (() => {}));
+  return { config, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, 30_000), revocations, redis };
+}
+
+export async function closeContext(ctx: AppContext): Promise<void> {
+  ctx.revocations.stop();
+  ctx.redis?.disconnect();
+  await ctx.db.destroy();
+}

@@ -1,0 +1,98 @@
+// Configuration is read once from the environment into a typed, frozen object (CONTRACT §1).
+// A bad value stops start-up with a message naming the variable, instead of failing later.
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly baseUrl: string;
+  readonly authUrl: string;
+  readonly issuer: string;
+  readonly databaseUrl: string;
+  readonly redisUrl: string | undefined;
+  readonly adminToken: string | undefined;
+  readonly accessTokenTtl: number;
+  readonly refreshTokenTtl: number;
+  readonly authCodeTtl: number;
+  readonly refreshGraceSeconds: number;
+  readonly refreshChainMaxSeconds: number;
+  readonly rateLimitTokenPerMinute: number;
+  readonly rateLimitApiPerMinute: number;
+  readonly clockSkewSeconds: number;
+  readonly logLevel: string;
+  readonly dbPoolSize: number;
+  readonly dbStatementTimeoutMs: number;
+  readonly revocationRefreshMs: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min) throw new ConfigError(`${name} must be at least ${min}, got ${value}`);
+  return value;
+}
+
+function httpUrl(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function databaseUrl(raw: string): string {
+  if (raw.startsWith('sqlite:') || raw.startsWith('postgres://') || raw.startsWith('postgresql://')) return raw;
+  throw new ConfigError(`DATABASE_URL must be sqlite:<path>, sqlite::memory: or postgres://…, got "${raw}"`);
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? undefined : raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8080);
+  if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
+  const baseUrl = httpUrl('BASE_URL', env.BASE_URL || `http://localhost:${port}`);
+  const authUrl = httpUrl('AUTH_URL', env.AUTH_URL || baseUrl);
+  const adminToken = optional(env, 'ADMIN_TOKEN');
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
+  }
+  const redisUrl = optional(env, 'REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError(`REDIS_URL must be a redis:// URL, got "${redisUrl}"`);
+  }
+  return Object.freeze({
+    port,
+    host: env.HOST || '127.0.0.1',
+    baseUrl,
+    authUrl,
+    issuer: `${baseUrl}/api/v1/iam`,
+    databaseUrl: databaseUrl(env.DATABASE_URL || 'sqlite:./data/wfs.db'),
+    redisUrl,
+    adminToken,
+    accessTokenTtl: integer(env, 'ACCESS_TOKEN_TTL', 3600, 1),
+    refreshTokenTtl: integer(env, 'REFRESH_TOKEN_TTL', 15_552_000, 1),
+    authCodeTtl: integer(env, 'AUTH_CODE_TTL', 180, 1),
+    refreshGraceSeconds: integer(env, 'REFRESH_GRACE_SECONDS', 600),
+    refreshChainMaxSeconds: integer(env, 'REFRESH_CHAIN_MAX_SECONDS', 63_072_000, 1),
+    rateLimitTokenPerMinute: integer(env, 'RATE_LIMIT_TOKEN_PER_MINUTE', 60, 1),
+    rateLimitApiPerMinute: integer(env, 'RATE_LIMIT_API_PER_MINUTE', 1200, 1),
+    clockSkewSeconds: integer(env, 'CLOCK_SKEW_SECONDS', 3),
+    logLevel: env.LOG_LEVEL || 'info',
+    dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1),
+    dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 1),
+    revocationRefreshMs: integer(env, 'REVOCATION_REFRESH_MS', 1000, 50),
+  });
+}

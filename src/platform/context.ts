@@ -1,0 +1,16 @@
+// What every feature needs at run time, built once by the server (or a test) and handed to the app
+// factory: configuration, the database, the signing keys and the revocation list.
+import type { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+import type { Db, DialectName } from './db/database.ts';
+import type { KeyRing } from '../iam/keys.ts';
+import type { RevocationList } from '../iam/revocations.ts';
+
+export interface AppContext {
+  readonly config: Config;
+  readonly db: Db;
+  readonly dialect: DialectName;
+  readonly keys: KeyRing;
+  readonly revocations: RevocationList;
+  readonly redis: Redis | undefined;
+}

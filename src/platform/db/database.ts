@@ -1,0 +1,54 @@
+// One Kysely handle over either dialect, chosen by DATABASE_URL (CONTRACT §1).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { NodeSqliteDatabase } from './sqlite-dialect.ts';
+import type { Database } from './schema.ts';
+
+export type Db = Kysely<Database>;
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface DatabaseOptions {
+  poolSize?: number;
+  statementTimeoutMs?: number;
+}
+
+// Instants are stored as epoch milliseconds in BIGINT columns; pg returns int8 as strings by default.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export function dialectOf(url: string): DialectName {
+  return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+}
+
+function sqlitePath(url: string): string {
+  const path = url.slice('sqlite:'.length);
+  if (path === ':memory:') return path;
+  mkdirSync(dirname(path), { recursive: true });
+  return path;
+}
+
+export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
+  if (dialectOf(url) === 'sqlite') {
+    const database = new NodeSqliteDatabase(sqlitePath(url));
+    return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    connectionTimeoutMillis: 5_000,
+  });
+  // A dropped connection must not crash the process; the pool replaces it on the next checkout.
+  pool.on('error', () => {});
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+export async function pingDatabase(db: Db): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,59 @@
+// Kysely's SqliteDialect expects a better-sqlite3-shaped handle; this adapts Node's built-in
+// node:sqlite so the embedded default needs no native build. Prepared statements are cached per SQL
+// text because Kysely prepares on every execution.
+import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+const STATEMENT_CACHE_SIZE = 500;
+
+function toSqliteValue(value: unknown): SQLInputValue {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value === undefined) return null;
+  return value as SQLInputValue;
+}
+
+function adapt(stmt: StatementSync): SqliteStatement {
+  const reader = stmt.columns().length > 0;
+  return {
+    reader,
+    all: (parameters) => stmt.all(...parameters.map(toSqliteValue)),
+    run: (parameters) => {
+      const result = stmt.run(...parameters.map(toSqliteValue));
+      return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
+    },
+    iterate: (parameters) => stmt.iterate(...parameters.map(toSqliteValue)) as IterableIterator<unknown>,
+  };
+}
+
+export class NodeSqliteDatabase implements SqliteDatabase {
+  readonly #db: DatabaseSync;
+  readonly #statements = new Map<string, SqliteStatement>();
+
+  constructor(path: string) {
+    this.#db = new DatabaseSync(path);
+    // WAL lets the CLI write while the server reads; the busy timeout makes a second process wait
+    // for the write lock instead of failing at once.
+    this.#db.exec('PRAGMA journal_mode = WAL');
+    this.#db.exec('PRAGMA synchronous = NORMAL');
+    this.#db.exec('PRAGMA foreign_keys = ON');
+    this.#db.exec('PRAGMA busy_timeout = 5000');
+  }
+
+  prepare(sql: string): SqliteStatement {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      if (this.#statements.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = this.#statements.keys().next().value;
+        if (oldest !== undefined) this.#statements.delete(oldest);
+      }
+      statement = adapt(this.#db.prepare(sql));
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  close(): void {
+    this.#statements.clear();
+    if (this.#db.isOpen) this.#db.close();
+  }
+}

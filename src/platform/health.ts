@@ -1,0 +1,37 @@
+// Liveness and readiness (CONTRACT §1): /healthz answers while the process serves; /readyz only when
+// the database (and Redis, when configured) answer, so a load balancer stops sending traffic to an
+// instance that has lost them.
+import { Type } from 'typebox';
+import type { App } from './http.ts';
+import type { AppContext } from './context.ts';
+import { pingDatabase } from './db/database.ts';
+
+const Health = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  checks: Type.Optional(Type.Record(Type.String(), Type.Union([Type.Literal('ok'), Type.Literal('down')]))),
+});
+
+async function pingRedis(ctx: AppContext): Promise<boolean> {
+  if (!ctx.redis) return true;
+  try {
+    return (await ctx.redis.ping()) === 'PONG';
+  } catch {
+    return false;
+  }
+}
+
+export async function healthRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+  app.get('/healthz', { schema: { tags: ['health'], summary: 'Liveness', response: { 200: Health } } }, async () => ({ status: 'ok' as const }));
+
+  app.get(
+    '/readyz',
+    { schema: { tags: ['health'], summary: 'Readiness: database and Redis answer', response: { 200: Health, 503: Health } } },
+    async (_request, reply) => {
+      const [database, redis] = await Promise.all([pingDatabase(ctx.db), pingRedis(ctx)]);
+      const checks: Record<string, 'ok' | 'down'> = { database: database ? 'ok' : 'down' };
+      if (ctx.redis) checks.redis = redis ? 'ok' : 'down';
+      const ready = database && redis;
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });
+    },
+  );
+}

@@ -1,0 +1,138 @@
+// Shared HTTP plumbing: the typed Fastify instance, the validators, and the one error handler that
+// turns every failure into the contract's shape (problem+json, OAuth JSON or an HTML page) without
+// ever leaking a stack trace or SQL.
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { OAuthError, ProblemError, titleFor, type FieldError } from './errors.ts';
+
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/** How a route reports errors: the company API (default), OAuth endpoints, or browser pages. */
+export type ErrorFormat = 'problem' | 'oauth' | 'html';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorFormat?: ErrorFormat;
+  }
+}
+
+function makeAjv(coerce: boolean): Ajv {
+  // Query strings arrive as text and are coerced; JSON bodies are not: a string where a number
+  // belongs is a client error, not something to guess at.
+  const ajv = new Ajv({ allErrors: true, coerceTypes: coerce ? 'array' : false, useDefaults: true, removeAdditional: false, strict: false });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+const coercing = makeAjv(true);
+const strict = makeAjv(false);
+
+export function installValidators(app: FastifyInstance): void {
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
+}
+
+function fieldErrors(context: string, errors: ErrorObject[]): FieldError[] {
+  return errors.map((e) => {
+    const base = context === 'body' ? '' : `/${context}`;
+    if (e.keyword === 'additionalProperties') {
+      const name = String((e.params as { additionalProperty: string }).additionalProperty);
+      const where = context === 'querystring' ? 'query parameter' : 'property';
+      return { path: `${base}${e.instancePath}/${name}`, message: `unknown ${where} "${name}"` };
+    }
+    if (e.keyword === 'required') {
+      const name = String((e.params as { missingProperty: string }).missingProperty);
+      return { path: `${base}${e.instancePath}/${name}`, message: 'is required' };
+    }
+    return { path: `${base}${e.instancePath}` || '/', message: e.message ?? 'is invalid' };
+  });
+}
+
+function describe(context: string, errors: FieldError[]): string {
+  const first = errors[0];
+  if (!first) return 'The request is invalid.';
+  const where = context === 'querystring' ? 'query' : context;
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  return `Invalid ${where}: ${first.path.replace(/^\/(querystring|params|headers)/, '')} ${first.message}${more}.`;
+}
+
+/** Maps a thrown value to a ProblemError (4xx from Fastify itself, or an opaque 500). */
+function toProblem(error: FastifyError): ProblemError {
+  if (error instanceof ProblemError) return error;
+  if (error.validation) {
+    const context = error.validationContext ?? 'body';
+    const errors = fieldErrors(context, error.validation as ErrorObject[]);
+    return new ProblemError({ status: 400, code: 'validation_failed', detail: describe(context, errors), errors });
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 413) return new ProblemError({ status, code: 'payload_too_large', detail: 'The request body is larger than 2 MiB.' });
+  if (status === 415) return new ProblemError({ status, code: 'unsupported_media_type', detail: 'Send the body as application/json.' });
+  if (status === 429) return new ProblemError({ status, code: 'rate_limited', detail: 'Too many requests; retry after the time in Retry-After.' });
+  if (status >= 400 && status < 500) {
+    const malformed = error.code?.startsWith('FST_ERR_CTP') || error instanceof SyntaxError;
+    return new ProblemError({ status, code: malformed ? 'malformed_body' : 'bad_request', detail: malformed ? 'The request body is not valid JSON.' : error.message });
+  }
+  if (status === 503) return new ProblemError({ status, code: 'unavailable', detail: 'The service is temporarily unavailable; retry shortly.' });
+  return new ProblemError({ status: 500, code: 'internal_error', detail: 'An unexpected error occurred; quote the requestId when reporting it.' });
+}
+
+function isDatabaseDown(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code ?? '';
+  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003'].includes(code)
+    || /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test((error as Error | null)?.message ?? '');
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+}
+
+export function htmlPage(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}label{display:block;margin-top:1rem;font-weight:600}input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem}.error{color:#b00020;background:#fdecea;padding:.75rem;border-radius:4px}code,pre{background:#f4f4f6;padding:.2rem .4rem;border-radius:4px;overflow-x:auto}pre{padding:.75rem;white-space:pre-wrap;word-break:break-all}</style></head><body>${body}</body></html>`;
+}
+
+function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: ProblemError): FastifyReply {
+  return reply
+    .code(problem.status)
+    .headers(problem.headers)
+    .type('application/problem+json')
+    .send({
+      type: `https://errors.wfs.dev/${problem.code}`,
+      title: problem.title,
+      status: problem.status,
+      detail: problem.message,
+      code: problem.code,
+      ...(problem.errors ? { errors: problem.errors } : {}),
+      requestId: request.id,
+    });
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const format = request.routeOptions.config?.errorFormat ?? 'problem';
+    let problem: ProblemError;
+    if (error instanceof OAuthError) {
+      if (format === 'html') problem = new ProblemError({ status: error.status, code: error.error, detail: error.message, headers: error.headers });
+      else return reply.code(error.status).headers({ ...error.headers, 'Cache-Control': 'no-store' }).send({ error: error.error, error_description: error.message });
+    } else if (isDatabaseDown(error)) {
+      request.log.error({ err: error }, 'database unavailable');
+      problem = new ProblemError({ status: 503, code: 'database_unavailable', detail: 'The database is unavailable; retry shortly.', headers: { 'Retry-After': '1' } });
+    } else {
+      problem = toProblem(error);
+      if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    }
+    if (format === 'oauth') {
+      const oauthCode = problem.status === 429 ? 'slow_down' : problem.status >= 500 ? 'server_error' : 'invalid_request';
+      return reply.code(problem.status).headers(problem.headers).send({ error: oauthCode, error_description: problem.message });
+    }
+    if (format === 'html') {
+      return reply.code(problem.status).headers(problem.headers).type('text/html; charset=utf-8')
+        .send(htmlPage(titleFor(problem.status), `<h1>${escapeHtml(titleFor(problem.status))}</h1><p class="error" role="alert">${escapeHtml(problem.message)}</p>`));
+    }
+    return sendProblem(request, reply, problem);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(request, reply, new ProblemError({ status: 404, code: 'not_found', detail: `No route for ${request.method} ${request.url.split('?')[0]}.` })),
+  );
+}

@@ -1,0 +1,53 @@
+// Entry point of `npm start`: configuration, database (migrated), demo data on an empty database,
+// then listen. SIGTERM/SIGINT drain in-flight requests and close the database.
+import { ConfigError, loadConfig, type Config } from './platform/config.ts';
+import { closeContext, createContext } from './platform/bootstrap.ts';
+import { buildApp } from './app.ts';
+import { databaseIsEmpty, demoInstructions, seedDemo } from './demo/seed.ts';
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`Configuration error: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const ctx = await createContext(config, { onBackgroundError: (error) => process.stderr.write(`background task failed: ${String(error)}\n`) });
+  const app = await buildApp(ctx);
+  if (!config.adminToken) app.log.info('ADMIN_TOKEN is unset: the operator API (/api/v1/admin) is off');
+  if (config.baseUrl.startsWith('http://') && !/^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|$)/.test(config.baseUrl)) {
+    app.log.warn('BASE_URL is plain http on a non-loopback host: tokens and secrets would cross the network unencrypted');
+  }
+  const demo = (await databaseIsEmpty(ctx.db)) ? await seedDemo(ctx.db, config) : undefined;
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: draining requests');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    app.close()
+      .then(() => closeContext(ctx))
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  if (demo) process.stdout.write(demoInstructions(config, demo));
+  else process.stdout.write(`\nListening on ${config.baseUrl}. Reference: ${config.baseUrl}/docs. Demo data already present (wfs seed-demo makes another).\n`);
+}
+
+await main();

@@ -1,0 +1,56 @@
+// Starts the real application on a real port over a fresh database, as a test's fixture.
+import { createServer } from 'node:net';
+import { loadConfig, type Config } from '../../src/platform/config.ts';
+import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
+import type { AppContext } from '../../src/platform/context.ts';
+import { buildApp } from '../../src/app.ts';
+import type { App } from '../../src/platform/http.ts';
+import { freshDatabase } from './database.ts';
+
+export interface TestServer {
+  baseUrl: string;
+  config: Config;
+  ctx: AppContext;
+  app: App;
+  close(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `env` overrides configuration variables (CONTRACT §1), e.g. `{ AUTH_CODE_TTL: '1' }`. */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const database = env.DATABASE_URL ? undefined : await freshDatabase();
+  const port = await freePort();
+  const config = loadConfig({
+    RATE_LIMIT_TOKEN_PER_MINUTE: '100000',
+    RATE_LIMIT_API_PER_MINUTE: '100000',
+    REVOCATION_REFRESH_MS: '200',
+    ...env,
+    PORT: String(port),
+    DATABASE_URL: env.DATABASE_URL ?? database?.url ?? '',
+  });
+  const ctx = await createContext(config);
+  const app = await buildApp(ctx, { logger: false });
+  await app.listen({ port, host: '127.0.0.1' });
+  return {
+    baseUrl: config.baseUrl,
+    config,
+    ctx,
+    app,
+    close: async () => {
+      await app.close();
+      await closeContext(ctx);
+      await database?.drop();
+    },
+  };
+}
