@@ -7,6 +7,7 @@ import { createDatabase, dialectOf } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { KeyRing, ensureSigningKey } from '../iam/keys.ts';
 import { RevocationList } from '../iam/revocations.ts';
+import { sharedSecret } from './db/shared-secret.ts';
 
 export interface ContextOptions {
   /** Start the background revocation poll (servers do; one-shot CLI commands do not). */
@@ -23,7 +24,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   if (options.poll !== false) revocations.start(config.revocationRefreshMs, options.onBackgroundError ?? (() => {}));
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
   redis?.on('error', options.onBackgroundError ?? (() => {}));
-  return { config, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, 30_000), revocations, redis };
+  const cursorKey = Buffer.from(await sharedSecret(db, 'cursor_hmac'), 'base64url');
+  return { config, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, 30_000), revocations, redis, cursorKey };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

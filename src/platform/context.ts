@@ -13,4 +13,6 @@ export interface AppContext {
   readonly keys: KeyRing;
   readonly revocations: RevocationList;
   readonly redis: Redis | undefined;
+  /** HMAC key for collection cursors, shared by every instance through the database. */
+  readonly cursorKey: Buffer;
 }

@@ -1,0 +1,75 @@
+// Collections (CONTRACT §3): `{data, nextCursor}`, keyset-paged with `limit` and an opaque cursor.
+// A cursor is HMAC-signed with a key shared through the database, and bound to the company and the
+// query it came from, so a changed or transplanted cursor is a 400, never another tenant's page.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { badRequest } from './errors.ts';
+
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 500, description: 'Page size, 1 to 1000.' })),
+  cursor: Type.Optional(Type.String({ maxLength: 2000, description: 'Opaque cursor from a previous page\'s nextCursor.' })),
+};
+
+export type SortKey = ReadonlyArray<string | number>;
+
+export interface CursorScope {
+  key: Buffer;
+  /** The company (or organisation) the listing belongs to. */
+  tenant: string;
+  /** Everything else that defines the listing (path, filters, period). */
+  query: string;
+}
+
+function fingerprint(scope: CursorScope): string {
+  return createHash('sha256').update(`${scope.tenant}\n${scope.query}`).digest('base64url').slice(0, 16);
+}
+
+function sign(key: Buffer, payload: string): Buffer {
+  return createHmac('sha256', key).update(payload).digest().subarray(0, 16);
+}
+
+export function encodeCursor(scope: CursorScope, position: SortKey): string {
+  const payload = Buffer.from(JSON.stringify([fingerprint(scope), position])).toString('base64url');
+  return `${payload}.${sign(scope.key, payload).toString('base64url')}`;
+}
+
+export function decodeCursor(scope: CursorScope, cursor: string): SortKey {
+  const invalid = () => badRequest('invalid_cursor', 'The cursor is invalid: pass nextCursor unchanged, with the same filters.', [{ path: '/cursor', message: 'is not a cursor issued for this query' }]);
+  const [payload, mac] = cursor.split('.');
+  if (!payload || !mac) throw invalid();
+  const expected = sign(scope.key, payload);
+  const given = Buffer.from(mac, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!Array.isArray(decoded) || decoded[0] !== fingerprint(scope) || !Array.isArray(decoded[1])) throw invalid();
+  return decoded[1] as SortKey;
+}
+
+/**
+ * Given rows fetched with `limit + 1`, returns the page and the cursor of the next one.
+ * `position` extracts a row's sort key (the same columns, in order, that the query sorts by).
+ */
+export function toPage<Row, Item>(rows: Row[], limit: number, scope: CursorScope, position: (row: Row) => SortKey, present: (row: Row) => Item): { data: Item[]; nextCursor: string | null } {
+  const more = rows.length > limit;
+  const pageRows = more ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return { data: pageRows.map(present), nextCursor: more && last !== undefined ? encodeCursor(scope, position(last)) : null };
+}
+
+/** Strong validator of the serialised body: a client polling an unchanged collection gets a 304. */
+export function replyWithEtag<T>(request: FastifyRequest, reply: FastifyReply, body: T): T | FastifyReply {
+  const etag = `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
+  reply.header('ETag', etag);
+  reply.header('Cache-Control', 'private, no-cache');
+  const match = request.headers['if-none-match'];
+  if (match && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
+    return reply.code(304).send();
+  }
+  return body;
+}

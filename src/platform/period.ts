@@ -1,0 +1,57 @@
+// Periods of the company API (CONTRACT §3): inclusive `from`/`to` dates local to the company's time
+// zone, defaulting to "today" there, spanning at most 92 days.
+import { DateTime } from 'luxon';
+import { Type } from 'typebox';
+import { badRequest } from './errors.ts';
+
+const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+
+export const PeriodQuery = {
+  from: Type.Optional(Type.String({ pattern: DATE_PATTERN, description: 'First day (YYYY-MM-DD, company time zone), inclusive.' })),
+  to: Type.Optional(Type.String({ pattern: DATE_PATTERN, description: 'Last day (YYYY-MM-DD, company time zone), inclusive.' })),
+};
+
+export const MAX_PERIOD_DAYS = 92;
+
+export interface Period {
+  from: string;
+  to: string;
+}
+
+export function today(timezone: string, now = Date.now()): string {
+  return DateTime.fromMillis(now, { zone: timezone }).toISODate() ?? '';
+}
+
+/** Parses a YYYY-MM-DD that is a real calendar date, else a 400 naming the parameter. */
+export function parseDate(name: string, value: string): DateTime {
+  const date = DateTime.fromISO(value, { zone: 'UTC' });
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || !date.isValid) {
+    throw badRequest('invalid_date', `${name} must be a date as YYYY-MM-DD, got "${value}".`, [{ path: `/${name}`, message: 'must be a date as YYYY-MM-DD' }]);
+  }
+  return date;
+}
+
+export function addDays(date: string, days: number): string {
+  return DateTime.fromISO(date, { zone: 'UTC' }).plus({ days }).toISODate() ?? date;
+}
+
+/**
+ * Resolves `from`/`to`: both absent → `fallback` (today..today unless given); one given → the other
+ * defaults to it; `from` after `to` or a span over `maxDays` → 400.
+ */
+export function resolvePeriod(query: { from?: string; to?: string }, timezone: string, options: { maxDays?: number; fallback?: Period } = {}): Period {
+  const maxDays = options.maxDays ?? MAX_PERIOD_DAYS;
+  if (query.from === undefined && query.to === undefined) {
+    if (options.fallback) return options.fallback;
+    const day = today(timezone);
+    return { from: day, to: day };
+  }
+  const from = parseDate('from', query.from ?? query.to ?? '');
+  const to = parseDate('to', query.to ?? query.from ?? '');
+  if (from > to) throw badRequest('invalid_period', '`from` must not be after `to`.', [{ path: '/from', message: 'is after to' }]);
+  const days = to.diff(from, 'days').days + 1;
+  if (days > maxDays) {
+    throw badRequest('period_too_long', `The period spans ${days} days; at most ${maxDays} are allowed (to ≤ from + ${maxDays - 1}).`, [{ path: '/to', message: `must be at most ${maxDays - 1} days after from` }]);
+  }
+  return { from: from.toISODate() ?? '', to: to.toISODate() ?? '' };
+}
