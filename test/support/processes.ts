@@ -1,0 +1,140 @@
+// Starts the real server (`node src/server.ts`) as separate operating-system processes, the way
+// production runs several stateless instances behind one load balancer: every instance gets the same
+// BASE_URL (so the same issuer) and the same database, and its own port.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './server.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
+const OUTPUT_KEPT = 32 * 1024;
+
+export interface Instance {
+  /** Where this instance listens, e.g. http://127.0.0.1:41234. */
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** The last 32 KiB of its standard output and error, for failure messages. */
+  output(): string;
+  /** Whether the process is still running. */
+  alive(): boolean;
+  /** SIGTERM, as an orchestrator sends it; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export interface InstanceOptions {
+  /** Configuration variables (CONTRACT §1); DATABASE_URL is required. */
+  env: Record<string, string>;
+  port?: number;
+  readyTimeoutMs?: number;
+}
+
+// Children must not outlive a crashed test run and keep ports and database connections.
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+function childEnvironment(port: number, env: Record<string, string>): Record<string, string> {
+  // A clean environment: nothing from the developer's shell (a stray DATABASE_URL) or from the test
+  // runner (NODE_TEST_CONTEXT) leaks into the server.
+  const inherited: Record<string, string> = {};
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ']) {
+    const value = process.env[name];
+    if (value !== undefined) inherited[name] = value;
+  }
+  return {
+    ...inherited,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    REVOCATION_REFRESH_MS: '200',
+    ...env,
+    PORT: String(port),
+  };
+}
+
+async function waitUntilReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output()}`);
+    }
+    try {
+      const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) });
+      await response.body?.cancel();
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`server at ${url} was not ready within ${timeoutMs} ms:\n${output()}`);
+}
+
+export async function startInstance(options: InstanceOptions): Promise<Instance> {
+  if (!options.env.DATABASE_URL) throw new Error('startInstance needs env.DATABASE_URL');
+  const port = options.port ?? (await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [SERVER], { cwd: ROOT, env: childEnvironment(port, { BASE_URL: url, ...options.env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  let captured = '';
+  const keep = (chunk: Buffer) => {
+    captured = (captured + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    });
+  });
+  const instance: Instance = {
+    url,
+    child,
+    output: () => captured,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    async stop() {
+      if (instance.alive()) child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 12_000);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(killer);
+      }
+    },
+  };
+  try {
+    await waitUntilReady(url, child, instance.output, options.readyTimeoutMs ?? 30_000);
+  } catch (error) {
+    await instance.stop();
+    throw error;
+  }
+  return instance;
+}
+
+export interface Cluster {
+  readonly instances: Instance[];
+  /** The public address every instance shares (BASE_URL): that of the load balancer. */
+  readonly baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `count` instances on one database. BASE_URL (and so the issuer) is the first instance's address for
+ * all of them, as if they stood behind one load balancer answering at that address.
+ */
+export async function startCluster(count: number, env: Record<string, string>): Promise<Cluster> {
+  const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
+  const baseUrl = env.BASE_URL ?? `http://127.0.0.1:${ports[0]}`;
+  const started = await Promise.allSettled(ports.map((port) => startInstance({ port, env: { ...env, BASE_URL: baseUrl } })));
+  const instances = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const stop = async () => {
+    await Promise.all(instances.map((instance) => instance.stop()));
+  };
+  const failure = started.find((result) => result.status === 'rejected');
+  if (failure) {
+    await stop();
+    throw failure.reason;
+  }
+  return { instances, baseUrl, stop };
+}
