@@ -104,7 +104,7 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
     },
   };
   try {
-    await waitUntilReady(url, child, instance.output, options.readyTimeoutMs ?? 30_000);
+    await waitUntilReady(url, child, () => captured, options.readyTimeoutMs ?? 30_000);
   } catch (error) {
     await instance.stop();
     throw error;
