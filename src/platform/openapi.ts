@@ -1,41 +1,230 @@
 // The OpenAPI 3.1 document is generated from the route schemas (one TypeBox schema per route
 // validates, serialises and documents) and served at /openapi.json, with a reference page at /docs
-// whose assets ship in the package (no CDN).
+// whose assets ship in the package (no CDN, no validator badge: the page never leaves this host).
+//
+// What every operation shares is added here, once, after generation (`completeDocument`): the problem
+// media type and its component, the 401/429/503 answers of every secured operation, the X-Request-Id
+// header, the OAuth alternative to the bearer scheme, and an explicit `security: []` on public routes.
+import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App } from './http.ts';
 import type { AppContext } from './context.ts';
+import type { Config } from './config.ts';
+import { Problem } from './schemas.ts';
 
-export async function registerOpenApi(app: App, ctx: AppContext): Promise<void> {
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Workforce Scheduling Service',
-        version: '1.0.0',
-        description:
-          'OAuth 2.0 / OpenID Connect authorization server and company API. Errors of the company API are ' +
-          'RFC 9457 problem details; errors of the OAuth endpoints are RFC 6749 `{error, error_description}`.',
-      },
-      servers: [{ url: ctx.config.baseUrl }],
-      components: {
-        securitySchemes: {
-          idToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An ID token (= access token).' },
-          oauth: {
-            type: 'oauth2',
-            flows: {
-              authorizationCode: {
-                authorizationUrl: `${ctx.config.authUrl}/oauth/authorize`,
-                tokenUrl: `${ctx.config.issuer}/oauth/token`,
-                refreshUrl: `${ctx.config.issuer}/idToken`,
-                scopes: { all: 'Everything the API User may do (the only scope).' },
-              },
+type Json = Record<string, unknown>;
+type Operation = Json & { security?: Json[]; responses?: Record<string, Json> };
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const PROBLEM_TYPE = 'application/problem+json';
+const REF = {
+  problem: { $ref: '#/components/schemas/Problem' },
+  requestId: { $ref: '#/components/headers/RequestId' },
+};
+
+/** Tags in the order the reference page shows them. Every tag a route uses must be declared here. */
+const TAGS = [
+  { name: 'identity', description: 'OAuth 2.0 authorization server and OpenID Connect provider: discovery, keys, the login page, the token and idToken endpoints and revocation. Errors are RFC 6749 `{error, error_description}`.' },
+  { name: 'feeds', description: 'Read-only snapshots: the detailed timetable of one day, with users, departments, positions and shift types embedded. Answers `If-None-Match` with `304`.' },
+  { name: 'company', description: 'Company data of the token\'s company: configuration, users (employees), contracts and the timetable (shifts). Collections page with `limit` and `cursor`.' },
+  { name: 'inbound', description: 'Batches sent by the customer\'s systems: realised and prognosis revenue and the wage budget, per day or ISO week. A batch is all-or-nothing and idempotent.' },
+  { name: 'timeclock', description: 'Badges of the organisation\'s activated users and the timeclock events they punch. Send one person\'s events in order, the next only after the previous `200`.' },
+  { name: 'operator', description: 'The operator API (exists only when `ADMIN_TOKEN` is set): organisations, companies, API Clients and Users, grants, keys and imports.' },
+  { name: 'health', description: 'Liveness and readiness probes for load balancers and orchestrators.' },
+];
+
+function baseDocument(config: Config): Json {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Workforce Scheduling Service',
+      version: '1.0.0',
+      summary: 'OAuth 2.0 / OpenID Connect authorization server and company API for workforce scheduling data.',
+      description: [
+        'Customer organisations read their company\'s configuration, employees, contracts and timetable, send revenue and wage budget batches, and register timeclock events.',
+        '',
+        '**Authentication.** Log the API User in with the authorization-code flow (`oauth`), keep the refresh token, and exchange it at `POST /api/v1/iam/idToken` for an ID token (valid about one hour). Present the ID token as `Authorization: Bearer <ID token>` (`idToken`). Reuse it until shortly before `exp`; store every renewed refresh token.',
+        '',
+        '**Errors.** The company API answers RFC 9457 problem details (`application/problem+json`) with a stable `code` and the `requestId` that every response also carries in `X-Request-Id`. The OAuth endpoints answer RFC 6749 `{error, error_description}`.',
+        '',
+        '**Limits.** Secured calls are rate limited per API Client; over the limit the answer is `429` with `Retry-After` (seconds). `503` means the database is briefly unavailable: retry.',
+        '',
+        '**Versioning.** The major version is part of the path (`/api/v1`). Within a version, fields and operations are only added, never removed or changed in meaning; clients must ignore unknown fields.',
+      ].join('\n'),
+      contact: { name: 'Workforce Scheduling Service API support', url: `${config.baseUrl}/docs` },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: config.baseUrl, description: 'This deployment (BASE_URL)' }],
+    tags: TAGS,
+    components: {
+      securitySchemes: {
+        idToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An ID token (identical to the access token), from the token endpoint or `POST /api/v1/iam/idToken`. Valid `ACCESS_TOKEN_TTL` seconds (default 3600).',
+        },
+        oauth: {
+          type: 'oauth2',
+          description: 'Authorization code flow (PKCE S256 supported) with the API User\'s email and secret. The refresh token it returns is exchanged at idToken for ID tokens.',
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${config.authUrl}/oauth/authorize`,
+              tokenUrl: `${config.issuer}/oauth/token`,
+              refreshUrl: `${config.issuer}/idToken`,
+              scopes: { all: 'Everything the API User may do (the only scope).' },
             },
           },
         },
+        adminToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The operator\'s `ADMIN_TOKEN`; the operator API exists only when it is set.',
+        },
       },
     },
+  };
+}
+
+function problemExample(status: number, code: string, detail: string): Json {
+  return {
+    type: `https://errors.wfs.dev/${code}`,
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    requestId: '6f1c2a4e-8f0d-4b8e-9a53-2f1e0c7d9b11',
+  };
+}
+
+function problemContent(example?: Json): Json {
+  return { [PROBLEM_TYPE]: { schema: REF.problem, ...(example ? { example } : {}) } };
+}
+
+const RETRY_AFTER = { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 }, example: 30 };
+
+/** Shared answers of every secured operation, referenced from each. */
+const SECURED_RESPONSES: Record<string, { name: string; response: Json }> = {
+  401: {
+    name: 'Unauthorized',
+    response: {
+      description: 'Missing, invalid, expired or revoked ID token (code `missing_token` or `invalid_token`). Renew it at idToken and retry once.',
+      headers: {
+        'WWW-Authenticate': { description: '`Bearer` without a token; `Bearer error="invalid_token", …` for a bad one (RFC 6750 §3).', schema: { type: 'string' } },
+        'X-Request-Id': REF.requestId,
+      },
+      content: problemContent(problemExample(401, 'invalid_token', 'The token has expired.')),
+    },
+  },
+  429: {
+    name: 'TooManyRequests',
+    response: {
+      description: 'Over the API Client\'s rate limit; wait the `Retry-After` seconds.',
+      headers: { 'Retry-After': RETRY_AFTER, 'X-Request-Id': REF.requestId },
+      content: problemContent(problemExample(429, 'rate_limited', 'Too many requests; retry after the time in Retry-After.')),
+    },
+  },
+  503: {
+    name: 'ServiceUnavailable',
+    response: {
+      description: 'The database is briefly unavailable; retry after `Retry-After` seconds.',
+      headers: { 'Retry-After': RETRY_AFTER, 'X-Request-Id': REF.requestId },
+      content: problemContent(problemExample(503, 'database_unavailable', 'The database is unavailable; retry shortly.')),
+    },
+  },
+};
+
+function sharedComponents(): Json {
+  const { $id: _id, ...problem } = Problem as unknown as Json;
+  return {
+    schemas: {
+      Problem: {
+        ...problem,
+        description: 'RFC 9457 problem details. `code` is stable (see docs/errors.md); `errors` lists every invalid field of a bad request.',
+        examples: [{
+          ...problemExample(400, 'validation_failed', 'Invalid body: /items/3/amount must be a number with at most 2 decimals (and 1 more).'),
+          errors: [
+            { path: '/items/3/amount', message: 'must be a number with at most 2 decimals' },
+            { path: '/items/7/departmentId', message: 'unknown department' },
+          ],
+        }],
+      },
+    },
+    headers: {
+      RequestId: {
+        description: 'Identifies the request in the service\'s logs; equal to a problem\'s `requestId`. A well-formed incoming `X-Request-Id` is echoed.',
+        schema: { type: 'string' },
+      },
+    },
+    responses: Object.fromEntries(Object.values(SECURED_RESPONSES).map(({ name, response }) => [name, response])),
+  };
+}
+
+/** The route generator writes problem bodies as plain JSON schemas; recognise them by their fields. */
+function isProblemSchema(schema: unknown): boolean {
+  const required = (schema as { required?: unknown } | null)?.required;
+  return Array.isArray(required) && ['type', 'title', 'status', 'code', 'requestId'].every((field) => required.includes(field));
+}
+
+function completeResponse(status: string, response: Json): Json {
+  if ('$ref' in response) return response;
+  const description = response.description === 'Default Response' ? (STATUS_CODES[status] ?? 'Response') : response.description;
+  const content = response.content as Record<string, { schema?: unknown; example?: Json }> | undefined;
+  const json = content?.['application/json'];
+  const problem = Number(status) >= 400 && json && isProblemSchema(json.schema);
+  return {
+    ...response,
+    description,
+    headers: { ...(response.headers as Json | undefined), 'X-Request-Id': REF.requestId },
+    ...(problem ? { content: problemContent(json.example) } : {}),
+  };
+}
+
+function isSecured(operation: Operation): boolean {
+  return (operation.security ?? []).some((requirement) => 'idToken' in requirement);
+}
+
+function completeOperation(operation: Operation): Operation {
+  const responses = Object.fromEntries(Object.entries(operation.responses ?? {}).map(([status, response]) => [status, completeResponse(status, response)]));
+  if (!isSecured(operation)) return { ...operation, security: operation.security ?? [], responses };
+  // These answers come from the shared authentication hook, rate limit and error handler, not from
+  // the route, so every secured operation documents the same ones.
+  for (const [status, { name }] of Object.entries(SECURED_RESPONSES)) {
+    responses[status] = { $ref: `#/components/responses/${name}` };
+  }
+  // The ID token is what the oauth flow yields; offering both lets the reference page log in.
+  const security = operation.security?.some((requirement) => 'oauth' in requirement) ? operation.security : [...(operation.security ?? []), { oauth: ['all'] }];
+  return { ...operation, security, responses };
+}
+
+function completeDocument(document: Json, config: Config): Json {
+  const paths = document.paths as Record<string, Record<string, Operation>>;
+  const completed = Object.fromEntries(Object.entries(paths).map(([path, item]) => {
+    const operations = Object.fromEntries(Object.entries(item).map(([key, value]) => [key, METHODS.includes(key) ? completeOperation(value) : value]));
+    // The login page lives on AUTH_URL, which may be another host than the API.
+    const servers = path.startsWith('/oauth/') && config.authUrl !== config.baseUrl ? { servers: [{ url: config.authUrl, description: 'Login pages (AUTH_URL)' }] } : {};
+    return [path, { ...operations, ...servers }];
+  }));
+  const components = document.components as Record<string, Json>;
+  const shared = sharedComponents() as Record<string, Json>;
+  const mergedComponents = Object.fromEntries(
+    [...new Set([...Object.keys(components), ...Object.keys(shared)])].map((key) => [key, { ...components[key], ...shared[key] }]),
+  );
+  return { ...document, paths: completed, components: mergedComponents };
+}
+
+export async function registerOpenApi(app: App, ctx: AppContext): Promise<void> {
+  await app.register(swagger, {
+    openapi: baseDocument(ctx.config),
+    transformObject: ({ openapiObject }) => completeDocument(openapiObject as unknown as Json, ctx.config),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    validatorUrl: null,
+    uiConfig: { deepLinking: true, displayOperationId: true, docExpansion: 'list', tryItOutEnabled: false, persistAuthorization: false },
+    initOAuth: { scopes: ['all'], usePkceWithAuthorizationCodeGrant: true },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

@@ -1,0 +1,148 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+interface Operation {
+  operationId?: string;
+  summary?: string;
+  tags?: string[];
+  security?: Record<string, string[]>[];
+  responses: Record<string, { $ref?: string; content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
+}
+interface Document {
+  openapi: string;
+  info: { title: string; version: string; contact?: unknown; license?: unknown };
+  servers: { url: string }[];
+  tags: { name: string; description: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, { type: string; scheme?: string; flows?: Record<string, unknown> }>; schemas: Record<string, unknown>; responses: Record<string, unknown> };
+}
+
+const run = promisify(execFile);
+const REPO = join(import.meta.dirname, '..', '..');
+
+// CONTRACT §2 (identity) and §3 (secured company API): every operation the document must describe.
+const IDENTITY = [
+  ['get', '/api/v1/iam/.well-known/openid-configuration'],
+  ['get', '/api/v1/iam/.well-known/jwks.json'],
+  ['get', '/oauth/authorize'],
+  ['post', '/oauth/authorize'],
+  ['post', '/api/v1/iam/oauth/token'],
+  ['post', '/api/v1/iam/idToken'],
+  ['post', '/api/v1/iam/oauth/revoke'],
+] as const;
+const COMPANY_API = [
+  ['get', '/api/v1/feeds/timetable', 'TimetableFeed'],
+  ['get', '/api/v1/company/configuration', 'getConfiguration'],
+  ['get', '/api/v1/company/users', 'getCompanyUsers'],
+  ['get', '/api/v1/company/contracts', 'getCompanyContracts'],
+  ['get', '/api/v1/company/timetable', 'getTimetable'],
+  ['post', '/api/v1/company/revenue', 'createRevenue'],
+  ['get', '/api/v1/company/revenue', undefined],
+  ['post', '/api/v1/company/wage-budget', 'createWageBudget'],
+  ['get', '/api/v1/company/wage-budget', undefined],
+  ['get', '/api/v1/timeclock/badges', 'getTimeclockBadgeCollection'],
+  ['post', '/api/v1/timeclock/events', 'createTimeclockEvent'],
+  ['get', '/api/v1/timeclock/events', undefined],
+] as const;
+
+let server: TestServer;
+let document: Document;
+before(async () => {
+  server = await startTestServer({ AUTH_URL: 'http://login.localhost:9999' });
+  const response = await fetch(`${server.baseUrl}/openapi.json`);
+  assert.equal(response.status, 200);
+  document = (await response.json()) as Document;
+});
+after(() => server.close());
+
+test('the document is OpenAPI 3.1 with info, contact, license and this deployment as server', () => {
+  assert.equal(document.openapi, '3.1.0');
+  assert.equal(document.info.title, 'Workforce Scheduling Service');
+  assert.ok(document.info.contact, 'info.contact');
+  assert.ok(document.info.license, 'info.license');
+  assert.deepEqual(document.servers.map((s) => s.url), [server.baseUrl]);
+});
+
+test('the security schemes: oauth (authorization code against this issuer), idToken and adminToken bearer', () => {
+  const { oauth, idToken, adminToken } = document.components.securitySchemes;
+  assert.deepEqual(oauth?.flows?.authorizationCode, {
+    authorizationUrl: 'http://login.localhost:9999/oauth/authorize',
+    tokenUrl: `${server.baseUrl}/api/v1/iam/oauth/token`,
+    refreshUrl: `${server.baseUrl}/api/v1/iam/idToken`,
+    scopes: { all: 'Everything the API User may do (the only scope).' },
+  });
+  assert.equal(idToken?.type, 'http');
+  assert.equal(idToken?.scheme, 'bearer');
+  assert.equal(adminToken?.type, 'http');
+  assert.equal(adminToken?.scheme, 'bearer');
+});
+
+for (const [method, path] of IDENTITY) {
+  test(`identity: ${method.toUpperCase()} ${path} is documented`, () => {
+    const operation = document.paths[path]?.[method];
+    assert.ok(operation, `${method.toUpperCase()} ${path} missing from /openapi.json`);
+    assert.deepEqual(operation.tags, ['identity']);
+  });
+}
+
+for (const [method, path, operationId] of COMPANY_API) {
+  test(`company API: ${method.toUpperCase()} ${path} is documented, secured by the ID token, with shared error answers`, () => {
+    const operation = document.paths[path]?.[method];
+    assert.ok(operation, `${method.toUpperCase()} ${path} missing from /openapi.json`);
+    if (operationId) assert.equal(operation.operationId, operationId);
+    assert.ok(operation.summary, 'summary');
+    assert.deepEqual(operation.security, [{ idToken: [] }, { oauth: ['all'] }]);
+    assert.deepEqual(operation.responses['401'], { $ref: '#/components/responses/Unauthorized' });
+    assert.deepEqual(operation.responses['429'], { $ref: '#/components/responses/TooManyRequests' });
+    assert.deepEqual(operation.responses['503'], { $ref: '#/components/responses/ServiceUnavailable' });
+    assert.ok(operation.responses['200'], '200 response');
+    for (const [status, response] of Object.entries(operation.responses)) {
+      if (Number(status) < 400 || response.$ref) continue;
+      assert.deepEqual(Object.keys(response.content ?? {}), ['application/problem+json'], `${status} is problem+json`);
+    }
+  });
+}
+
+test('every operation uses declared, described tags and carries X-Request-Id on each response', () => {
+  const declared = new Map(document.tags.map((tag) => [tag.name, tag.description]));
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (method === 'servers') continue;
+      for (const tag of operation.tags ?? []) assert.ok(declared.get(tag), `${method} ${path}: tag "${tag}" declared with a description`);
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (!response.$ref) assert.ok(response.headers?.['X-Request-Id'], `${method} ${path} ${status}: X-Request-Id`);
+      }
+    }
+  }
+});
+
+test('the login page is documented on AUTH_URL when it differs from BASE_URL', () => {
+  const item = document.paths['/oauth/authorize'] as unknown as { servers?: { url: string }[] } | undefined;
+  assert.deepEqual(item?.servers?.map((s) => s.url), ['http://login.localhost:9999']);
+});
+
+test('Redocly lint (redocly.yaml) finds no error in the served document', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wfs-openapi-'));
+  try {
+    const file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(document));
+    const cli = join(REPO, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
+    // lint exits non-zero on errors; the JSON report on stdout says which.
+    const { stdout } = await run(process.execPath, [cli, 'lint', file, '--config', join(REPO, 'redocly.yaml'), '--format=json'], {
+      cwd: dir,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+    const report = JSON.parse(stdout) as { totals: { errors: number }; problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[] };
+    const errors = report.problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`);
+    assert.deepEqual(errors, []);
+    assert.equal(report.totals.errors, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
