@@ -217,12 +217,11 @@ function completeDocument(document: Json, config: Config): Json {
 export async function registerOpenApi(app: App, ctx: AppContext): Promise<void> {
   await app.register(swagger, {
     openapi: baseDocument(ctx.config),
-    transformObject: ({ openapiObject }) => completeDocument(openapiObject as unknown as Json, ctx.config),
+    transformObject: (generated) => completeDocument(('openapiObject' in generated ? generated.openapiObject : {}) as Json, ctx.config),
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     staticCSP: true,
-    validatorUrl: null,
     uiConfig: { deepLinking: true, displayOperationId: true, docExpansion: 'list', tryItOutEnabled: false, persistAuthorization: false },
     initOAuth: { scopes: ['all'], usePkceWithAuthorizationCodeGrant: true },
   });
