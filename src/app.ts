@@ -11,6 +11,7 @@ import { registerOpenApi } from './platform/openapi.ts';
 import { healthRoutes } from './platform/health.ts';
 import { iamRoutes } from './iam/routes.ts';
 import { securedApi } from './platform/secured-api.ts';
+import { adminRoutes } from './admin/routes.ts';
 
 export interface BuildOptions {
   /** pino options, or false for silence (tests). */
@@ -44,5 +45,6 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(healthRoutes, { ctx });
   await app.register(iamRoutes, { ctx });
   await app.register(securedApi, { ctx, prefix: '/api/v1' });
+  await app.register(adminRoutes, { ctx, prefix: '/api/v1/admin' });
   return app;
 }

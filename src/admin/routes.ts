@@ -1,0 +1,80 @@
+// The operator API (CONTRACT §5) under /api/v1/admin: the `wfs` actions over HTTP, for operators who
+// automate provisioning. Every route answers the same JSON as the matching `wfs … --json` command.
+import type { TSchema } from 'typebox';
+import type { App } from '../platform/http.ts';
+import type { AppContext } from '../platform/context.ts';
+import { problemResponses } from '../platform/schemas.ts';
+import { createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';
+import { requireOperator } from './guard.ts';
+import { newClientSecret, newSigningKey, switchClient, switchUser } from './operations.ts';
+import {
+  ClientCredentials,
+  ClientGrants,
+  ClientParams,
+  ClientState,
+  CreatedApiUser,
+  CreatedCompany,
+  CreatedOrganisation,
+  GrantParams,
+  NewApiClientBody,
+  NewApiUserBody,
+  NewCompanyBody,
+  NewOrganisationBody,
+  RotateSigningKeyBody,
+  RotatedSigningKey,
+  UserParams,
+  UserState,
+} from './schemas.ts';
+
+/** The documentation every operator route shares; `status` is the success status. */
+export function operatorSchema(operationId: string, summary: string, status: 200 | 201, result: TSchema, ...errors: number[]) {
+  return {
+    tags: ['operator'],
+    operationId,
+    summary,
+    security: [{ adminToken: [] }],
+    response: { [status]: result, ...problemResponses(401, 404, ...errors) },
+  };
+}
+
+export async function adminRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+  app.addHook('onRequest', async (request) => requireOperator(ctx.config.adminToken, request));
+  const { db } = ctx;
+
+  app.post('/organisations', { schema: { body: NewOrganisationBody, ...operatorSchema('adminCreateOrganisation', 'Create a customer organisation', 201, CreatedOrganisation, 400) } },
+    async (request, reply) => reply.code(201).send(await createOrganisation(db, request.body)));
+
+  app.post('/companies', { schema: { body: NewCompanyBody, ...operatorSchema('adminCreateCompany', 'Create a company in an organisation', 201, CreatedCompany, 400) } },
+    async (request, reply) => reply.code(201).send(await createCompany(db, request.body)));
+
+  app.post('/api-clients', { schema: { body: NewApiClientBody, ...operatorSchema('adminCreateApiClient', 'Create an API Client; the secret is shown once', 201, ClientCredentials, 400) } },
+    async (request, reply) => reply.code(201).send(await createApiClient(db, request.body)));
+
+  app.post('/api-users', { schema: { body: NewApiUserBody, ...operatorSchema('adminCreateApiUser', 'Create the API User of a client; the secret is generated and shown once', 201, CreatedApiUser, 400, 409) } },
+    async (request, reply) => reply.code(201).send(await createApiUser(db, request.body)));
+
+  app.post('/api-clients/:clientId/grants/:grant', { schema: { params: GrantParams, ...operatorSchema('adminEnableGrant', 'Enable client_credentials or refresh_token for a client', 200, ClientGrants, 400) } },
+    async (request) => setGrantEnabled(db, request.params.clientId, request.params.grant, true));
+
+  app.delete('/api-clients/:clientId/grants/:grant', { schema: { params: GrantParams, ...operatorSchema('adminDisableGrant', 'Disable a grant type for a client (revokes nothing)', 200, ClientGrants, 400) } },
+    async (request) => setGrantEnabled(db, request.params.clientId, request.params.grant, false));
+
+  app.post('/api-clients/:clientId/rotate-secret', { schema: { params: ClientParams, ...operatorSchema('adminRotateClientSecret', 'Issue a new client secret; revokes every grant issued under the old one', 200, ClientCredentials) } },
+    async (request) => newClientSecret(db, request.params.clientId));
+
+  app.post('/api-clients/:clientId/disable', { schema: { params: ClientParams, ...operatorSchema('adminDisableApiClient', 'Disable a client: revokes its grants and pending codes', 200, ClientState) } },
+    async (request) => switchClient(db, request.params.clientId, true));
+
+  app.post('/api-clients/:clientId/enable', { schema: { params: ClientParams, ...operatorSchema('adminEnableApiClient', 'Re-enable a client (no revoked grant comes back)', 200, ClientState) } },
+    async (request) => switchClient(db, request.params.clientId, false));
+
+  app.post('/api-users/:userId/disable', { schema: { params: UserParams, ...operatorSchema('adminDisableApiUser', 'Disable an API User: revokes its grants and pending codes', 200, UserState) } },
+    async (request) => switchUser(db, request.params.userId, true));
+
+  app.post('/api-users/:userId/enable', { schema: { params: UserParams, ...operatorSchema('adminEnableApiUser', 'Re-enable an API User (no revoked grant comes back)', 200, UserState) } },
+    async (request) => switchUser(db, request.params.userId, false));
+
+  app.post('/signing-keys/rotate', { schema: { body: RotateSigningKeyBody, ...operatorSchema('adminRotateSigningKey', 'Publish a new signing key that starts signing after activateInSeconds', 200, RotatedSigningKey, 400) } },
+    async (request) => newSigningKey(db, ctx.config, request.body?.activateInSeconds));
+
+}

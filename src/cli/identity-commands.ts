@@ -1,0 +1,114 @@
+// Identity commands (CONTRACT §5): organisations, companies, API Clients and Users, grants, secrets
+// and signing keys. Each one calls the same domain function as the operator API.
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { OPTIONAL_GRANTS, createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';
+import { DEFAULT_ACTIVATE_IN_SECONDS, newClientSecret, newSigningKey, switchClient, switchUser } from '../admin/operations.ts';
+import { operatorAction } from './output.ts';
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function seconds(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number of seconds.');
+  return Number(value);
+}
+
+const grantOption = () => new Option('--grant <grant>', 'grant type to switch').choices(OPTIONAL_GRANTS).makeOptionMandatory();
+
+export function identityCommands(program: Command): void {
+  program
+    .command('create-organisation')
+    .description('create a customer organisation')
+    .requiredOption('--name <name>', 'display name')
+    .action(operatorAction<{ name: string }>(async ({ db }, { name }) => {
+      const result = await createOrganisation(db, { name });
+      return { json: result, summary: `Created organisation ${result.organisationId}.` };
+    }));
+
+  program
+    .command('create-company')
+    .description('create a company in an organisation')
+    .requiredOption('--org <organisationId>', 'organisation id')
+    .requiredOption('--name <name>', 'display name')
+    .requiredOption('--timezone <zone>', 'IANA time zone, e.g. Europe/Amsterdam')
+    .requiredOption('--currency <code>', 'ISO 4217 code, e.g. EUR')
+    .option('--locale <tag>', 'BCP 47 tag (default en-GB)')
+    .action(operatorAction<{ org: string; name: string; timezone: string; currency: string; locale?: string }>(async ({ db }, options) => {
+      const result = await createCompany(db, { organisationId: options.org, name: options.name, timezone: options.timezone, currency: options.currency, ...(options.locale ? { locale: options.locale } : {}) });
+      return { json: result, summary: `Created company ${result.companyId} in organisation ${options.org}.` };
+    }));
+
+  program
+    .command('create-api-client')
+    .description('create an API Client for a company (prints its secret once)')
+    .requiredOption('--company <companyId>', 'company id')
+    .requiredOption('--name <name>', 'display name')
+    .option('--redirect-uri <uri>', 'allowed redirect URI (repeat for several)', collect, [])
+    .action(operatorAction<{ company: string; name: string; redirectUri: string[] }>(async ({ db }, options) => {
+      const result = await createApiClient(db, { companyId: options.company, name: options.name, redirectUris: options.redirectUri });
+      return { json: result, summary: `Created API client ${result.clientId} for company ${options.company}.`, secrets: { 'Client secret': result.clientSecret } };
+    }));
+
+  program
+    .command('create-api-user')
+    .description('create the API User of a client (generates its secret and prints it once)')
+    .requiredOption('--client <clientId>', 'API Client id')
+    .requiredOption('--email <email>', 'login email')
+    .action(operatorAction<{ client: string; email: string }>(async ({ db }, options) => {
+      const result = await createApiUser(db, { clientId: options.client, email: options.email });
+      return { json: result, summary: `Created API user ${result.userId} (${result.email}) for client ${options.client}.`, secrets: { 'User secret': result.secret } };
+    }));
+
+  for (const [name, enabled] of [['enable-grant', true], ['disable-grant', false]] as const) {
+    program
+      .command(name)
+      .description(`${enabled ? 'enable' : 'disable'} client_credentials or refresh_token for a client${enabled ? '' : ' (revokes nothing)'}`)
+      .requiredOption('--client <clientId>', 'API Client id')
+      .addOption(grantOption())
+      .action(operatorAction<{ client: string; grant: string }>(async ({ db }, options) => {
+        const result = await setGrantEnabled(db, options.client, options.grant, enabled);
+        return { json: result, summary: `Client ${result.clientId} grants: ${result.grants.join(', ')}.` };
+      }));
+  }
+
+  program
+    .command('rotate-client-secret')
+    .description('issue a new client secret; every grant issued under the old one is revoked')
+    .requiredOption('--client <clientId>', 'API Client id')
+    .action(operatorAction<{ client: string }>(async ({ db }, options) => {
+      const result = await newClientSecret(db, options.client);
+      return { json: result, summary: `Rotated the secret of client ${result.clientId}; its earlier tokens are revoked.`, secrets: { 'Client secret': result.clientSecret } };
+    }));
+
+  for (const [name, disabled] of [['disable-api-client', true], ['enable-api-client', false]] as const) {
+    program
+      .command(name)
+      .description(disabled ? 'disable an API Client: revokes its grants and pending codes; logins and token requests fail' : 're-enable an API Client (revoked grants stay revoked)')
+      .requiredOption('--client <clientId>', 'API Client id')
+      .action(operatorAction<{ client: string }>(async ({ db }, options) => {
+        const result = await switchClient(db, options.client, disabled);
+        return { json: result, summary: `API client ${result.clientId} is ${disabled ? 'disabled; its tokens are revoked' : 'enabled'}.` };
+      }));
+  }
+
+  for (const [name, disabled] of [['disable-api-user', true], ['enable-api-user', false]] as const) {
+    program
+      .command(name)
+      .description(disabled ? 'disable an API User: revokes its grants and pending codes; logins fail' : 're-enable an API User (revoked grants stay revoked)')
+      .requiredOption('--user <userId>', 'API User id')
+      .action(operatorAction<{ user: string }>(async ({ db }, options) => {
+        const result = await switchUser(db, options.user, disabled);
+        return { json: result, summary: `API user ${result.userId} is ${disabled ? 'disabled; its tokens are revoked' : 'enabled'}.` };
+      }));
+  }
+
+  program
+    .command('rotate-signing-key')
+    .description('publish a new signing key now; it starts signing after --activate-in seconds')
+    .option('--activate-in <seconds>', 'seconds before the new key signs (at least the JWKS cache lifetime)', seconds, DEFAULT_ACTIVATE_IN_SECONDS)
+    .action(operatorAction<{ activateIn: number }>(async ({ db, config }, options) => {
+      const result = await newSigningKey(db, config, options.activateIn);
+      return { json: result, summary: `New signing key ${result.kid} is published and signs from ${result.activatesAt}; older keys stay published until their tokens expire.` };
+    }));
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// `wfs`, the operator's command-line program (CONTRACT §5). Each group of commands lives in its own
+// file and registers itself here; `npm run wfs -- --help` lists them all.
+import { Command, CommanderError } from 'commander';
+import { identityCommands } from './identity-commands.ts';
+import { dataCommands } from './data-commands.ts';
+import { EXIT_USAGE, printJsonFailure } from './output.ts';
+
+/** Every command group; integrator-side groups (e.g. login, api) join this list. */
+const COMMAND_GROUPS: ReadonlyArray<(program: Command) => void> = [identityCommands, dataCommands];
+
+const program = new Command('wfs')
+  .description('Operate the workforce scheduling service. Acts on the database named by DATABASE_URL.')
+  .option('--json', 'print one JSON object as the last line of standard output; text goes to standard error')
+  .showSuggestionAfterError()
+  .exitOverride();
+for (const register of COMMAND_GROUPS) register(program);
+for (const command of program.commands) command.exitOverride();
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (!(error instanceof CommanderError)) throw error;
+  // commander has already explained the problem (or printed help/version) on standard error.
+  if (error.exitCode !== 0) {
+    if (process.argv.includes('--json')) printJsonFailure(error.message.replace(/^error: /, ''));
+    process.exitCode = EXIT_USAGE;
+  }
+}

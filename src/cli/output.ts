@@ -1,0 +1,78 @@
+// How every command reports (CONTRACT §5). With --json the last line of standard output is one JSON
+// object, the result or `{error, errors?}`, and human-readable text goes to standard error; without
+// it the text goes to standard output. Secrets appear exactly once: in the JSON, or in the text.
+import type { Command, OptionValues } from 'commander';
+import { ConfigError } from '../platform/config.ts';
+import { ProblemError, type FieldError } from '../platform/errors.ts';
+import { withDatabase, type CommandContext } from './database.ts';
+
+export interface Outcome {
+  /** What --json prints: exactly the documented result object. */
+  json: object;
+  /** One or more lines for people, without secrets. */
+  summary: string;
+  /** Secrets to show once when printing for people (label → value). */
+  secrets?: Record<string, string>;
+}
+
+/** Exit statuses: 1 the command failed, 2 the command line or configuration is wrong. */
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+const STORE_WARNING = 'Store the secrets now: they are shown only this once and cannot be retrieved later.';
+
+function forPeople(outcome: Outcome): string {
+  const secrets = Object.entries(outcome.secrets ?? {});
+  if (secrets.length === 0) return `${outcome.summary}\n`;
+  const width = Math.max(...secrets.map(([label]) => label.length));
+  const lines = secrets.map(([label, value]) => `  ${`${label}:`.padEnd(width + 2)}${value}`);
+  return `${outcome.summary}\n${lines.join('\n')}\n${STORE_WARNING}\n`;
+}
+
+function printSuccess(json: boolean, outcome: Outcome): void {
+  if (!json) {
+    process.stdout.write(forPeople(outcome));
+    return;
+  }
+  const secretNote = outcome.secrets ? `\n${STORE_WARNING.replace('Store the secrets', 'Store the secrets from the JSON output')}` : '';
+  process.stderr.write(`${outcome.summary}${secretNote}\n`);
+  process.stdout.write(`${JSON.stringify(outcome.json)}\n`);
+}
+
+/** The --json failure line: `{error, errors?}`. */
+export function printJsonFailure(message: string, errors?: FieldError[]): void {
+  process.stdout.write(`${JSON.stringify({ error: message, ...(errors?.length ? { errors } : {}) })}\n`);
+}
+
+function printFailure(json: boolean, message: string, errors?: FieldError[]): void {
+  const headline = errors?.length ? `${errors.length} problem(s):` : message;
+  const details = (errors ?? []).map((e) => `\n  ${e.path} ${e.message}`).join('');
+  process.stderr.write(`Error: ${headline}${details}\n`);
+  if (json) printJsonFailure(message, errors);
+}
+
+function describeFailure(error: unknown): { message: string; errors?: FieldError[]; status: number } {
+  if (error instanceof ProblemError) return { message: error.message, ...(error.errors ? { errors: error.errors } : {}), status: EXIT_FAILED };
+  if (error instanceof ConfigError) return { message: `Configuration error: ${error.message}`, status: EXIT_USAGE };
+  // Whatever else (the database unreachable, a bug): the message only, never a stack or SQL values.
+  return { message: error instanceof Error ? error.message : String(error), status: EXIT_FAILED };
+}
+
+/**
+ * Wraps a command's work as a commander action: opens the database, runs `work` with the command's
+ * options and operands, and prints the outcome or the failure in the requested form.
+ */
+export function operatorAction<Options extends OptionValues>(work: (context: CommandContext, options: Options, operands: string[]) => Promise<Outcome>) {
+  return async (...params: unknown[]): Promise<void> => {
+    const command = params.at(-1) as Command;
+    const json = Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
+    try {
+      const outcome = await withDatabase((context) => work(context, command.opts<Options>(), command.args));
+      printSuccess(json, outcome);
+    } catch (error) {
+      const failure = describeFailure(error);
+      printFailure(json, failure.message, failure.errors);
+      process.exitCode = failure.status;
+    }
+  };
+}
