@@ -1,0 +1,109 @@
+// One column of the table: every measurement against one set-up (a database and N instances).
+import type { BenchOptions } from './options.ts';
+import type { BenchTenant } from './tenant.ts';
+import { measureLoad, type LoadRequest } from './load.ts';
+import { measureTimeclock, type Person } from './timeclock.ts';
+import { measureRevenueBatch } from './revenue.ts';
+import { JsonClient } from './client.ts';
+import type { Outcome } from './report.ts';
+import type { LoadedCompany } from './company.ts';
+import { addDays, today } from '../src/platform/period.ts';
+import { BENCH_TIMEZONE } from './tenant.ts';
+
+/** What the scenarios of one database share; `people` carries each person's event count across columns. */
+export interface Workload {
+  readonly tenant: BenchTenant;
+  /** Undefined when the company data could not be loaded (the reason is in `missingData`). */
+  readonly company: LoadedCompany | undefined;
+  readonly missingData: string;
+  people: Person[] | undefined;
+  readonly firstEventAt: number;
+}
+
+type Report = (rowId: string, outcome: Outcome) => void;
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** One request first: a missing endpoint (or a broken one) is reported instead of measured. */
+async function probe(url: string, request: LoadRequest): Promise<string | undefined> {
+  const response = await fetch(`${url}${request.path}`, { method: request.method ?? 'GET', headers: request.headers ?? {}, ...(request.body !== undefined ? { body: request.body } : {}) });
+  const text = await response.text();
+  if (response.ok) return undefined;
+  if (response.status === 404 && !request.path.includes('?')) return 'endpoint not built yet';
+  return `answered ${response.status}: ${text.slice(0, 120).replaceAll('|', '/')}`;
+}
+
+export function httpRequests(workload: Workload): Record<string, LoadRequest> {
+  const { tenant } = workload;
+  const day = today(BENCH_TIMEZONE);
+  return {
+    config: { path: '/api/v1/company/configuration', headers: bearer(tenant.idToken) },
+    token: {
+      method: 'POST',
+      path: '/api/v1/iam/oauth/token',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret }),
+    },
+    idtoken: { method: 'POST', path: '/api/v1/iam/idToken', headers: bearer(tenant.refreshToken) },
+    feed: { path: `/api/v1/feeds/timetable?date=${day}`, headers: bearer(tenant.idToken) },
+    timetable: { path: `/api/v1/company/timetable?from=${day}&to=${addDays(day, 30)}`, headers: bearer(tenant.idToken) },
+    users: { path: '/api/v1/company/users', headers: bearer(tenant.idToken) },
+  };
+}
+
+const DATA_ROWS = new Set(['feed', 'timetable', 'users']);
+
+export async function runHttpRow(rowId: string, urls: readonly string[], workload: Workload, options: BenchOptions, report: Report): Promise<void> {
+  if (DATA_ROWS.has(rowId) && !workload.company) return report(rowId, { skipped: workload.missingData });
+  const request = httpRequests(workload)[rowId];
+  if (!request) throw new Error(`no request for ${rowId}`);
+  const problem = await probe(urls[0]!, request);
+  if (problem) return report(rowId, { skipped: problem });
+  report(rowId, { measurement: await measureLoad(urls, request, options) });
+}
+
+/** The people who clock: the first page of the company's users (all have an active timeclock). */
+async function timeclockPeople(url: string, workload: Workload, count: number): Promise<Person[]> {
+  const client = new JsonClient(url, 1, bearer(workload.tenant.idToken));
+  try {
+    const page = await client.json<{ data: { id: string; timeclockActive: boolean }[] }>('GET', `/api/v1/company/users?limit=${Math.min(count, 1000)}`);
+    return page.data.filter((u) => u.timeclockActive).map((u) => ({ userId: u.id, sent: 0 }));
+  } finally {
+    client.close();
+  }
+}
+
+export async function runTimeclockRow(urls: readonly string[], workload: Workload, options: BenchOptions, report: Report): Promise<void> {
+  if (!workload.company) return report('timeclock', { skipped: workload.missingData });
+  const problem = await probe(urls[0]!, { method: 'POST', path: '/api/v1/timeclock/events', headers: { ...bearer(workload.tenant.idToken), 'content-type': 'application/json' }, body: '{}' });
+  if (problem === 'endpoint not built yet') return report('timeclock', { skipped: problem });
+  workload.people ??= await timeclockPeople(urls[0]!, workload, options.timeclockPeople);
+  report('timeclock', {
+    measurement: await measureTimeclock({
+      urls,
+      idToken: workload.tenant.idToken,
+      people: workload.people,
+      firstEventAt: workload.firstEventAt,
+      concurrency: options.timeclockConcurrency,
+      warmup: options.warmup,
+      duration: options.duration,
+    }),
+  });
+}
+
+export async function runRevenueRows(url: string, workload: Workload, options: BenchOptions, report: Report): Promise<void> {
+  const client = new JsonClient(url, 1, bearer(workload.tenant.idToken));
+  let departmentIds: string[];
+  try {
+    departmentIds = (await client.json<{ departments: { id: string }[] }>('GET', '/api/v1/company/configuration')).departments.map((d) => d.id);
+  } finally {
+    client.close();
+  }
+  const problem = await probe(url, { method: 'POST', path: '/api/v1/company/revenue', headers: { ...bearer(workload.tenant.idToken), 'content-type': 'application/json' }, body: '{"items":[]}' });
+  for (const variant of ['new', 'changed'] as const) {
+    const rowId = `revenue-${variant}`;
+    if (problem === 'endpoint not built yet') report(rowId, { skipped: problem });
+    else if (departmentIds.length === 0) report(rowId, { skipped: workload.missingData });
+    else report(rowId, { measurement: await measureRevenueBatch({ url, idToken: workload.tenant.idToken, departmentIds, firstDate: '2024-01-01', runs: options.batchRuns, variant }) });
+  }
+}

@@ -1,0 +1,19 @@
+// What every scenario reports: throughput and tail latency, or, for the batch, per-request times.
+export interface Measurement {
+  /** Requests (or events) answered with a 2xx per second, over the measured window. */
+  readonly perSecond?: number;
+  readonly p99Ms: number;
+  readonly medianMs?: number;
+  /** Answers that were not 2xx, or failed connections and timeouts: any of them makes the figure suspect. */
+  readonly failures: number;
+  readonly samples: number;
+  readonly note?: string;
+}
+
+/** Nearest-rank percentile of unsorted values. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank] ?? Number.NaN;
+}

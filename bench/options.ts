@@ -1,0 +1,108 @@
+// Benchmark options from argv (`npm run bench -- --only feed --duration 5`) with BENCH_* environment
+// fallbacks (BENCH_ONLY=feed), so CI and a shell loop can set them alike.
+import { parseArgs } from 'node:util';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface BenchOptions {
+  /** Scenario ids to run (every scenario when empty). */
+  readonly only: readonly string[];
+  readonly databases: readonly Dialect[];
+  /** Seconds each autocannon or timeclock measurement lasts, after the warm-up. */
+  readonly duration: number;
+  readonly warmup: number;
+  readonly connections: number;
+  /** Days of shifts loaded for the company (2,000 a day). */
+  readonly days: number;
+  readonly employees: number;
+  readonly shiftsPerDay: number;
+  readonly timeclockPeople: number;
+  readonly timeclockConcurrency: number;
+  readonly batchRuns: number;
+  /** Run the two-instance PostgreSQL column (authenticated read and timeclock). */
+  readonly twoInstances: boolean;
+  readonly logLevel: string;
+  readonly postgresUrl: string;
+  /** Write the table into docs/benchmarks.md (off: print only). */
+  readonly write: boolean;
+}
+
+const HELP = `npm run bench -- [options]
+  --only ids          comma-separated scenario ids (bare,config,token,idtoken,feed,timetable,users,timeclock,revenue)
+  --db list           sqlite,postgres (default both)
+  --duration s        seconds per measurement (default 5)
+  --warmup s          warm-up seconds before each measurement (default 1)
+  --connections n     autocannon connections (default 32)
+  --days n            days of shifts to load (default 46)
+  --employees n       employees in the company (default 1000)
+  --shifts-per-day n  shifts per day (default 2000)
+  --people n          timeclock people (default 500)
+  --concurrency n     timeclock people in flight at once (default 64)
+  --batch-runs n      revenue batch runs per variant (default 10)
+  --no-two-instances  skip the two-instance PostgreSQL column
+  --log-level l       server LOG_LEVEL (default warn)
+  --no-write          print the table without writing docs/benchmarks.md
+Every option also reads BENCH_<NAME> (e.g. BENCH_DURATION=3, BENCH_DB=sqlite).`;
+
+function list(raw: string): string[] {
+  return raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function positive(name: string, raw: string): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      only: { type: 'string' },
+      db: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      days: { type: 'string' },
+      employees: { type: 'string' },
+      'shifts-per-day': { type: 'string' },
+      people: { type: 'string' },
+      concurrency: { type: 'string' },
+      'batch-runs': { type: 'string' },
+      'no-two-instances': { type: 'boolean' },
+      'log-level': { type: 'string' },
+      'no-write': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    process.exit(0);
+  }
+  const pick = (name: keyof typeof values, fallback: string): string => {
+    const fromArgv = values[name];
+    if (typeof fromArgv === 'string') return fromArgv;
+    return env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`] ?? fallback;
+  };
+  const flag = (name: 'no-two-instances' | 'no-write'): boolean => values[name] === true || env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`] === '1';
+  const databases = list(pick('db', 'sqlite,postgres'));
+  for (const d of databases) if (d !== 'sqlite' && d !== 'postgres') throw new Error(`--db takes sqlite and/or postgres, got "${d}"`);
+  return Object.freeze({
+    only: list(pick('only', '')),
+    databases: databases as Dialect[],
+    duration: positive('duration', pick('duration', '5')),
+    warmup: Number(pick('warmup', '1')),
+    connections: Math.round(positive('connections', pick('connections', '32'))),
+    days: Math.round(positive('days', pick('days', '46'))),
+    employees: Math.round(positive('employees', pick('employees', '1000'))),
+    shiftsPerDay: Math.round(positive('shifts-per-day', pick('shifts-per-day', '2000'))),
+    timeclockPeople: Math.round(positive('people', pick('people', '500'))),
+    timeclockConcurrency: Math.round(positive('concurrency', pick('concurrency', '64'))),
+    batchRuns: Math.round(positive('batch-runs', pick('batch-runs', '10'))),
+    twoInstances: !flag('no-two-instances'),
+    logLevel: pick('log-level', 'warn'),
+    postgresUrl: env.WFS_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    write: !flag('no-write'),
+  });
+}

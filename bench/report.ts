@@ -1,0 +1,92 @@
+// The results table: one row per measurement, one column per database set-up, each cell with the
+// figure, its p99, its share of the bare baseline and pass/fail against the issue's target. Printed,
+// and written into docs/benchmarks.md between markers (the hand-written text around them stays).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Measurement } from './measurement.ts';
+import { ROWS, goalText, type Goal } from './scenarios.ts';
+
+export type Outcome = { measurement: Measurement } | { skipped: string };
+
+export interface Column {
+  readonly id: string;
+  readonly title: string;
+  readonly outcomes: Map<string, Outcome>;
+  /** Column whose figure a cell is compared with (the two-instance run against the single one). */
+  readonly scalesFrom?: string;
+}
+
+const START = '<!-- bench:results:start -->';
+const END = '<!-- bench:results:end -->';
+
+const number = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const ms = (value: number) => `${number(value, value < 10 ? 1 : 0)} ms`;
+
+function verdict(goal: Goal | undefined, m: Measurement, bare: number | undefined): string | undefined {
+  if (!goal) return undefined;
+  let met: boolean | undefined;
+  if (goal.kind === 'share-of-bare') met = bare === undefined || m.perSecond === undefined ? undefined : m.perSecond / bare >= goal.min;
+  else if (goal.kind === 'per-second') met = m.perSecond === undefined ? undefined : m.perSecond >= goal.min;
+  else met = m.medianMs === undefined ? undefined : m.medianMs < goal.maxMs;
+  if (met === undefined) return undefined;
+  return met && m.failures === 0 ? 'pass' : '**fail**';
+}
+
+function cell(rowId: string, goal: Goal | undefined, outcome: Outcome | undefined, bare: number | undefined, reference: Outcome | undefined): string {
+  if (!outcome) return '';
+  if ('skipped' in outcome) return `n/a (${outcome.skipped})`;
+  const m = outcome.measurement;
+  const parts: string[] = [];
+  if (m.perSecond !== undefined) {
+    parts.push(`${number(m.perSecond)}/s`, `p99 ${ms(m.p99Ms)}`);
+    if (bare !== undefined && rowId !== 'bare') parts.push(`${number((m.perSecond / bare) * 100)} % of bare`);
+    if (reference && 'measurement' in reference && reference.measurement.perSecond) parts.push(`×${number(m.perSecond / reference.measurement.perSecond, 2)} of 1 instance`);
+  } else {
+    parts.push(`median ${ms(m.medianMs ?? Number.NaN)}`, `p99 ${ms(m.p99Ms)}`, `${m.samples} runs`);
+  }
+  if (m.failures > 0) parts.push(`${number(m.failures)} failed`);
+  const mark = verdict(goal, m, bare);
+  if (mark) parts.push(mark);
+  return parts.join(' · ');
+}
+
+export function bareFigure(columns: readonly Column[]): number | undefined {
+  for (const column of columns) {
+    const outcome = column.outcomes.get('bare');
+    if (outcome && 'measurement' in outcome) return outcome.measurement.perSecond;
+  }
+  return undefined;
+}
+
+export function renderTable(columns: readonly Column[]): string {
+  const bare = bareFigure(columns);
+  const used = ROWS.filter((row) => columns.some((c) => c.outcomes.has(row.id)));
+  const lines = [
+    `| measurement | target | ${columns.map((c) => c.title).join(' | ')} |`,
+    `|---|---|${columns.map(() => '---').join('|')}|`,
+  ];
+  for (const row of used) {
+    const cells = columns.map((c) => cell(row.id, row.goal, c.outcomes.get(row.id), bare, c.scalesFrom ? columns.find((o) => o.id === c.scalesFrom)?.outcomes.get(row.id) : undefined));
+    lines.push(`| ${row.label} | ${goalText(row.goal)} | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+export function renderNotes(columns: readonly Column[]): string[] {
+  const notes: string[] = [];
+  for (const column of columns) {
+    for (const [rowId, outcome] of column.outcomes) {
+      if ('measurement' in outcome && outcome.measurement.note) notes.push(`${column.title}, ${rowId}: ${outcome.measurement.note}`);
+    }
+  }
+  return notes;
+}
+
+/** Replaces the generated section of the document, keeping everything outside the markers. */
+export function writeSection(path: string, section: string): void {
+  const generated = `${START}\n${section.trim()}\n${END}`;
+  const current = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const start = current.indexOf(START);
+  const end = current.indexOf(END);
+  const next = start >= 0 && end > start ? `${current.slice(0, start)}${generated}${current.slice(end + END.length)}` : `${current.trimEnd()}\n\n${generated}\n`;
+  writeFileSync(path, next);
+}

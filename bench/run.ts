@@ -1,0 +1,166 @@
+// `npm run bench`: the performance benchmark of issues 2–5. Starts a bare node:http baseline and the
+// real service (child processes) on a fresh SQLite file and a fresh PostgreSQL database, loads a
+// company of 1,000 employees, measures each endpoint for a few seconds, then prints the table and
+// writes it into docs/benchmarks.md. Bounded in time; everything it starts, it stops.
+import { cpus, totalmem } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import pg from 'pg';
+import { readOptions, type Dialect } from './options.ts';
+import { freshBenchDatabase } from './databases.ts';
+import { startBareServer, startService } from './processes.ts';
+import { measureLoad } from './load.ts';
+import { BENCH_BASE_URL, openBenchContext, provisionBenchTenant, closeContext } from './tenant.ts';
+import { loadCompany, type LoadedCompany } from './company.ts';
+import { runHttpRow, runRevenueRows, runTimeclockRow, type Workload } from './columns.ts';
+import { ROWS } from './scenarios.ts';
+import { renderNotes, renderTable, writeSection, type Column, type Outcome } from './report.ts';
+
+const options = readOptions();
+const wants = (group: string) => options.only.length === 0 || options.only.includes(group);
+const log = (message: string) => process.stderr.write(`${message}\n`);
+const DOC = new URL('../docs/benchmarks.md', import.meta.url).pathname;
+const TITLES: Record<Dialect, string> = { sqlite: 'SQLite, 1 instance', postgres: 'PostgreSQL, 1 instance' };
+const HTTP_ROWS = ['config', 'token', 'idtoken', 'feed', 'timetable', 'users'];
+const DAY_MS = 86_400_000;
+
+function recorder(column: Column) {
+  return (rowId: string, outcome: Outcome) => {
+    column.outcomes.set(rowId, outcome);
+    const text = 'skipped' in outcome ? `skipped: ${outcome.skipped}` : JSON.stringify(outcome.measurement, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v));
+    log(`  [${column.title}] ${rowId}: ${text}`);
+  };
+}
+
+async function measureBare(column: Column): Promise<void> {
+  const bare = await startBareServer();
+  try {
+    recorder(column)('bare', { measurement: await measureLoad(bare.urls, { path: '/' }, options) });
+  } finally {
+    await bare.stop();
+  }
+}
+
+const needsData = () => ['feed', 'timetable', 'users', 'timeclock'].some(wants);
+
+async function prepareWorkload(databaseUrl: string, dialect: Dialect): Promise<Workload> {
+  const ctx = await openBenchContext(databaseUrl);
+  try {
+    const tenant = await provisionBenchTenant(ctx);
+    let company: LoadedCompany | undefined;
+    let missingData = 'not selected';
+    if (needsData()) {
+      try {
+        log(`[${dialect}] loading ${options.employees} employees, ${options.shiftsPerDay} shifts a day for ${options.days} days`);
+        company = await loadCompany(ctx, tenant.companyId, options);
+        log(`[${dialect}] loaded ${company.shifts} shifts in ${company.seconds.toFixed(1)} s`);
+      } catch (error) {
+        missingData = `no company data: ${(error as Error).message.slice(0, 100)}`;
+        log(`[${dialect}] ${missingData}`);
+      }
+    }
+    // Events start 20 days back, a minute apart per person, so no run reaches the present.
+    return { tenant, company, missingData, people: undefined, firstEventAt: Math.floor(Date.now() / DAY_MS) * DAY_MS - 20 * DAY_MS };
+  } finally {
+    await closeContext(ctx);
+  }
+}
+
+async function runColumn(column: Column, urls: readonly string[], workload: Workload, rows: readonly string[]): Promise<void> {
+  const report = recorder(column);
+  for (const rowId of HTTP_ROWS) if (rows.includes(rowId) && wants(rowId)) await runHttpRow(rowId, urls, workload, options, report);
+  if (rows.includes('timeclock') && wants('timeclock')) await runTimeclockRow(urls, workload, options, report);
+  if (rows.includes('revenue') && wants('revenue')) await runRevenueRows(urls[0]!, workload, options, report);
+}
+
+async function runDatabase(dialect: Dialect, columns: Column[]): Promise<LoadedCompany | undefined> {
+  const database = await freshBenchDatabase(dialect, options.postgresUrl);
+  try {
+    const workload = await prepareWorkload(database.url, dialect);
+    const single: Column = { id: dialect, title: TITLES[dialect], outcomes: new Map() };
+    columns.push(single);
+    const settings = { databaseUrl: database.url, baseUrl: BENCH_BASE_URL, logLevel: options.logLevel };
+    const one = await startService(settings, 1);
+    try {
+      await runColumn(single, one.urls, workload, [...HTTP_ROWS, 'timeclock', 'revenue']);
+    } finally {
+      await one.stop();
+    }
+    if (dialect === 'postgres' && options.twoInstances && (wants('config') || wants('timeclock'))) {
+      const double: Column = { id: 'postgres-2', title: 'PostgreSQL, 2 instances', outcomes: new Map(), scalesFrom: 'postgres' };
+      columns.push(double);
+      const two = await startService(settings, 2);
+      try {
+        await runColumn(double, two.urls, workload, ['config', 'timeclock']);
+      } finally {
+        await two.stop();
+      }
+    }
+    return workload.company;
+  } finally {
+    await database.drop();
+  }
+}
+
+async function postgresVersion(): Promise<string> {
+  const client = new pg.Client({ connectionString: options.postgresUrl });
+  try {
+    await client.connect();
+    return (await client.query<{ server_version: string }>('show server_version')).rows[0]?.server_version ?? '?';
+  } catch {
+    return 'unreachable';
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function commandLine(): string {
+  const args = process.argv.slice(2);
+  return `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const columns: Column[] = [];
+  const loads: string[] = [];
+  const first: Column = { id: 'bare', title: '', outcomes: new Map() };
+  log('bare node:http baseline');
+  await measureBare(first);
+  for (const dialect of options.databases) {
+    log(`[${dialect}] fresh database`);
+    const company = await runDatabase(dialect, columns);
+    if (company) loads.push(`${TITLES[dialect].split(',')[0]}: ${company.shifts.toLocaleString('en-US')} shifts over ${company.days} days (from ${company.firstDate}) loaded through importCompanyData in ${company.seconds.toFixed(0)} s`);
+  }
+  // The baseline is measured once; it sits in the first column.
+  const bareOutcome = first.outcomes.get('bare');
+  if (bareOutcome) columns[0]?.outcomes.set('bare', bareOutcome);
+  if (columns.length === 0) columns.push({ ...first, title: 'baseline' });
+
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    // not a checkout
+  }
+  const cpu = cpus();
+  const section = [
+    `Generated by \`${commandLine()}\` on ${new Date(started).toISOString().slice(0, 16).replace('T', ' ')} UTC at commit \`${commit}\`, in ${Math.round((Date.now() - started) / 1000)} s.`,
+    `Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL ${await postgresVersion()}.`,
+    `Settings: ${options.duration} s per measurement after ${options.warmup} s warm-up, ${options.connections} connections, timeclock ${options.timeclockPeople} people with ${options.timeclockConcurrency} in flight, ${options.batchRuns} batch runs per variant, server LOG_LEVEL=${options.logLevel}.`,
+    ...(loads.length ? ['', ...loads.map((l) => `- ${l}`)] : []),
+    '',
+    renderTable(columns.filter((c) => ROWS.some((row) => c.outcomes.has(row.id)))),
+    ...(renderNotes(columns).length ? ['', 'Notes:', ...renderNotes(columns).map((n) => `- ${n}`)] : []),
+  ].join('\n');
+  process.stdout.write(`\n${section}\n`);
+  if (options.write) {
+    writeSection(DOC, section);
+    log(`\nwritten to ${DOC}`);
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,38 @@
+// The rows of the benchmark table: what each measures and the target the issues set for it.
+export type Goal =
+  | { kind: 'share-of-bare'; min: number }
+  | { kind: 'per-second'; min: number }
+  | { kind: 'median-latency'; maxMs: number };
+
+export interface Row {
+  readonly id: string;
+  /** The --only name that selects it (several rows can share one). */
+  readonly group: string;
+  readonly label: string;
+  readonly goal?: Goal;
+}
+
+export const ROWS: readonly Row[] = [
+  { id: 'bare', group: 'bare', label: 'bare `node:http`, small JSON (baseline)' },
+  { id: 'config', group: 'config', label: 'GET /company/configuration, authenticated', goal: { kind: 'share-of-bare', min: 0.4 } },
+  { id: 'token', group: 'token', label: 'POST /oauth/token, client_credentials', goal: { kind: 'per-second', min: 2000 } },
+  { id: 'idtoken', group: 'idtoken', label: 'POST /idToken, refresh token → ID token' },
+  { id: 'feed', group: 'feed', label: 'GET /feeds/timetable, one day (2,000 shifts)', goal: { kind: 'share-of-bare', min: 0.25 } },
+  { id: 'timetable', group: 'timetable', label: 'GET /company/timetable, 31 days, first page (500)' },
+  { id: 'users', group: 'users', label: 'GET /company/users, first page (500 of 1,000)' },
+  { id: 'timeclock', group: 'timeclock', label: 'POST /timeclock/events, 500 people in order', goal: { kind: 'per-second', min: 2000 } },
+  { id: 'revenue-new', group: 'revenue', label: 'POST /company/revenue, 5,000 new items', goal: { kind: 'median-latency', maxMs: 250 } },
+  { id: 'revenue-changed', group: 'revenue', label: 'POST /company/revenue, 5,000 changed items', goal: { kind: 'median-latency', maxMs: 250 } },
+];
+
+export function goalText(goal: Goal | undefined): string {
+  if (!goal) return '—';
+  switch (goal.kind) {
+    case 'share-of-bare':
+      return `≥ ${Math.round(goal.min * 100)} % of bare`;
+    case 'per-second':
+      return `≥ ${goal.min.toLocaleString('en-US')}/s`;
+    case 'median-latency':
+      return `< ${goal.maxMs} ms (median)`;
+  }
+}
