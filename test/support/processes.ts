@@ -7,6 +7,7 @@ import { freePort } from './server.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const OUTPUT_KEPT = 32 * 1024;
 
 export interface Instance {
@@ -34,7 +35,7 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-function childEnvironment(port: number, env: Record<string, string>): Record<string, string> {
+function childEnvironment(env: Record<string, string>): Record<string, string> {
   // A clean environment: nothing from the developer's shell (a stray DATABASE_URL) or from the test
   // runner (NODE_TEST_CONTEXT) leaks into the server.
   const inherited: Record<string, string> = {};
@@ -48,7 +49,6 @@ function childEnvironment(port: number, env: Record<string, string>): Record<str
     LOG_LEVEL: 'warn',
     REVOCATION_REFRESH_MS: '200',
     ...env,
-    PORT: String(port),
   };
 }
 
@@ -74,7 +74,7 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
   if (!options.env.DATABASE_URL) throw new Error('startInstance needs env.DATABASE_URL');
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [SERVER], { cwd: ROOT, env: childEnvironment(port, { BASE_URL: url, ...options.env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SERVER], { cwd: ROOT, env: childEnvironment({ BASE_URL: url, ...options.env, PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let captured = '';
   const keep = (chunk: Buffer) => {
@@ -119,12 +119,16 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
+/** Ports for a cluster, chosen before it starts so BASE_URL can be known in advance. */
+export async function freePorts(count: number): Promise<number[]> {
+  return Promise.all(Array.from({ length: count }, () => freePort()));
+}
+
 /**
- * `count` instances on one database. BASE_URL (and so the issuer) is the first instance's address for
- * all of them, as if they stood behind one load balancer answering at that address.
+ * One instance per port, all on one database. BASE_URL (and so the issuer) is the same for all of
+ * them, as if they stood behind one load balancer; by default the first instance's address.
  */
-export async function startCluster(count: number, env: Record<string, string>): Promise<Cluster> {
-  const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
+export async function startCluster(ports: number[], env: Record<string, string>): Promise<Cluster> {
   const baseUrl = env.BASE_URL ?? `http://127.0.0.1:${ports[0]}`;
   const started = await Promise.allSettled(ports.map((port) => startInstance({ port, env: { ...env, BASE_URL: baseUrl } })));
   const instances = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
@@ -137,4 +141,27 @@ export async function startCluster(count: number, env: Record<string, string>): 
     throw failure.reason;
   }
   return { instances, baseUrl, stop };
+}
+
+export interface CliResult {
+  code: number | null;
+  /** The JSON object of the last line of standard output (`--json`). */
+  json: Record<string, unknown>;
+  stderr: string;
+}
+
+/** Runs `wfs <args> --json` as its own process against DATABASE_URL, as an operator would. */
+export async function runWfs(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const child = spawn(process.execPath, [CLI, ...args, '--json'], { cwd: ROOT, env: childEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  const last = stdout.trim().split('\n').at(-1) ?? '';
+  try {
+    return { code, json: JSON.parse(last) as Record<string, unknown>, stderr };
+  } catch {
+    throw new Error(`wfs ${args.join(' ')} printed no JSON (exit ${code}):\n${stdout}\n${stderr}`);
+  }
 }

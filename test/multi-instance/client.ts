@@ -1,0 +1,116 @@
+// What an integrator's client does, aimed at one chosen instance: the browser login (form, CSRF
+// cookie and hidden fields, no JavaScript), the code exchange, renewal through idToken, API calls.
+import assert from 'node:assert/strict';
+import type { Tenant } from '../support/tenants.ts';
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'" })[name] ?? '');
+}
+
+function attribute(tag: string, name: string): string | undefined {
+  const match = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'i').exec(tag);
+  const value = match?.[1] ?? match?.[2];
+  return value === undefined ? undefined : decodeEntities(value);
+}
+
+interface LoginForm {
+  action: URL;
+  hidden: Record<string, string>;
+  cookie: string;
+}
+
+/** GET the authorize page on `instanceUrl` and read its form the way a browser would. */
+async function loginForm(instanceUrl: string, tenant: Tenant, state: string): Promise<LoginForm> {
+  const query = new URLSearchParams({ response_type: 'code', scope: 'all', client_id: tenant.clientId, state, redirect_uri: tenant.redirectUri });
+  const page = await fetch(`${instanceUrl}/oauth/authorize?${query.toString()}`);
+  const html = await page.text();
+  assert.equal(page.status, 200, html);
+  const form = /<form\b[^>]*>/i.exec(html)?.[0];
+  assert.ok(form, 'the authorize page has a form');
+  const action = new URL(attribute(form, 'action') ?? `/oauth/authorize?${query.toString()}`, `${instanceUrl}/oauth/authorize`);
+  const hidden: Record<string, string> = {};
+  for (const [input] of html.matchAll(/<input\b[^>]*>/gi)) {
+    const name = attribute(input, 'name');
+    if (name && attribute(input, 'type')?.toLowerCase() === 'hidden') hidden[name] = attribute(input, 'value') ?? '';
+  }
+  const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  return { action, hidden, cookie };
+}
+
+/**
+ * Logs the tenant's API User in: the form comes from `formInstance`, the submission goes to
+ * `submitInstance` (the load balancer may send the two requests to different instances). Returns
+ * the redirect the browser would follow.
+ */
+export async function logIn(formInstance: string, submitInstance: string, tenant: Tenant, state = 'state-123'): Promise<URL> {
+  const form = await loginForm(formInstance, tenant, state);
+  // The form's action names the public address; this request goes to the chosen instance instead.
+  const target = new URL(`${form.action.pathname}${form.action.search}`, submitInstance);
+  const response = await fetch(target, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },
+    body: new URLSearchParams({ ...form.hidden, email: tenant.email, secret: tenant.secret }),
+  });
+  const body = await response.text();
+  assert.equal(response.status, 302, body);
+  const location = new URL(response.headers.get('location') ?? '');
+  assert.equal(`${location.origin}${location.pathname}`, tenant.redirectUri);
+  assert.equal(location.searchParams.get('state'), state);
+  return location;
+}
+
+export async function exchangeCode(instanceUrl: string, tenant: Tenant, code: string): Promise<Response> {
+  return fetch(`${instanceUrl}/api/v1/iam/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'authorization_code', code, redirect_uri: tenant.redirectUri, client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: 'service-api' }),
+  });
+}
+
+export async function renew(instanceUrl: string, refreshToken: string): Promise<Response> {
+  return fetch(`${instanceUrl}/api/v1/iam/idToken`, { method: 'POST', headers: { authorization: `Bearer ${refreshToken}` } });
+}
+
+export interface TokenBody {
+  access_token: string;
+  id_token: string;
+  refresh_token?: string;
+  token_type: string;
+  expires_in: number;
+  scope: string;
+}
+
+export async function tokens(response: Response): Promise<TokenBody> {
+  const text = await response.text();
+  assert.equal(response.status, 200, text);
+  assert.equal(response.headers.get('cache-control'), 'no-store');
+  return JSON.parse(text) as TokenBody;
+}
+
+/** A secured API call; the caller reads the body. */
+export async function api(instanceUrl: string, token: string, path: string, init: { method?: string; body?: unknown } = {}): Promise<Response> {
+  return fetch(`${instanceUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${token}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+}
+
+export function jwtHeader(token: string): { kid?: string; alg?: string; typ?: string } {
+  return JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8')) as { kid?: string };
+}
+
+export function jwtClaims(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+}
+
+/** Polls `check` until it returns true; fails with `what` after `timeoutMs`. Returns the time taken. */
+export async function eventually(what: string, timeoutMs: number, check: () => Promise<boolean>, intervalMs = 100): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await check()) return Date.now() - started;
+    if (Date.now() - started > timeoutMs) assert.fail(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
