@@ -74,7 +74,12 @@ export async function adminRoutes(app: App, { ctx }: { ctx: AppContext }): Promi
   app.post('/api-users/:userId/enable', { schema: { params: UserParams, ...operatorSchema('adminEnableApiUser', 'Re-enable an API User (no revoked grant comes back)', 200, UserState) } },
     async (request) => switchUser(db, request.params.userId, false));
 
-  app.post('/signing-keys/rotate', { schema: { body: RotateSigningKeyBody, ...operatorSchema('adminRotateSigningKey', 'Publish a new signing key that starts signing after activateInSeconds', 200, RotatedSigningKey, 400) } },
-    async (request) => newSigningKey(db, ctx.config, request.body?.activateInSeconds));
+  app.post('/signing-keys/rotate', {
+    schema: { body: RotateSigningKeyBody, ...operatorSchema('adminRotateSigningKey', 'Publish a new signing key that starts signing after activateInSeconds', 200, RotatedSigningKey, 400) },
+    // Every field is optional, so a bare POST (no body at all) means "the defaults".
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
+  }, async (request) => newSigningKey(db, ctx.config, request.body.activateInSeconds));
 
 }

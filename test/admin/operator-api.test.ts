@@ -1,0 +1,205 @@
+// The operator API (CONTRACT §5) under /api/v1/admin: off without ADMIN_TOKEN, Bearer ADMIN_TOKEN
+// otherwise, and the same actions and results as `wfs … --json`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { bearer, mintTokens, provisionTenant } from '../support/tenants.ts';
+import { clientSecretMatches } from '../../src/iam/secrets.ts';
+
+const ADMIN_TOKEN = 'operator-token-for-tests-0123456789';
+
+let server: TestServer;
+let off: TestServer;
+before(async () => {
+  [server, off] = await Promise.all([startTestServer({ ADMIN_TOKEN }), startTestServer()]);
+});
+after(async () => {
+  await Promise.all([server.close(), off.close()]);
+});
+
+interface Answer {
+  status: number;
+  type: string;
+  body: Record<string, unknown>;
+  headers: Headers;
+}
+
+async function admin(method: string, path: string, body?: unknown, token = ADMIN_TOKEN, base = server.baseUrl): Promise<Answer> {
+  const response = await fetch(`${base}/api/v1/admin${path}`, {
+    method,
+    headers: { ...(token ? bearer(token) : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, type: response.headers.get('content-type') ?? '', body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+}
+
+async function newCompany(): Promise<string> {
+  const { body } = await admin('POST', '/organisations', { name: 'Acme' });
+  const company = await admin('POST', '/companies', { organisationId: body.organisationId, name: 'Acme Utrecht', timezone: 'Europe/Amsterdam', currency: 'EUR' });
+  return String(company.body.companyId);
+}
+
+async function newClient(): Promise<{ clientId: string; clientSecret: string }> {
+  const { body } = await admin('POST', '/api-clients', { companyId: await newCompany(), name: 'Rostering', redirectUris: ['https://app.example.com/cb'] });
+  return body as { clientId: string; clientSecret: string };
+}
+
+test('without ADMIN_TOKEN every operator route answers 404: the API is off', async () => {
+  for (const [method, path] of [['POST', '/organisations'], ['POST', '/api-clients/cli_x/disable'], ['POST', '/signing-keys/rotate']] as const) {
+    const answer = await admin(method, path, { name: 'Acme' }, ADMIN_TOKEN, off.baseUrl);
+    assert.equal(answer.status, 404, path);
+    assert.match(answer.type, /^application\/problem\+json/);
+    assert.equal(answer.body.code, 'not_found');
+  }
+  assert.equal(await off.ctx.db.selectFrom('organisations').select('id').executeTakeFirst(), undefined, 'nothing was created');
+});
+
+test('a missing token is 401 with a Bearer challenge; a wrong one 401 invalid_token; nothing happens', async () => {
+  const missing = await admin('POST', '/organisations', { name: 'Acme' }, '');
+  assert.equal(missing.status, 401);
+  assert.match(missing.type, /^application\/problem\+json/);
+  assert.equal(missing.body.code, 'missing_token');
+  assert.match(missing.headers.get('www-authenticate') ?? '', /^Bearer/);
+
+  for (const wrong of [`${ADMIN_TOKEN}x`, ADMIN_TOKEN.slice(0, -1), 'operator-token-for-tests-0123456788']) {
+    const answer = await admin('POST', '/organisations', { name: 'Wrong' }, wrong);
+    assert.equal(answer.status, 401);
+    assert.equal(answer.body.code, 'invalid_token');
+    assert.match(answer.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+  }
+  const basic = await fetch(`${server.baseUrl}/api/v1/admin/organisations`, { method: 'POST', headers: { authorization: `Basic ${ADMIN_TOKEN}` } });
+  assert.equal(basic.status, 401);
+  const wrongNames = await server.ctx.db.selectFrom('organisations').select('id').where('name', '=', 'Wrong').execute();
+  assert.deepEqual(wrongNames, []);
+});
+
+test('POST /organisations and /companies create them (201) and answer their ids', async () => {
+  const org = await admin('POST', '/organisations', { name: 'Acme Hospitality' });
+  assert.equal(org.status, 201);
+  assert.deepEqual(Object.keys(org.body), ['organisationId']);
+  const company = await admin('POST', '/companies', { organisationId: org.body.organisationId, name: 'Acme Gent', timezone: 'Europe/Brussels', currency: 'EUR', locale: 'nl-BE' });
+  assert.equal(company.status, 201);
+  assert.deepEqual(Object.keys(company.body), ['companyId']);
+  const row = await server.ctx.db.selectFrom('companies').selectAll().where('id', '=', String(company.body.companyId)).executeTakeFirstOrThrow();
+  assert.deepEqual([row.organisation_id, row.name, row.timezone, row.locale], [org.body.organisationId, 'Acme Gent', 'Europe/Brussels', 'nl-BE']);
+});
+
+test('POST /api-clients and /api-users answer the credentials, shown once', async () => {
+  const companyId = await newCompany();
+  const created = await admin('POST', '/api-clients', { companyId, name: 'Rostering', redirectUris: ['https://app.example.com/cb', 'http://127.0.0.1/cb'] });
+  assert.equal(created.status, 201);
+  assert.deepEqual(Object.keys(created.body).sort(), ['clientId', 'clientSecret']);
+  const client = await server.ctx.db.selectFrom('api_clients').selectAll().where('id', '=', String(created.body.clientId)).executeTakeFirstOrThrow();
+  assert.ok(clientSecretMatches(String(created.body.clientSecret), client.secret_hash));
+  assert.deepEqual(JSON.parse(client.redirect_uris), ['https://app.example.com/cb', 'http://127.0.0.1/cb']);
+
+  const user = await admin('POST', '/api-users', { clientId: created.body.clientId, email: 'Planner@Example.com' });
+  assert.equal(user.status, 201);
+  assert.deepEqual(Object.keys(user.body).sort(), ['email', 'secret', 'userId']);
+  assert.equal(user.body.email, 'planner@example.com');
+
+  const again = await admin('POST', '/api-users', { clientId: created.body.clientId, email: 'planner@example.com' });
+  assert.equal(again.status, 409);
+  assert.equal(again.body.code, 'email_taken');
+});
+
+test('grants are enabled with POST and disabled with DELETE on /api-clients/{id}/grants/{grant}', async () => {
+  const { clientId } = await newClient();
+  const enabled = await admin('POST', `/api-clients/${clientId}/grants/client_credentials`);
+  assert.equal(enabled.status, 200);
+  assert.deepEqual(enabled.body, { clientId, grants: ['authorization_code', 'client_credentials'] });
+  const disabled = await admin('DELETE', `/api-clients/${clientId}/grants/client_credentials`);
+  assert.deepEqual([disabled.status, disabled.body], [200, { clientId, grants: ['authorization_code'] }]);
+
+  const unknown = await admin('POST', `/api-clients/${clientId}/grants/password`);
+  assert.equal(unknown.status, 400);
+  assert.equal(unknown.body.code, 'validation_failed');
+  const missing = await admin('POST', '/api-clients/cli_nope/grants/refresh_token');
+  assert.deepEqual([missing.status, missing.body.code], [404, 'not_found']);
+});
+
+test('rotate-secret answers a new secret; the old one no longer matches', async () => {
+  const { clientId, clientSecret } = await newClient();
+  const rotated = await admin('POST', `/api-clients/${clientId}/rotate-secret`);
+  assert.equal(rotated.status, 200);
+  assert.deepEqual(Object.keys(rotated.body).sort(), ['clientId', 'clientSecret']);
+  const row = await server.ctx.db.selectFrom('api_clients').select('secret_hash').where('id', '=', clientId).executeTakeFirstOrThrow();
+  assert.ok(clientSecretMatches(String(rotated.body.clientSecret), row.secret_hash));
+  assert.ok(!clientSecretMatches(clientSecret, row.secret_hash));
+});
+
+test('disabling a client revokes its ID tokens on the secured API within 5 s; enabling answers disabled: false', async () => {
+  const tenant = await provisionTenant(server.ctx);
+  const tokens = await mintTokens(server.ctx, tenant);
+  const configuration = () => fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(tokens.id_token) }).then((r) => r.status);
+  assert.equal(await configuration(), 200);
+
+  const disabled = await admin('POST', `/api-clients/${tenant.clientId}/disable`);
+  assert.deepEqual([disabled.status, disabled.body], [200, { clientId: tenant.clientId, disabled: true }]);
+  const deadline = Date.now() + 5_000;
+  let status = await configuration();
+  while (status === 200 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    status = await configuration();
+  }
+  assert.equal(status, 401);
+
+  const enabled = await admin('POST', `/api-clients/${tenant.clientId}/enable`);
+  assert.deepEqual([enabled.status, enabled.body], [200, { clientId: tenant.clientId, disabled: false }]);
+  assert.equal(await configuration(), 401, 'no revoked grant comes back');
+});
+
+test('api-users disable and enable answer the user and its state', async () => {
+  const tenant = await provisionTenant(server.ctx);
+  const disabled = await admin('POST', `/api-users/${tenant.userId}/disable`);
+  assert.deepEqual([disabled.status, disabled.body], [200, { userId: tenant.userId, disabled: true }]);
+  const row = await server.ctx.db.selectFrom('api_users').select('disabled').where('id', '=', tenant.userId).executeTakeFirstOrThrow();
+  assert.equal(row.disabled, 1);
+  const enabled = await admin('POST', `/api-users/${tenant.userId}/enable`);
+  assert.deepEqual([enabled.status, enabled.body], [200, { userId: tenant.userId, disabled: false }]);
+  const missing = await admin('POST', '/api-users/usr_nope/disable');
+  assert.equal(missing.status, 404);
+});
+
+test('POST /signing-keys/rotate publishes a key now that signs after activateInSeconds (default 60)', async () => {
+  const before = Date.now();
+  const rotated = await admin('POST', '/signing-keys/rotate');
+  assert.equal(rotated.status, 200);
+  assert.deepEqual(Object.keys(rotated.body).sort(), ['activatesAt', 'kid']);
+  const activatesAt = Date.parse(String(rotated.body.activatesAt));
+  assert.ok(activatesAt >= before + 60_000 && activatesAt <= Date.now() + 60_000);
+  // Instances reload the key table every 30 s, well within the 60 s before the key signs.
+  const row = await server.ctx.db.selectFrom('signing_keys').select(['activates_at', 'unpublish_at']).where('kid', '=', String(rotated.body.kid)).executeTakeFirstOrThrow();
+  assert.deepEqual([row.activates_at, row.unpublish_at], [activatesAt, null]);
+
+  const soon = await admin('POST', '/signing-keys/rotate', { activateInSeconds: 0 });
+  assert.equal(soon.status, 200);
+  assert.ok(Date.parse(String(soon.body.activatesAt)) <= Date.now());
+  const bad = await admin('POST', '/signing-keys/rotate', { activateInSeconds: -1 });
+  assert.equal(bad.status, 400);
+  assert.deepEqual((bad.body.errors as { path: string }[]).map((e) => e.path), ['/activateInSeconds']);
+});
+
+test('bad bodies are 400 problem+json listing every problem, from the schema or from the rules', async () => {
+  const schema = await admin('POST', '/companies', { name: 'Acme', timezone: 'Europe/Amsterdam', currency: 'EUR', colour: 'red' });
+  assert.equal(schema.status, 400);
+  assert.match(schema.type, /^application\/problem\+json/);
+  assert.equal(schema.body.code, 'validation_failed');
+  assert.deepEqual((schema.body.errors as { path: string }[]).map((e) => e.path).sort(), ['/colour', '/organisationId']);
+
+  const { body } = await admin('POST', '/organisations', { name: 'Acme' });
+  const rules = await admin('POST', '/companies', { organisationId: body.organisationId, name: ' ', timezone: 'Mars/Olympus', currency: 'euro' });
+  assert.equal(rules.status, 400);
+  assert.deepEqual(rules.body.errors, [
+    { path: '/name', message: 'is required' },
+    { path: '/timezone', message: 'must be an IANA time zone such as Europe/Amsterdam' },
+    { path: '/currency', message: 'must be an ISO 4217 code such as EUR' },
+  ]);
+
+  const client = await admin('POST', '/api-clients', { companyId: 'cmp_x', name: 'X', redirectUris: ['not a uri', 'https://ok.example/cb#frag'] });
+  assert.equal(client.status, 400);
+  assert.deepEqual((client.body.errors as { path: string }[]).map((e) => e.path), ['/redirectUris/0', '/redirectUris/1']);
+
+  const unknownCompany = await admin('POST', '/api-clients', { companyId: 'cmp_x', name: 'X', redirectUris: ['https://ok.example/cb'] });
+  assert.deepEqual([unknownCompany.status, unknownCompany.body.code], [404, 'not_found']);
+});
