@@ -5,6 +5,8 @@ import type { App } from './http.ts';
 import type { AppContext } from './context.ts';
 import { Authenticator } from './auth.ts';
 import { companyRoutes } from '../company/routes.ts';
+import { inboundRoutes } from '../inbound/routes.ts';
+import { timeclockRoutes } from '../timeclock/routes.ts';
 
 export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
   const authenticator = new Authenticator(ctx);
@@ -21,4 +23,6 @@ export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promis
   });
 
   await app.register(companyRoutes, { ctx });
+  await app.register(inboundRoutes, { ctx });
+  await app.register(timeclockRoutes, { ctx });
 }

@@ -1,0 +1,48 @@
+// A JSON body parser that remembers the source text of every number. JSON.parse turns "0.1" into
+// the nearest double and "1.0000000000000001" into 1, so the decimals a client actually sent are
+// only knowable from the text; amounts are read from it exactly (decimal.ts), never from a float.
+import type { FastifyInstance } from 'fastify';
+
+interface ReviverContext {
+  source?: string;
+}
+
+const numberSources = new WeakMap<object, Map<string, string>>();
+
+function remember(holder: object, key: string, source: string): void {
+  let sources = numberSources.get(holder);
+  if (sources === undefined) {
+    sources = new Map();
+    numberSources.set(holder, sources);
+  }
+  sources.set(key, source);
+}
+
+/** Parses JSON like JSON.parse, recording each number's text; refuses `__proto__` keys outright. */
+export function parseJsonKeepingNumbers(text: string): unknown {
+  return JSON.parse(text, function reviver(this: object, key: string, value: unknown, context?: ReviverContext) {
+    if (key === '__proto__') throw new SyntaxError('"__proto__" is not allowed as a property name');
+    if (typeof value === 'number' && context?.source !== undefined) remember(this, key, context.source);
+    return value;
+  });
+}
+
+/** The text a number property was sent as, or its shortest round-trip form when it was not parsed here. */
+export function numberText(holder: object, key: string, value: number): string {
+  return numberSources.get(holder)?.get(key) ?? String(value);
+}
+
+/**
+ * Makes `app` (an encapsulated route scope) accept only application/json, parsed with
+ * parseJsonKeepingNumbers. Any other content type is 415; malformed JSON is 400, over bodyLimit 413.
+ */
+export function acceptExactJsonOnly(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonKeepingNumbers(body as string));
+    } catch (error) {
+      done(Object.assign(error instanceof Error ? error : new SyntaxError(String(error)), { statusCode: 400 }), undefined);
+    }
+  });
+}

@@ -1,0 +1,63 @@
+// Shapes shared by both inbound streams: the batch outcome, the read-back query and the listing of
+// stored figures by period (a week figure is included when its week overlaps the period).
+import { Type } from 'typebox';
+import type { Db } from '../platform/db/database.ts';
+import type { Period } from '../platform/period.ts';
+import { addDays } from '../platform/period.ts';
+import type { SortKey } from '../platform/collection.ts';
+import type { InboundStream } from './tables.ts';
+
+export const BatchOutcome = Type.Object({
+  received: Type.Integer({ description: 'Items in the batch.' }),
+  created: Type.Integer({ description: 'Items stored for the first time.' }),
+  updated: Type.Integer({ description: 'Items whose stored values changed.' }),
+  unchanged: Type.Integer({ description: 'Items already stored with the same values.' }),
+});
+
+export const DepartmentId = Type.String({ minLength: 1, maxLength: 100, description: 'A department id from getConfiguration.' });
+export const ItemDate = Type.Union([Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), Type.Null()], { description: 'Day (YYYY-MM-DD, company time zone). Exactly one of date and week.' });
+export const ItemWeek = Type.Union([Type.String({ pattern: '^\\d{4}-W\\d{2}$' }), Type.Null()], { description: 'ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday). Exactly one of date and week.' });
+
+export interface FigureFilter extends Period {
+  departmentId?: string;
+  kind?: string;
+}
+
+export interface FigureRow {
+  id: string;
+  department_id: string;
+  date: string | null;
+  week: string | null;
+  kind: string;
+  category: string;
+  amount_minor: number;
+  hours_centi: number | null;
+  period_start: string;
+  updated_at: number;
+}
+
+/** Sort key of the listing: the first day of the figure's period, then its id. */
+export function figurePosition(row: FigureRow): SortKey {
+  return [row.period_start, row.id];
+}
+
+/** Up to `limit + 1` figures overlapping the period, after the cursor position when given. */
+export async function listFigures(db: Db, companyId: string, stream: InboundStream, filter: FigureFilter, limit: number, after?: SortKey): Promise<FigureRow[]> {
+  let query = db
+    .selectFrom('inbound_items')
+    .select(['id', 'department_id', 'date', 'week', 'kind', 'category', 'amount_minor', 'hours_centi', 'period_start', 'updated_at'])
+    .where('company_id', '=', companyId)
+    .where('stream', '=', stream)
+    // A period is at most a week long, so this lower bound keeps the index range tight.
+    .where('period_start', '>=', addDays(filter.from, -6))
+    .where('period_start', '<=', filter.to)
+    .where('period_end', '>=', filter.from);
+  if (filter.departmentId !== undefined) query = query.where('department_id', '=', filter.departmentId);
+  if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+  if (after) {
+    const [start, id] = [String(after[0]), String(after[1])];
+    query = query.where((eb) => eb.or([eb('period_start', '>', start), eb.and([eb('period_start', '=', start), eb('id', '>', id)])]));
+  }
+  const rows = await query.orderBy('period_start').orderBy('id').limit(limit + 1).execute();
+  return rows.map((row) => ({ ...row, amount_minor: Number(row.amount_minor), hours_centi: row.hours_centi === null ? null : Number(row.hours_centi) }));
+}

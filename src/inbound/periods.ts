@@ -1,0 +1,47 @@
+// The period of an inbound item: one day (`date`) or one ISO week (`week`, e.g. 2026-W47, Monday to
+// Sunday). Both become a key for the upsert and a day range for the overlap query of the read-back.
+import { DateTime } from 'luxon';
+import type { FieldError } from '../platform/errors.ts';
+import { isCalendarDate } from '../platform/period.ts';
+
+export interface ItemPeriod {
+  date: string | null;
+  week: string | null;
+  key: string;
+  start: string;
+  end: string;
+}
+
+const WEEK = /^(\d{4})-W(\d{2})$/;
+
+/** Monday and Sunday of an ISO week, or undefined when the week does not exist (W00, W53 of a 52-week year). */
+export function weekDays(week: string): { start: string; end: string } | undefined {
+  const match = WEEK.exec(week);
+  if (!match) return undefined;
+  const [weekYear, weekNumber] = [Number(match[1]), Number(match[2])];
+  const monday = DateTime.fromObject({ weekYear, weekNumber, weekday: 1 }, { zone: 'UTC' });
+  if (!monday.isValid || monday.weekNumber !== weekNumber || monday.weekYear !== weekYear) return undefined;
+  return { start: monday.toISODate() ?? '', end: monday.plus({ days: 6 }).toISODate() ?? '' };
+}
+
+/** Exactly one of `date` and `week` (null counts as absent); problems go to `errors` under `path`. */
+export function itemPeriod(item: { date?: string | null; week?: string | null }, path: string, errors: FieldError[]): ItemPeriod | undefined {
+  const { date, week } = item;
+  if ((date == null) === (week == null)) {
+    errors.push({ path, message: 'must have exactly one of date and week' });
+    return undefined;
+  }
+  if (date != null) {
+    if (!isCalendarDate(date)) {
+      errors.push({ path: `${path}/date`, message: 'must be a date as YYYY-MM-DD' });
+      return undefined;
+    }
+    return { date, week: null, key: date, start: date, end: date };
+  }
+  const days = weekDays(week ?? '');
+  if (!days) {
+    errors.push({ path: `${path}/week`, message: 'must be an ISO week as YYYY-Www (for example 2026-W47)' });
+    return undefined;
+  }
+  return { date: null, week: week ?? '', key: week ?? '', ...days };
+}

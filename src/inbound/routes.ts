@@ -1,0 +1,117 @@
+// Inbound batches (CONTRACT §3): POST a batch of revenue or wage-budget figures, GET them back by
+// period. Both streams share one route shape; they differ in item fields and validation rules.
+// The scope accepts only JSON, parsed keeping each number's text so amounts are read exactly.
+import { Type, type TSchema } from 'typebox';
+import type { App } from '../platform/http.ts';
+import type { AppContext } from '../platform/context.ts';
+import { Collection, problemResponses } from '../platform/schemas.ts';
+import { PageQuery, decodeCursor, replyWithEtag, toPage, type CursorScope } from '../platform/collection.ts';
+import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
+import { findCompany } from '../company/configuration.ts';
+import { MAX_BATCH_ITEMS, batchTooLarge, ingestBatch, type BatchItem, type StreamRules } from './batch.ts';
+import { BatchOutcome, figurePosition, listFigures, type FigureRow } from './figures.ts';
+import { acceptExactJsonOnly } from './exact-json.ts';
+import { RevenueItem, RevenueItemInput, RevenueKind, presentRevenue, revenueRules } from './revenue.ts';
+import { WageBudgetItem, WageBudgetItemInput, presentWageBudget, wageBudgetRules } from './wage-budget.ts';
+
+interface StreamRoutes<Item extends BatchItem> {
+  path: string;
+  noun: string;
+  createOperationId: string;
+  listOperationId: string;
+  input: TSchema;
+  output: TSchema;
+  /** Filters beyond period and department. */
+  filters: Record<string, TSchema>;
+  rules: StreamRules<Item>;
+  present(row: FigureRow, timezone: string): unknown;
+}
+
+interface ListQuery {
+  from?: string;
+  to?: string;
+  departmentId?: string;
+  kind?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+const BATCH_RULES =
+  `A batch holds 1 to ${MAX_BATCH_ITEMS} items (more: \`400 batch_too_large\`) and is all-or-nothing: when any item is bad the answer is ` +
+  '`400` listing every bad item by JSON path (`/items/3/amount`) and nothing is stored. Two items with the same key in one batch are bad. ' +
+  'Amounts have at most 2 decimals and are stored exactly. Sending the same batch again creates and updates nothing.';
+
+function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec: StreamRoutes<Item>): void {
+  app.post(
+    spec.path,
+    {
+      schema: {
+        tags: ['inbound'],
+        operationId: spec.createOperationId,
+        summary: `Stores a batch of ${spec.noun} items (upsert)`,
+        description: BATCH_RULES,
+        security: [{ idToken: [] }],
+        body: Type.Object({ items: Type.Array(spec.input, { minItems: 1, maxItems: MAX_BATCH_ITEMS }) }, { additionalProperties: false }),
+        response: { 200: BatchOutcome, ...problemResponses(400, 401, 413, 415, 429) },
+      },
+      // Counted before the items are validated one by one, so an oversized batch gets its own code.
+      preValidation: async (request) => {
+        const items = (request.body as { items?: unknown } | null)?.items;
+        if (Array.isArray(items) && items.length > MAX_BATCH_ITEMS) batchTooLarge(items.length);
+      },
+    },
+    async (request) => ingestBatch(ctx.db, request.principal.companyId, spec.rules, (request.body as { items: Item[] }).items),
+  );
+
+  app.get(
+    spec.path,
+    {
+      schema: {
+        tags: ['inbound'],
+        operationId: spec.listOperationId,
+        summary: `Reads back stored ${spec.noun} items by period`,
+        description: 'Items whose day lies in `from`..`to` (default today, at most 92 days), and week items whose ISO week overlaps it; ordered by first day, then id.',
+        security: [{ idToken: [] }],
+        querystring: Type.Object({ ...PeriodQuery, departmentId: Type.Optional(Type.String({ maxLength: 100 })), ...spec.filters, ...PageQuery }, { additionalProperties: false }),
+        response: { 200: Collection(spec.output), ...problemResponses(400, 401, 429) },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query as ListQuery;
+      const companyId = request.principal.companyId;
+      const { timezone } = await findCompany(ctx.db, companyId);
+      const period = resolvePeriod(query, timezone);
+      const filter = { ...period, ...(query.departmentId ? { departmentId: query.departmentId } : {}), ...(query.kind ? { kind: query.kind } : {}) };
+      const scope: CursorScope = { key: ctx.cursorKey, tenant: companyId, query: JSON.stringify([spec.path, filter]) };
+      const limit = query.limit ?? 500;
+      const rows = await listFigures(ctx.db, companyId, spec.rules.stream, filter, limit, query.cursor ? decodeCursor(scope, query.cursor) : undefined);
+      return replyWithEtag(request, reply, toPage(rows, limit, scope, figurePosition, (row) => spec.present(row, timezone)));
+    },
+  );
+}
+
+export async function inboundRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+  acceptExactJsonOnly(app);
+  registerStream(app, ctx, {
+    path: '/company/revenue',
+    noun: 'revenue',
+    createOperationId: 'createRevenue',
+    listOperationId: 'getRevenue',
+    input: RevenueItemInput,
+    output: RevenueItem,
+    filters: { kind: Type.Optional(RevenueKind) },
+    rules: revenueRules,
+    present: presentRevenue,
+  });
+  registerStream(app, ctx, {
+    path: '/company/wage-budget',
+    noun: 'wage budget',
+    createOperationId: 'createWageBudget',
+    listOperationId: 'getWageBudget',
+    input: WageBudgetItemInput,
+    output: WageBudgetItem,
+    filters: {},
+    rules: wageBudgetRules,
+    present: presentWageBudget,
+  });
+}

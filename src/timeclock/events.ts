@@ -1,0 +1,99 @@
+// The timeclock event as sent and as stored (CONTRACT §3), and the mapping between them.
+import { createHash } from 'node:crypto';
+import { Type, type Static } from 'typebox';
+import { DateTime } from 'luxon';
+import { formatInstant } from '../company/local-time.ts';
+import { badRequest } from '../platform/errors.ts';
+import { ANOMALIES } from './transitions.ts';
+import type { TimeclockEventsTable } from './tables.ts';
+
+const PunchType = Type.Enum(['clock_in', 'clock_out', 'break_start', 'break_end']);
+const Source = Type.Enum(['mobile', 'terminal', 'web', 'api']);
+const Location = Type.Object(
+  { latitude: Type.Number({ minimum: -90, maximum: 90 }), longitude: Type.Number({ minimum: -180, maximum: 180 }) },
+  { additionalProperties: false },
+);
+
+function nullable<T extends Parameters<typeof Type.Union>[0][number]>(schema: T, description: string) {
+  return Type.Optional(Type.Union([schema, Type.Null()], { description }));
+}
+
+export const TimeclockEventInput = Type.Object(
+  {
+    eventId: Type.String({ format: 'uuid', description: 'Chosen by the sender; resending the same event with it is answered with the original 200.' }),
+    badgeId: nullable(Type.String({ minLength: 1, maxLength: 100 }), 'The person\'s badge. Exactly one of badgeId and userId.'),
+    userId: nullable(Type.String({ minLength: 1, maxLength: 100 }), 'The person\'s user id. Exactly one of badgeId and userId.'),
+    companyId: nullable(Type.String({ minLength: 1, maxLength: 100 }), 'When given, must be the person\'s company.'),
+    type: PunchType,
+    occurredAt: Type.String({ format: 'date-time', description: 'ISO 8601 with an offset or Z; later than the person\'s previous event, at most 5 minutes ahead.' }),
+    source: Source,
+    deviceId: nullable(Type.String({ minLength: 1, maxLength: 200 }), 'The terminal or phone that registered the punch.'),
+    location: nullable(Location, 'Where the punch was registered.'),
+  },
+  { additionalProperties: false },
+);
+export type TimeclockEventInput = Static<typeof TimeclockEventInput>;
+
+export const TimeclockEvent = Type.Object({
+  id: Type.String(),
+  eventId: Type.String(),
+  userId: Type.String(),
+  badgeId: Type.Union([Type.String(), Type.Null()], { description: 'The badge the event was sent with; null when sent with userId.' }),
+  companyId: Type.String(),
+  type: PunchType,
+  occurredAt: Type.String({ description: 'In the company offset.' }),
+  source: Source,
+  deviceId: Type.Union([Type.String(), Type.Null()]),
+  location: Type.Union([Location, Type.Null()]),
+  sequence: Type.Integer({ minimum: 1, description: 'Position in the person\'s events: 1, 2, 3, … without gaps.' }),
+  receivedAt: Type.String({ description: 'When the service accepted the event, in the company offset.' }),
+  anomaly: Type.Union([Type.Enum(ANOMALIES), Type.Null()], { description: 'Set when the punch makes no sense after the previous one; the event is stored all the same.' }),
+  updatedAt: Type.String({ description: 'Equal to receivedAt: events never change.' }),
+});
+export type TimeclockEvent = Static<typeof TimeclockEvent>;
+
+/** Epoch ms of an ISO 8601 instant with an offset or Z; a 400 naming occurredAt otherwise. */
+export function parseOccurredAt(value: string): number {
+  const instant = DateTime.fromISO(value, { setZone: true });
+  if (!instant.isValid || !/(?:z|[+-]\d\d(?::?\d\d)?)$/i.test(value)) {
+    throw badRequest('validation_failed', 'occurredAt must be an ISO 8601 instant with an offset, such as 2026-11-22T09:00:00+01:00.', [
+      { path: '/occurredAt', message: 'must be an ISO 8601 instant with an offset' },
+    ]);
+  }
+  return instant.toMillis();
+}
+
+/** Identifies the event's content, so a resend can be told from another event reusing the eventId. */
+export function contentHash(input: TimeclockEventInput, occurredAt: number): string {
+  const content = [
+    input.badgeId ?? null,
+    input.userId ?? null,
+    input.companyId ?? null,
+    input.type,
+    occurredAt,
+    input.source,
+    input.deviceId ?? null,
+    input.location ? [input.location.latitude, input.location.longitude] : null,
+  ];
+  return createHash('sha256').update(JSON.stringify(content)).digest('base64url');
+}
+
+export function presentEvent(row: TimeclockEventsTable, timezone: string): TimeclockEvent {
+  const receivedAt = formatInstant(row.received_at, timezone);
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    userId: row.employee_id,
+    badgeId: row.badge_id,
+    companyId: row.company_id,
+    type: row.type,
+    occurredAt: formatInstant(row.occurred_at, timezone),
+    source: row.source as TimeclockEvent['source'],
+    deviceId: row.device_id,
+    location: row.location === null ? null : (JSON.parse(row.location) as TimeclockEvent['location']),
+    sequence: row.sequence,
+    receivedAt,
+    anomaly: row.anomaly as TimeclockEvent['anomaly'],
+    updatedAt: receivedAt,
+  };
+}

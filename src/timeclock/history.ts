@@ -1,0 +1,46 @@
+// Read-back of timeclock events: those that occurred within a period of whole days in the token
+// company's time zone, across the organisation (or one company, or one person), ordered by
+// occurredAt, then id.
+import { DateTime } from 'luxon';
+import type { Db } from '../platform/db/database.ts';
+import type { Period } from '../platform/period.ts';
+import type { SortKey } from '../platform/collection.ts';
+import type { TimeclockEventsTable } from './tables.ts';
+
+export interface EventFilter {
+  userId?: string;
+  companyId?: string;
+}
+
+export type EventRow = TimeclockEventsTable & { timezone: string };
+
+export function eventPosition(row: EventRow): SortKey {
+  return [row.occurred_at, row.id];
+}
+
+/** The instants [start, end) covering the days of `period` in `zone`. */
+export function periodInstants(period: Period, zone: string): { start: number; end: number } {
+  return {
+    start: DateTime.fromISO(period.from, { zone }).startOf('day').toMillis(),
+    end: DateTime.fromISO(period.to, { zone }).plus({ days: 1 }).startOf('day').toMillis(),
+  };
+}
+
+/** Up to `limit + 1` events in [start, end), after the cursor position when given. */
+export async function listEvents(db: Db, organisationId: string, range: { start: number; end: number }, filter: EventFilter, limit: number, after?: SortKey): Promise<EventRow[]> {
+  let query = db
+    .selectFrom('timeclock_events as e')
+    .innerJoin('companies as c', 'c.id', 'e.company_id')
+    .selectAll('e')
+    .select('c.timezone')
+    .where('e.organisation_id', '=', organisationId)
+    .where('e.occurred_at', '>=', range.start)
+    .where('e.occurred_at', '<', range.end);
+  if (filter.userId !== undefined) query = query.where('e.employee_id', '=', filter.userId);
+  if (filter.companyId !== undefined) query = query.where('e.company_id', '=', filter.companyId);
+  if (after) {
+    const [occurredAt, id] = [Number(after[0]), String(after[1])];
+    query = query.where((eb) => eb.or([eb('e.occurred_at', '>', occurredAt), eb.and([eb('e.occurred_at', '=', occurredAt), eb('e.id', '>', id)])]));
+  }
+  return query.orderBy('e.occurred_at').orderBy('e.id').limit(limit + 1).execute();
+}

@@ -1,0 +1,149 @@
+// createTimeclockEvent. The rules of CONTRACT §3 in order: idempotency first (a resent event gets
+// its original answer), then the future check, the person (badge or user, within the organisation,
+// in the given company, timeclock active), then per-person order.
+//
+// Concurrency is settled by the database, so it holds across server processes: appending advances
+// the person's state row with a conditional UPDATE (`where last_sequence = <what we read>`) in the
+// same transaction as the insert. Two appends that read the same state cannot both succeed — the
+// loser's UPDATE matches no row (PostgreSQL re-checks the condition after the winner commits) and it
+// starts over from the idempotency check, now seeing the winner's event. Unique indexes on
+// (organisation, eventId) and (person, sequence) back this up; a violation also means "start over".
+import type { Db } from '../platform/db/database.ts';
+import { ProblemError, badRequest, conflict, notFound } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { contentHash, parseOccurredAt, presentEvent, type TimeclockEvent, type TimeclockEventInput } from './events.ts';
+import { transition } from './transitions.ts';
+import type { PresenceState, TimeclockEventsTable } from './tables.ts';
+
+const FUTURE_LEEWAY_MS = 5 * 60_000;
+/** Each round at least one competing append succeeds, so this bounds a burst of that many per person. */
+const MAX_ATTEMPTS = 100;
+
+interface Person {
+  id: string;
+  companyId: string;
+  timezone: string;
+  lastSequence: number;
+  lastOccurredAt: number | null;
+  state: PresenceState;
+}
+
+async function findStoredEvent(db: Db, organisationId: string, eventId: string) {
+  return db
+    .selectFrom('timeclock_events as e')
+    .innerJoin('companies as c', 'c.id', 'e.company_id')
+    .selectAll('e')
+    .select('c.timezone')
+    .where('e.organisation_id', '=', organisationId)
+    .where('e.event_id', '=', eventId)
+    .executeTakeFirst();
+}
+
+function replay(stored: TimeclockEventsTable & { timezone: string }, hash: string): TimeclockEvent {
+  if (stored.content_hash !== hash) {
+    throw conflict('event_id_conflict', `eventId ${stored.event_id} was already used for another event; choose a new eventId for a new event.`);
+  }
+  return presentEvent(stored, stored.timezone);
+}
+
+async function findPerson(db: Db, organisationId: string, input: TimeclockEventInput): Promise<Person> {
+  const row = await db
+    .selectFrom('employees as p')
+    .innerJoin('companies as c', 'c.id', 'p.company_id')
+    .leftJoin('timeclock_states as s', 's.employee_id', 'p.id')
+    .select(['p.id', 'p.company_id', 'p.timeclock_active', 'c.timezone', 's.last_sequence', 's.last_occurred_at', 's.state'])
+    .where('p.organisation_id', '=', organisationId)
+    .where(input.badgeId != null ? 'p.badge_id' : 'p.id', '=', input.badgeId ?? input.userId ?? '')
+    .executeTakeFirst();
+  const who = input.badgeId != null ? `badge ${input.badgeId}` : `user ${input.userId}`;
+  if (!row || (input.companyId != null && row.company_id !== input.companyId)) {
+    throw notFound(input.companyId != null ? `No ${who} in company ${input.companyId}.` : `No ${who} in this organisation.`);
+  }
+  if (row.timeclock_active !== 1) throw conflict('timeclock_inactive', `The timeclock of ${who} is not active.`);
+  return {
+    id: row.id,
+    companyId: row.company_id,
+    timezone: row.timezone,
+    lastSequence: row.last_sequence ?? 0,
+    lastOccurredAt: row.last_occurred_at ?? null,
+    state: row.state ?? 'off',
+  };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const { code, errcode, message } = (error ?? {}) as { code?: string; errcode?: number; message?: string };
+  // PostgreSQL: unique_violation, serialization_failure, deadlock_detected; SQLite: SQLITE_CONSTRAINT_UNIQUE / PRIMARYKEY.
+  return code === '23505' || code === '40001' || code === '40P01' || errcode === 2067 || errcode === 1555 || /UNIQUE constraint failed/.test(message ?? '');
+}
+
+/** Stores the event and advances the person's state, or returns false when another append won the race. */
+async function append(db: Db, person: Person, event: TimeclockEventsTable, state: PresenceState): Promise<boolean> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const advanced =
+        person.lastSequence === 0
+          ? await trx
+            .insertInto('timeclock_states')
+            .values({ employee_id: person.id, organisation_id: event.organisation_id, last_sequence: 1, last_occurred_at: event.occurred_at, state, updated_at: event.received_at })
+            .onConflict((oc) => oc.column('employee_id').doNothing())
+            .executeTakeFirst()
+            .then((result) => Number(result.numInsertedOrUpdatedRows ?? 0))
+          : await trx
+            .updateTable('timeclock_states')
+            .set({ last_sequence: event.sequence, last_occurred_at: event.occurred_at, state, updated_at: event.received_at })
+            .where('employee_id', '=', person.id)
+            .where('last_sequence', '=', person.lastSequence)
+            .executeTakeFirst()
+            .then((result) => Number(result.numUpdatedRows));
+      if (advanced === 0) return false;
+      await trx.insertInto('timeclock_events').values(event).execute();
+      return true;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+}
+
+export async function recordEvent(db: Db, organisationId: string, input: TimeclockEventInput, now = Date.now()): Promise<TimeclockEvent> {
+  if ((input.badgeId == null) === (input.userId == null)) {
+    throw badRequest('validation_failed', 'Send exactly one of badgeId and userId.', [{ path: '/badgeId', message: 'exactly one of badgeId and userId is required' }]);
+  }
+  const eventId = input.eventId.toLowerCase();
+  const occurredAt = parseOccurredAt(input.occurredAt);
+  const hash = contentHash(input, occurredAt);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    const stored = await findStoredEvent(db, organisationId, eventId);
+    if (stored) return replay(stored, hash);
+    if (occurredAt > now + FUTURE_LEEWAY_MS) {
+      throw badRequest('occurred_in_future', 'occurredAt is more than 5 minutes ahead of the server clock.', [{ path: '/occurredAt', message: 'must not be more than 5 minutes in the future' }]);
+    }
+    const person = await findPerson(db, organisationId, input);
+    if (person.lastOccurredAt !== null && occurredAt <= person.lastOccurredAt) {
+      // A concurrent copy of this very event may have been stored since the check above.
+      const raced = await findStoredEvent(db, organisationId, eventId);
+      if (raced) return replay(raced, hash);
+      throw conflict('out_of_order', `occurredAt must be later than the person's last accepted event (${new Date(person.lastOccurredAt).toISOString()}).`);
+    }
+    const next = transition(person.state, input.type);
+    const event: TimeclockEventsTable = {
+      id: newId('tce'),
+      organisation_id: organisationId,
+      company_id: person.companyId,
+      employee_id: person.id,
+      event_id: eventId,
+      content_hash: hash,
+      sequence: person.lastSequence + 1,
+      type: input.type,
+      occurred_at: occurredAt,
+      received_at: now,
+      source: input.source,
+      badge_id: input.badgeId ?? null,
+      device_id: input.deviceId ?? null,
+      location: input.location ? JSON.stringify({ latitude: input.location.latitude, longitude: input.location.longitude }) : null,
+      anomaly: next.anomaly,
+    };
+    if (await append(db, person, event, next.state)) return presentEvent(event, person.timezone);
+  }
+  throw new ProblemError({ status: 503, code: 'busy', detail: 'Too many concurrent events for this person; retry.', headers: { 'Retry-After': '1' } });
+}

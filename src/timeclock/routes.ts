@@ -1,0 +1,95 @@
+// The timeclock (CONTRACT §3): badges and events across the companies of the token's organisation
+// (a terminal at a shared site serves several companies), `companyId` narrowing to one of them.
+import { Type } from 'typebox';
+import type { App } from '../platform/http.ts';
+import type { AppContext } from '../platform/context.ts';
+import { Collection, problemResponses } from '../platform/schemas.ts';
+import { PageQuery, decodeCursor, replyWithEtag, toPage, type CursorScope } from '../platform/collection.ts';
+import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
+import { findCompany } from '../company/configuration.ts';
+import { acceptExactJsonOnly } from '../inbound/exact-json.ts';
+import { Badge, badgePosition, listBadges, presentBadge } from './badges.ts';
+import { TimeclockEvent, TimeclockEventInput, presentEvent } from './events.ts';
+import { eventPosition, listEvents, periodInstants } from './history.ts';
+import { requireOrganisationCompany } from './organisation.ts';
+import { recordEvent } from './record.ts';
+
+const CompanyFilter = Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only this company of the organisation (404 when outside it).' }));
+
+const EVENT_RULES =
+  'Per person, `occurredAt` must be later than the last accepted event (`409 out_of_order`); send the next event only after the previous `200`. ' +
+  'Resending an event with the same `eventId` and content returns the original `200` and stores nothing; other content is `409 event_id_conflict`. ' +
+  'A punch that makes no sense (clock_out while not clocked in, …) is stored and flagged in `anomaly`. ' +
+  'Unknown badge or user, or a `companyId` that is not the person\'s: `404`; inactive timeclock: `409 timeclock_inactive`; ' +
+  '`occurredAt` more than 5 minutes ahead: `400 occurred_in_future`. The event is stored durably before the `200`.';
+
+export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+  acceptExactJsonOnly(app);
+
+  app.get(
+    '/timeclock/badges',
+    {
+      schema: {
+        tags: ['timeclock'],
+        operationId: 'getTimeclockBadgeCollection',
+        summary: 'Badges of every user with an active timeclock in the organisation',
+        security: [{ idToken: [] }],
+        querystring: Type.Object({ companyId: CompanyFilter, ...PageQuery }, { additionalProperties: false }),
+        response: { 200: Collection(Badge), ...problemResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { organisationId } = request.principal;
+      const { companyId, cursor, limit = 500 } = request.query;
+      if (companyId !== undefined) await requireOrganisationCompany(ctx.db, organisationId, companyId);
+      const scope: CursorScope = { key: ctx.cursorKey, tenant: organisationId, query: JSON.stringify(['badges', companyId ?? null]) };
+      const rows = await listBadges(ctx.db, organisationId, companyId, limit, cursor ? decodeCursor(scope, cursor) : undefined);
+      return replyWithEtag(request, reply, toPage(rows, limit, scope, badgePosition, presentBadge));
+    },
+  );
+
+  app.post(
+    '/timeclock/events',
+    {
+      schema: {
+        tags: ['timeclock'],
+        operationId: 'createTimeclockEvent',
+        summary: 'Registers one timeclock event (punch)',
+        description: EVENT_RULES,
+        security: [{ idToken: [] }],
+        body: TimeclockEventInput,
+        response: { 200: TimeclockEvent, ...problemResponses(400, 401, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request) => recordEvent(ctx.db, request.principal.organisationId, request.body),
+  );
+
+  app.get(
+    '/timeclock/events',
+    {
+      schema: {
+        tags: ['timeclock'],
+        operationId: 'getTimeclockEvents',
+        summary: 'Reads back timeclock events by period',
+        description: 'Events that occurred on the days `from`..`to` in the token company\'s time zone (default today, at most 92 days), ordered by occurredAt.',
+        security: [{ idToken: [] }],
+        querystring: Type.Object(
+          { ...PeriodQuery, userId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only this person\'s events.' })), companyId: CompanyFilter, ...PageQuery },
+          { additionalProperties: false },
+        ),
+        response: { 200: Collection(TimeclockEvent), ...problemResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { organisationId, companyId: tokenCompanyId } = request.principal;
+      const { userId, companyId, cursor, limit = 500 } = request.query;
+      if (companyId !== undefined) await requireOrganisationCompany(ctx.db, organisationId, companyId);
+      const { timezone } = await findCompany(ctx.db, tokenCompanyId);
+      const period = resolvePeriod(request.query, timezone);
+      const filter = { ...(userId !== undefined ? { userId } : {}), ...(companyId !== undefined ? { companyId } : {}) };
+      const scope: CursorScope = { key: ctx.cursorKey, tenant: organisationId, query: JSON.stringify(['events', period, filter]) };
+      const rows = await listEvents(ctx.db, organisationId, periodInstants(period, timezone), filter, limit, cursor ? decodeCursor(scope, cursor) : undefined);
+      return replyWithEtag(request, reply, toPage(rows, limit, scope, eventPosition, (row) => presentEvent(row, row.timezone)));
+    },
+  );
+}
