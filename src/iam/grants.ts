@@ -3,17 +3,26 @@
 // its ID tokens within seconds (through every instance's RevocationList).
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
+import type { RevocationList } from './revocations.ts';
 
 export interface NewGrant {
+  /** Chosen by the caller when it must record the id before the grant exists (a code exchange). */
+  id?: string;
   clientId: string;
   userId: string | null;
   kind: 'authorization_code' | 'client_credentials';
   authTime: number;
   chainMaxSeconds: number;
+  /** Audience of the ID tokens issued from this grant; the default audience when absent. */
+  audience?: string;
+}
+
+export function newGrantId(): string {
+  return newId('sid');
 }
 
 export async function createGrant(db: Db, grant: NewGrant, now = Date.now()): Promise<string> {
-  const id = newId('sid');
+  const id = grant.id ?? newGrantId();
   await db
     .insertInto('grants')
     .values({
@@ -23,7 +32,9 @@ export async function createGrant(db: Db, grant: NewGrant, now = Date.now()): Pr
       kind: grant.kind,
       auth_time: grant.authTime,
       created_at: now,
-      chain_expires_at: now + grant.chainMaxSeconds * 1000,
+      // The chain is capped from the login, not from when the code was exchanged.
+      chain_expires_at: grant.authTime + grant.chainMaxSeconds * 1000,
+      audience: grant.audience ?? null,
       revoked_at: null,
       revoked_reason: null,
     })
@@ -48,4 +59,9 @@ export async function voidPendingCodes(db: Db, filter: { clientId: string } | { 
   let query = db.updateTable('authorization_codes').set({ used_at: now }).where('used_at', 'is', null);
   query = 'clientId' in filter ? query.where('client_id', '=', filter.clientId) : query.where('user_id', '=', filter.userId);
   await query.execute();
+}
+
+/** Revokes one grant in the database and, at once, in this instance's revocation list. */
+export async function revokeGrantNow(db: Db, revocations: RevocationList, grantId: string, reason: string, now = Date.now()): Promise<void> {
+  for (const id of await revokeGrants(db, { grantId }, reason, now)) revocations.remember(id, now);
 }

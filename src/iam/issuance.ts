@@ -3,7 +3,7 @@
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
 import type { KeyRing } from './keys.ts';
-import { signIdToken, signRefreshToken, type AccessClaims, type TokenSettings } from './tokens.ts';
+import { DEFAULT_AUDIENCE, signIdToken, signRefreshToken, type AccessClaims, type TokenSettings } from './tokens.ts';
 
 export interface TokenResponse {
   access_token: string;
@@ -28,10 +28,18 @@ export interface GrantContext {
   organisationId: string;
   authTime: number;
   chainExpiresAt: number;
+  audience: string;
 }
 
-export async function loadGrantContext(db: Db, grantId: string) {
-  return db
+/** A grant as stored, with what decides whether it may still issue tokens. */
+export interface LoadedGrant extends GrantContext {
+  revokedAt: number | null;
+  clientDisabled: boolean;
+  userDisabled: boolean;
+}
+
+export async function loadGrantContext(db: Db, grantId: string): Promise<LoadedGrant | undefined> {
+  const row = await db
     .selectFrom('grants')
     .innerJoin('api_clients', 'api_clients.id', 'grants.client_id')
     .innerJoin('companies', 'companies.id', 'api_clients.company_id')
@@ -43,6 +51,7 @@ export async function loadGrantContext(db: Db, grantId: string) {
       'grants.auth_time as authTime',
       'grants.chain_expires_at as chainExpiresAt',
       'grants.revoked_at as revokedAt',
+      'grants.audience as audience',
       'api_users.email as email',
       'api_users.disabled as userDisabled',
       'api_clients.disabled as clientDisabled',
@@ -51,6 +60,29 @@ export async function loadGrantContext(db: Db, grantId: string) {
     ])
     .where('grants.id', '=', grantId)
     .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    grantId: row.grantId,
+    clientId: row.clientId,
+    userId: row.userId,
+    email: row.email,
+    companyId: row.companyId,
+    organisationId: row.organisationId,
+    authTime: row.authTime,
+    chainExpiresAt: row.chainExpiresAt,
+    audience: row.audience ?? DEFAULT_AUDIENCE,
+    revokedAt: row.revokedAt,
+    clientDisabled: row.clientDisabled === 1,
+    userDisabled: row.userDisabled === 1,
+  };
+}
+
+/** Why a grant may no longer issue tokens, or undefined when it may. */
+export function grantRefusal(grant: LoadedGrant): string | undefined {
+  if (grant.revokedAt !== null) return 'The grant has been revoked.';
+  if (grant.clientDisabled) return 'The API client is disabled.';
+  if (grant.userDisabled) return 'The API user is disabled.';
+  return undefined;
 }
 
 /** Records a refresh token for the grant and signs it; its lifetime never passes the chain's cap. */
@@ -65,13 +97,26 @@ export async function issueRefreshToken(
   const jti = newId('rt');
   const expiresAt = Math.min(now + settings.refreshTokenTtl * 1000, grant.chainExpiresAt);
   await db.insertInto('refresh_tokens').values({ jti, grant_id: grant.grantId, parent_jti: parentJti, issued_at: now, expires_at: expiresAt, superseded_at: null }).execute();
+  return signRecordedRefreshToken(keys, settings, grant, { jti, issuedAt: now, expiresAt });
+}
+
+/**
+ * Signs the refresh token a record describes. Used when issuing, and to hand a retrying client the
+ * same (already recorded) successor again during the grace period.
+ */
+export function signRecordedRefreshToken(
+  keys: KeyRing,
+  settings: IssuanceSettings,
+  grant: GrantContext,
+  record: { jti: string; issuedAt: number; expiresAt: number },
+): Promise<string> {
   return signRefreshToken(keys, settings.issuer, {
     subject: grant.userId ?? grant.clientId,
     clientId: grant.clientId,
     grantId: grant.grantId,
-    jti,
-    issuedAt: now,
-    expiresAt,
+    jti: record.jti,
+    issuedAt: record.issuedAt,
+    expiresAt: record.expiresAt,
   });
 }
 
@@ -79,7 +124,7 @@ export async function issueIdToken(
   keys: KeyRing,
   settings: IssuanceSettings,
   grant: GrantContext,
-  extra: { audience: string; nonce?: string | null },
+  extra: { audience?: string; nonce?: string | null } = {},
 ): Promise<{ token: string; claims: AccessClaims }> {
   return signIdToken(keys, settings, {
     clientId: grant.clientId,
@@ -88,7 +133,7 @@ export async function issueIdToken(
     companyId: grant.companyId,
     organisationId: grant.organisationId,
     grantId: grant.grantId,
-    audience: extra.audience,
+    audience: extra.audience ?? grant.audience,
     authTime: grant.authTime,
     nonce: extra.nonce ?? null,
   });

@@ -65,6 +65,8 @@ export interface GrantsTable {
   created_at: number;
   /** Absolute cap of the refresh-token chain. */
   chain_expires_at: number;
+  /** Audience of the ID tokens issued from this grant (null: the default audience). */
+  audience: string | null;
   revoked_at: number | null;
   revoked_reason: string | null;
 }

@@ -1,7 +1,7 @@
 // Signing and strict verification of the two JWT kinds: ID tokens (= access tokens, typ JWT) and
 // refresh tokens (typ rt+jwt). Verification pins the algorithm, the issuer, the audience, the expiry
 // and the token type, and resolves the key only by `kid` from the database-backed key ring.
-import { SignJWT, jwtVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload } from 'jose';
+import { SignJWT, compactVerify, jwtVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { SIGNING_ALG, type KeyRing } from './keys.ts';
 
@@ -124,4 +124,23 @@ export function verifyIdToken(keys: KeyRing, token: string, settings: TokenSetti
 
 export function verifyRefreshToken(keys: KeyRing, token: string, settings: TokenSettings): Promise<RefreshClaims> {
   return verify<RefreshClaims>(keys, token, REFRESH_TOKEN_TYPE, settings.issuer, settings);
+}
+
+/**
+ * The grant and client a token of ours names, checking only that we signed it (either kind, expired
+ * or not): enough for revocation (RFC 7009), where an expired ID token still identifies its grant.
+ */
+export async function grantOfToken(keys: KeyRing, token: string, issuer: string): Promise<{ grantId: string; clientId: string } | undefined> {
+  try {
+    const header = decodeProtectedHeader(token);
+    if (header.alg !== SIGNING_ALG || !header.kid || (header.typ !== ACCESS_TOKEN_TYPE && header.typ !== REFRESH_TOKEN_TYPE)) return undefined;
+    const key = await keys.verificationKey(header.kid);
+    if (!key) return undefined;
+    const { payload } = await compactVerify(token, key, { algorithms: [SIGNING_ALG] });
+    const claims = JSON.parse(new TextDecoder().decode(payload)) as Partial<RefreshClaims>;
+    if (claims.iss !== issuer || typeof claims.sid !== 'string' || typeof claims.azp !== 'string') return undefined;
+    return { grantId: claims.sid, clientId: claims.azp };
+  } catch {
+    return undefined;
+  }
 }

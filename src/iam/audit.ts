@@ -1,0 +1,40 @@
+// The audit log of logins and token events: who (user), which client, from which address, what
+// happened and how it ended. Never a secret, a token or a code: `detail` is a short reason code.
+import type { Db } from '../platform/db/database.ts';
+import { newId } from '../platform/ids.ts';
+
+export type AuditEvent =
+  | 'login'
+  | 'client_authentication'
+  | 'token_issued'
+  | 'token_refreshed'
+  | 'refresh_token_reuse'
+  | 'code_replay'
+  | 'token_revoked';
+
+export type AuditOutcome = 'success' | 'failure' | 'throttled' | 'revoked';
+
+export interface AuditEntry {
+  event: AuditEvent;
+  outcome: AuditOutcome;
+  clientId?: string | null;
+  userId?: string | null;
+  address?: string | null;
+  detail?: string | null;
+}
+
+export async function recordAudit(db: Db, entry: AuditEntry, now = Date.now()): Promise<void> {
+  await db
+    .insertInto('audit_log')
+    .values({
+      id: newId('aud'),
+      at: now,
+      event: entry.event,
+      outcome: entry.outcome,
+      client_id: entry.clientId ?? null,
+      user_id: entry.userId ?? null,
+      address: entry.address ?? null,
+      detail: entry.detail ?? null,
+    })
+    .execute();
+}

@@ -1,0 +1,127 @@
+// The authorize endpoint (CONTRACT §2 "Authorize"): GET shows the login form, POST checks the API
+// User's email and secret and redirects to the client with a code. Both methods re-check the whole
+// authorization request, so the form's hidden inputs are never trusted blindly.
+import { Type } from 'typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../platform/http.ts';
+import type { AppContext } from '../platform/context.ts';
+import { OAuthError } from '../platform/errors.ts';
+import { sharedSecret } from '../platform/db/shared-secret.ts';
+import { recordAudit } from './audit.ts';
+import { AuthorizationParams, checkAuthorizationRequest, withParams, type AuthorizationRequest } from './authorize-request.ts';
+import { issueAuthorizationCode } from './codes.ts';
+import { LoginCsrf } from './csrf.ts';
+import { verifyApiUser } from './login.ts';
+import { CSRF_FIELD, loginPage } from './login-page.ts';
+import { HtmlPage } from './oauth-schemas.ts';
+import { pageSecurityHeaders } from './page-security.ts';
+import type { Throttle } from './throttle.ts';
+
+const LoginSubmission = Type.Intersect([
+  AuthorizationParams,
+  Type.Object({
+    email: Type.Optional(Type.String({ maxLength: 254 })),
+    secret: Type.Optional(Type.String({ maxLength: 1024 })),
+    [CSRF_FIELD]: Type.Optional(Type.String({ maxLength: 128 })),
+  }),
+]);
+
+const GENERIC_FAILURE = 'The email or secret is not correct.';
+
+function tooManyAttempts(retryAfter: number): OAuthError {
+  return new OAuthError(429, 'too_many_requests', `Too many sign-in attempts. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, { 'Retry-After': String(retryAfter) });
+}
+
+const responses = {
+  200: HtmlPage('The login form'),
+  302: Type.Null({ description: 'To redirect_uri with code, state and iss — or with error, error_description, state and iss' }),
+  400: HtmlPage('Unknown client or unregistered redirect_uri: an error page, never a redirect'),
+  401: HtmlPage('Wrong email or secret: the form again, with a generic message'),
+  403: HtmlPage('Missing or wrong CSRF token: the form again'),
+  429: HtmlPage('Too many attempts; see Retry-After'),
+};
+
+export async function authorizeRoutes(app: App, { ctx, throttle }: { ctx: AppContext; throttle: Throttle }): Promise<void> {
+  const csrf = new LoginCsrf(Buffer.from(await sharedSecret(ctx.db, 'login_csrf_hmac'), 'base64url'), ctx.config.authUrl);
+  const action = `${ctx.config.authUrl}/oauth/authorize`;
+  const authOrigin = new URL(ctx.config.authUrl).origin;
+
+  // Every answer of these routes, error pages included, carries the page headers.
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.headers(pageSecurityHeaders());
+  });
+
+  function showForm(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, status: number, extra: { email?: string; message?: string } = {}): FastifyReply {
+    const page = loginPage({ action, clientName: auth.client.name, carried: auth.carried, csrfToken: csrf.issue(request, reply), ...extra });
+    return reply
+      .code(status)
+      .headers(pageSecurityHeaders([authOrigin, new URL(auth.redirectUri).origin]))
+      .type('text/html; charset=utf-8')
+      .send(page);
+  }
+
+  async function limitLogins(clientId: string): Promise<void> {
+    const verdict = await throttle.limit('login', clientId);
+    if (verdict) throw tooManyAttempts(verdict.retryAfter);
+  }
+
+  app.get(
+    '/oauth/authorize',
+    {
+      config: { errorFormat: 'html' },
+      schema: { tags: ['identity'], operationId: 'authorize', summary: 'Login page of the authorization code flow (browser)', querystring: AuthorizationParams, response: responses },
+    },
+    async (request, reply) => {
+      const checked = await checkAuthorizationRequest(ctx.db, ctx.config.issuer, request.query);
+      if (!checked.ok) return reply.redirect(checked.redirectTo, 302);
+      await limitLogins(checked.request.client.id);
+      return showForm(request, reply, checked.request, 200);
+    },
+  );
+
+  app.post(
+    '/oauth/authorize',
+    {
+      config: { errorFormat: 'html' },
+      schema: {
+        tags: ['identity'],
+        operationId: 'authorizeSubmit',
+        summary: 'Submit the login form (email, secret, CSRF token and the authorization request)',
+        consumes: ['application/x-www-form-urlencoded'],
+        body: LoginSubmission,
+        response: responses,
+      },
+    },
+    async (request, reply) => {
+      const { email = '', secret = '', [CSRF_FIELD]: csrfToken, ...params } = request.body;
+      const checked = await checkAuthorizationRequest(ctx.db, ctx.config.issuer, params);
+      if (!checked.ok) return reply.redirect(checked.redirectTo, 302);
+      const auth = checked.request;
+      const who = { clientId: auth.client.id, address: request.ip };
+      if (!csrf.valid(request, csrfToken)) {
+        await recordAudit(ctx.db, { event: 'login', outcome: 'failure', ...who, detail: 'csrf_token_invalid' });
+        return showForm(request, reply, auth, 403, { email, message: 'This sign-in form has expired. Please sign in again.' });
+      }
+      await limitLogins(auth.client.id);
+      const blocked = await throttle.penalised(who.clientId, who.address);
+      if (blocked) {
+        await recordAudit(ctx.db, { event: 'login', outcome: 'throttled', ...who });
+        throw tooManyAttempts(blocked.retryAfter);
+      }
+      const login = await verifyApiUser(ctx.db, auth.client.id, email, secret);
+      if (!login.ok) {
+        await throttle.failed(who.clientId, who.address);
+        await recordAudit(ctx.db, { event: 'login', outcome: 'failure', ...who, userId: login.userId, detail: login.reason });
+        return showForm(request, reply, auth, 401, { email, message: GENERIC_FAILURE });
+      }
+      await throttle.succeeded(who.clientId, who.address);
+      const code = await issueAuthorizationCode(
+        ctx.db,
+        { clientId: auth.client.id, userId: login.userId, redirectUri: auth.redirectUri, nonce: auth.nonce, codeChallenge: auth.codeChallenge, authTime: Date.now() },
+        ctx.config.authCodeTtl,
+      );
+      await recordAudit(ctx.db, { event: 'login', outcome: 'success', ...who, userId: login.userId });
+      return reply.redirect(withParams(auth.redirectUri, { code, state: auth.state, iss: ctx.config.issuer }), 302);
+    },
+  );
+}

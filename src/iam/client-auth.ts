@@ -1,0 +1,42 @@
+// Client authentication at the token and revocation endpoints, with the failure penalties of
+// CONTRACT §2: failures are counted per client and address, a success clears them.
+import type { FastifyRequest } from 'fastify';
+import { OAuthError, oauth } from '../platform/errors.ts';
+import type { Db } from '../platform/db/database.ts';
+import { recordAudit } from './audit.ts';
+import { presentedCredentials, verifyClient, type OAuthClient } from './clients.ts';
+import type { LimitedEndpoint, Throttle } from './throttle.ts';
+
+export function tooManyRequests(retryAfter: number): OAuthError {
+  return new OAuthError(429, 'slow_down', `Too many requests; retry after ${retryAfter} seconds.`, { 'Retry-After': String(retryAfter) });
+}
+
+/** Counts the request against the client's per-minute budget at `endpoint`; throws 429 over it. */
+export async function enforceRateLimit(throttle: Throttle, endpoint: LimitedEndpoint, clientId: string): Promise<void> {
+  const verdict = await throttle.limit(endpoint, clientId);
+  if (verdict) throw tooManyRequests(verdict.retryAfter);
+}
+
+export async function authenticateClient(
+  db: Db,
+  throttle: Throttle,
+  request: FastifyRequest,
+  body: { client_id?: string; client_secret?: string },
+): Promise<OAuthClient> {
+  const credentials = presentedCredentials(request.headers.authorization, body);
+  if (!credentials) throw oauth.invalidClient('Client authentication is required: client_id and client_secret, or HTTP Basic.');
+  const who = { clientId: credentials.clientId, address: request.ip };
+  const blocked = await throttle.penalised(who.clientId, who.address);
+  if (blocked) {
+    await recordAudit(db, { event: 'client_authentication', outcome: 'throttled', ...who });
+    throw tooManyRequests(blocked.retryAfter);
+  }
+  const client = await verifyClient(db, credentials);
+  if (!client) {
+    await throttle.failed(who.clientId, who.address);
+    await recordAudit(db, { event: 'client_authentication', outcome: 'failure', ...who, detail: 'bad_credentials_or_disabled' });
+    throw oauth.invalidClient();
+  }
+  await throttle.succeeded(who.clientId, who.address);
+  return client;
+}

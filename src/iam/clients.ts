@@ -1,0 +1,101 @@
+// API Clients as the OAuth endpoints see them: lookup, redirect-URI matching (exact, or any port on
+// a loopback address per RFC 8252 §7.3), and client authentication by body or HTTP Basic (RFC 6749
+// §2.3.1, whose Basic credentials are form-encoded before base64).
+import type { Db } from '../platform/db/database.ts';
+import { oauth } from '../platform/errors.ts';
+import { clientSecretMatches } from './secrets.ts';
+import { sha256 } from '../platform/ids.ts';
+
+export interface OAuthClient {
+  id: string;
+  name: string;
+  companyId: string;
+  redirectUris: string[];
+  grants: string[];
+  audiences: string[];
+  disabled: boolean;
+  secretHash: string;
+}
+
+export async function findClient(db: Db, clientId: string): Promise<OAuthClient | undefined> {
+  const row = await db.selectFrom('api_clients').selectAll().where('id', '=', clientId).executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    name: row.name,
+    companyId: row.company_id,
+    redirectUris: JSON.parse(row.redirect_uris) as string[],
+    grants: JSON.parse(row.grants) as string[],
+    audiences: JSON.parse(row.audiences) as string[],
+    disabled: row.disabled === 1,
+    secretHash: row.secret_hash,
+  };
+}
+
+// Compared on the raw text, never on a parsed-and-normalised URL, so look-alikes cannot slip through.
+const LOOPBACK = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::\d{1,5})?([/?].*)?$/;
+
+export function redirectUriRegistered(registered: string[], requested: string): boolean {
+  if (registered.includes(requested)) return true;
+  const asked = LOOPBACK.exec(requested);
+  if (!asked) return false;
+  return registered.some((uri) => {
+    const known = LOOPBACK.exec(uri);
+    return known !== null && known[1] === asked[1] && (known[2] ?? '') === (asked[2] ?? '');
+  });
+}
+
+/** `all`, or `all openid` in either order (for OpenID clients that add `openid`). */
+export function scopeAcceptable(scope: string): boolean {
+  const parts = scope.split(' ');
+  const unique = new Set(parts);
+  if (unique.size !== parts.length || !unique.has('all')) return false;
+  return [...unique].every((s) => s === 'all' || s === 'openid');
+}
+
+export interface PresentedCredentials {
+  clientId: string;
+  secret: string | undefined;
+}
+
+function formDecode(value: string): string {
+  return decodeURIComponent(value.replace(/\+/g, ' '));
+}
+
+/**
+ * The client credentials of a request: HTTP Basic or `client_id`/`client_secret` in the body, never
+ * both (RFC 6749 §2.3). Undefined when the request names no client at all.
+ */
+export function presentedCredentials(authorization: string | undefined, body: { client_id?: string; client_secret?: string }): PresentedCredentials | undefined {
+  const basic = authorization ? /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(authorization) : null;
+  if (authorization && /^Basic\b/i.test(authorization)) {
+    if (!basic?.[1]) throw oauth.invalidClient('The Basic credentials are malformed.');
+    if (body.client_secret !== undefined) throw oauth.invalidRequest('Use one client authentication method, not both Basic and client_secret.');
+    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw oauth.invalidClient('The Basic credentials are malformed.');
+    let clientId: string;
+    let secret: string;
+    try {
+      clientId = formDecode(decoded.slice(0, colon));
+      secret = formDecode(decoded.slice(colon + 1));
+    } catch {
+      throw oauth.invalidClient('The Basic credentials are malformed.');
+    }
+    if (body.client_id !== undefined && body.client_id !== clientId) throw oauth.invalidRequest('client_id differs from the Basic credentials.');
+    return { clientId, secret };
+  }
+  if (body.client_id === undefined || body.client_id === '') return undefined;
+  return { clientId: body.client_id, secret: body.client_secret };
+}
+
+// Checked against when the client does not exist, so timing does not tell which client ids exist.
+const NO_CLIENT_HASH = sha256('no such client');
+
+/** The enabled client whose secret matches, or undefined. */
+export async function verifyClient(db: Db, credentials: PresentedCredentials): Promise<OAuthClient | undefined> {
+  const client = await findClient(db, credentials.clientId);
+  const matches = clientSecretMatches(credentials.secret ?? '', client?.secretHash ?? NO_CLIENT_HASH);
+  if (!client || !matches || credentials.secret === undefined || client.disabled) return undefined;
+  return client;
+}

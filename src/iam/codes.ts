@@ -1,0 +1,102 @@
+// Authorization codes (CONTRACT §2): 256 random bits, stored only as a SHA-256 hash, bound to the
+// client, redirect URI, user, nonce and PKCE challenge, valid AUTH_CODE_TTL seconds and usable once.
+// "Once" is enforced by a conditional UPDATE whose affected-row count decides the winner, so it holds
+// across instances; a second use revokes the grant the first use created (RFC 6749 §4.1.2).
+import type { Db } from '../platform/db/database.ts';
+import { newSecret, safeEqual, sha256 } from '../platform/ids.ts';
+import { createGrant, newGrantId, revokeGrants } from './grants.ts';
+
+export interface NewCode {
+  clientId: string;
+  userId: string;
+  redirectUri: string;
+  nonce: string | null;
+  codeChallenge: string | null;
+  authTime: number;
+}
+
+export async function issueAuthorizationCode(db: Db, code: NewCode, ttlSeconds: number, now = Date.now()): Promise<string> {
+  const value = newSecret(32);
+  await db
+    .insertInto('authorization_codes')
+    .values({
+      code_hash: sha256(value),
+      client_id: code.clientId,
+      user_id: code.userId,
+      redirect_uri: code.redirectUri,
+      nonce: code.nonce,
+      code_challenge: code.codeChallenge,
+      auth_time: code.authTime,
+      created_at: now,
+      expires_at: now + ttlSeconds * 1000,
+      used_at: null,
+      grant_id: null,
+    })
+    .execute();
+  return value;
+}
+
+/** What an integrator needs to see about a code without exchanging it (the demo callback page). */
+export async function describeCode(db: Db, code: string): Promise<{ clientId: string; redirectUri: string; usesPkce: boolean } | undefined> {
+  const row = await db
+    .selectFrom('authorization_codes')
+    .select(['client_id', 'redirect_uri', 'code_challenge'])
+    .where('code_hash', '=', sha256(code))
+    .executeTakeFirst();
+  return row ? { clientId: row.client_id, redirectUri: row.redirect_uri, usesPkce: row.code_challenge !== null } : undefined;
+}
+
+export interface CodeExchange {
+  code: string;
+  clientId: string;
+  redirectUri: string;
+  codeVerifier: string | undefined;
+  audience: string;
+  chainMaxSeconds: number;
+}
+
+export type Redemption =
+  | { status: 'redeemed'; grantId: string; userId: string; nonce: string | null }
+  | { status: 'replayed'; clientId: string; userId: string; revokedGrantIds: string[] }
+  | { status: 'refused'; reason: string };
+
+const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+
+/** RFC 7636 §4.6, with no downgrade: a verifier for a code issued without a challenge is refused. */
+function pkceProblem(challenge: string | null, verifier: string | undefined): string | undefined {
+  if (challenge === null) return verifier === undefined ? undefined : 'code_verifier was sent for a code issued without code_challenge.';
+  if (verifier === undefined) return 'code_verifier is required: the authorization request sent a code_challenge.';
+  if (!VERIFIER.test(verifier) || !safeEqual(sha256(verifier), challenge)) return 'code_verifier does not match the code_challenge.';
+  return undefined;
+}
+
+export async function redeemAuthorizationCode(db: Db, exchange: CodeExchange, now = Date.now()): Promise<Redemption> {
+  const row = await db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', sha256(exchange.code)).executeTakeFirst();
+  if (!row) return { status: 'refused', reason: 'The authorization code is invalid.' };
+  if (row.used_at !== null) {
+    const revokedGrantIds = row.grant_id ? await revokeGrants(db, { grantId: row.grant_id }, 'code_replayed', now) : [];
+    return { status: 'replayed', clientId: row.client_id, userId: row.user_id, revokedGrantIds };
+  }
+  if (row.client_id !== exchange.clientId) return { status: 'refused', reason: 'The authorization code was issued to another client.' };
+  if (row.redirect_uri !== exchange.redirectUri) return { status: 'refused', reason: 'redirect_uri differs from the one of the authorization request.' };
+  if (row.expires_at <= now) return { status: 'refused', reason: 'The authorization code has expired.' };
+  const pkce = pkceProblem(row.code_challenge, exchange.codeVerifier);
+  if (pkce) return { status: 'refused', reason: pkce };
+
+  // The grant id is written with the claim, in one transaction with the grant itself, so a replay
+  // that loses the race always finds (and revokes) the grant the winner created.
+  const grantId = newGrantId();
+  const claimed = await db.transaction().execute(async (trx) => {
+    const result = await trx
+      .updateTable('authorization_codes')
+      .set({ used_at: now, grant_id: grantId })
+      .where('code_hash', '=', row.code_hash)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return false;
+    await createGrant(trx, { id: grantId, clientId: row.client_id, userId: row.user_id, kind: 'authorization_code', authTime: row.auth_time, chainMaxSeconds: exchange.chainMaxSeconds, audience: exchange.audience }, now);
+    return true;
+  });
+  if (!claimed) return redeemAuthorizationCode(db, exchange, now);
+  return { status: 'redeemed', grantId, userId: row.user_id, nonce: row.nonce };
+}

@@ -1,0 +1,47 @@
+// idToken (CONTRACT §2): `Authorization: Bearer <refresh_token>` → a new ID token, and a renewed
+// refresh token when the presented one is past half its life. POST as documented; GET also accepted.
+import { Type } from 'typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TokenResponse } from './issuance.ts';
+import type { App } from '../platform/http.ts';
+import type { AppContext } from '../platform/context.ts';
+import { oauth } from '../platform/errors.ts';
+import { bearerToken } from '../platform/auth.ts';
+import { enforceRateLimit } from './client-auth.ts';
+import { NO_STORE, TokenResponseBody, oauthErrorResponses } from './oauth-schemas.ts';
+import { RenewalRefused, renewTokens, verifyPresentedRefreshToken } from './renewal.ts';
+import type { Throttle } from './throttle.ts';
+
+const NoQuery = Type.Object({}, { additionalProperties: false });
+
+export async function idTokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext; throttle: Throttle }): Promise<void> {
+  async function renew(request: FastifyRequest, reply: FastifyReply): Promise<TokenResponse> {
+    const token = bearerToken(request);
+    if (token === undefined) throw oauth.missingToken();
+    if (token === '') throw oauth.invalidToken('The Authorization header is not a Bearer token.');
+    try {
+      const claims = await verifyPresentedRefreshToken(ctx, token);
+      // Counted only once the signature proves which client this is: nobody spends another's budget.
+      await enforceRateLimit(throttle, 'idToken', claims.azp);
+      const response = await renewTokens(ctx, claims, { address: request.ip });
+      reply.headers(NO_STORE);
+      return response;
+    } catch (error) {
+      if (error instanceof RenewalRefused) throw oauth.invalidToken(error.message);
+      throw error;
+    }
+  }
+
+  const schema = (operationId: string) => ({
+    tags: ['identity'],
+    operationId,
+    summary: 'Exchange a refresh token (Authorization: Bearer <refresh_token>) for a new ID token',
+    description:
+      'Returns a new ID token each time; `refresh_token` only when renewed (less than half its lifetime left). ' +
+      'A superseded refresh token works for REFRESH_GRACE_SECONDS more; used later, the whole login is revoked.',
+    querystring: NoQuery,
+    response: { 200: TokenResponseBody, ...oauthErrorResponses(401, 429, 503) },
+  });
+  app.post('/api/v1/iam/idToken', { config: { errorFormat: 'oauth' }, schema: schema('idToken') }, renew);
+  app.get('/api/v1/iam/idToken', { config: { errorFormat: 'oauth' }, schema: schema('idTokenGet') }, renew);
+}

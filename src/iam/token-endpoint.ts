@@ -1,0 +1,154 @@
+// The token endpoint (CONTRACT §2 "Token endpoint"): JSON or form-encoded body, client
+// authentication by body or HTTP Basic, audience in body or query, and the three grant types.
+import { Type, type Static } from 'typebox';
+import type { App } from '../platform/http.ts';
+import type { AppContext } from '../platform/context.ts';
+import { OAuthError, oauth } from '../platform/errors.ts';
+import { recordAudit } from './audit.ts';
+import { authenticateClient, enforceRateLimit } from './client-auth.ts';
+import { scopeAcceptable, type OAuthClient } from './clients.ts';
+import { redeemAuthorizationCode } from './codes.ts';
+import { createGrant, revokeGrantNow } from './grants.ts';
+import { grantRefusal, issueIdToken, issueRefreshToken, loadGrantContext, tokenResponse, type TokenResponse } from './issuance.ts';
+import { NO_STORE, TokenResponseBody, oauthErrorResponses } from './oauth-schemas.ts';
+import { RenewalRefused, renewTokens, verifyPresentedRefreshToken } from './renewal.ts';
+import type { Throttle } from './throttle.ts';
+import { DEFAULT_AUDIENCE } from './tokens.ts';
+
+const TokenRequest = Type.Object(
+  {
+    grant_type: Type.Optional(Type.String({ description: 'authorization_code, client_credentials or refresh_token' })),
+    code: Type.Optional(Type.String()),
+    redirect_uri: Type.Optional(Type.String()),
+    code_verifier: Type.Optional(Type.String({ description: 'PKCE verifier, when the authorization request sent a code_challenge' })),
+    refresh_token: Type.Optional(Type.String()),
+    client_id: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String()),
+    audience: Type.Optional(Type.String({ description: 'Default service-api; may instead be a query parameter' })),
+    scope: Type.Optional(Type.String({ description: '"all" (the only scope) when sent' })),
+  },
+  // RFC 6749 §3.2: unknown request parameters are ignored.
+  { additionalProperties: true },
+);
+type TokenRequest = Static<typeof TokenRequest>;
+
+const TokenQuery = Type.Object({ audience: Type.Optional(Type.String()) }, { additionalProperties: false });
+
+const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh_token'] as const;
+type GrantType = (typeof GRANT_TYPES)[number];
+
+interface Exchange {
+  client: OAuthClient;
+  body: TokenRequest;
+  /** The audience asked for, already checked against the client's; undefined when not sent. */
+  audience: string | undefined;
+  address: string;
+}
+
+function required(value: string | undefined, name: string): string {
+  if (value === undefined || value === '') throw oauth.invalidRequest(`${name} is required.`);
+  return value;
+}
+
+function requestedAudience(client: OAuthClient, inBody: string | undefined, inQuery: string | undefined): string | undefined {
+  if (inBody !== undefined && inQuery !== undefined && inBody !== inQuery) throw oauth.invalidRequest('audience differs between the body and the query string.');
+  const audience = inBody ?? inQuery;
+  if (audience !== undefined && !client.audiences.includes(audience)) throw oauth.invalidTarget(`The audience "${audience}" is not allowed for this client.`);
+  return audience;
+}
+
+async function authorizationCodeGrant(ctx: AppContext, { client, body, audience, address }: Exchange): Promise<TokenResponse> {
+  const redemption = await redeemAuthorizationCode(ctx.db, {
+    code: required(body.code, 'code'),
+    clientId: client.id,
+    redirectUri: required(body.redirect_uri, 'redirect_uri'),
+    codeVerifier: body.code_verifier,
+    audience: audience ?? DEFAULT_AUDIENCE,
+    chainMaxSeconds: ctx.config.refreshChainMaxSeconds,
+  });
+  if (redemption.status === 'replayed') {
+    for (const id of redemption.revokedGrantIds) ctx.revocations.remember(id);
+    await recordAudit(ctx.db, { event: 'code_replay', outcome: 'revoked', clientId: client.id, userId: redemption.userId, address, detail: `revoked_grants=${redemption.revokedGrantIds.length}` });
+    throw oauth.invalidGrant('The authorization code has already been used; every token issued from it has been revoked.');
+  }
+  if (redemption.status === 'refused') throw oauth.invalidGrant(redemption.reason);
+  const grant = await loadGrantContext(ctx.db, redemption.grantId);
+  const refusal = grant ? grantRefusal(grant) : 'The grant is unknown.';
+  if (!grant || refusal) {
+    await revokeGrantNow(ctx.db, ctx.revocations, redemption.grantId, 'disabled_during_exchange');
+    throw oauth.invalidGrant(refusal ?? 'The grant is unknown.');
+  }
+  const { token } = await issueIdToken(ctx.keys, ctx.config, grant, { nonce: redemption.nonce });
+  const refreshToken = await issueRefreshToken(ctx.db, ctx.keys, ctx.config, grant, null);
+  await recordAudit(ctx.db, { event: 'token_issued', outcome: 'success', clientId: client.id, userId: grant.userId, address, detail: 'authorization_code' });
+  return tokenResponse(token, ctx.config, refreshToken);
+}
+
+async function clientCredentialsGrant(ctx: AppContext, { client, audience, address }: Exchange): Promise<TokenResponse> {
+  const grantId = await createGrant(ctx.db, {
+    clientId: client.id,
+    userId: null,
+    kind: 'client_credentials',
+    authTime: Date.now(),
+    chainMaxSeconds: ctx.config.refreshChainMaxSeconds,
+    audience: audience ?? DEFAULT_AUDIENCE,
+  });
+  const grant = await loadGrantContext(ctx.db, grantId);
+  if (!grant) throw new Error(`grant ${grantId} vanished`);
+  const { token } = await issueIdToken(ctx.keys, ctx.config, grant);
+  await recordAudit(ctx.db, { event: 'token_issued', outcome: 'success', clientId: client.id, address, detail: 'client_credentials' });
+  // RFC 6749 §4.4.3: no refresh token; the client can authenticate again at any time.
+  return tokenResponse(token, ctx.config);
+}
+
+async function refreshTokenGrant(ctx: AppContext, { client, body, audience, address }: Exchange): Promise<TokenResponse> {
+  const presented = required(body.refresh_token, 'refresh_token');
+  try {
+    const claims = await verifyPresentedRefreshToken(ctx, presented);
+    return await renewTokens(ctx, claims, { clientId: client.id, address, ...(audience ? { audience } : {}) });
+  } catch (error) {
+    if (error instanceof RenewalRefused) throw oauth.invalidGrant(error.message);
+    throw error;
+  }
+}
+
+const HANDLERS: Record<GrantType, (ctx: AppContext, exchange: Exchange) => Promise<TokenResponse>> = {
+  authorization_code: authorizationCodeGrant,
+  client_credentials: clientCredentialsGrant,
+  refresh_token: refreshTokenGrant,
+};
+
+export async function tokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext; throttle: Throttle }): Promise<void> {
+  app.post(
+    '/api/v1/iam/oauth/token',
+    {
+      config: { errorFormat: 'oauth' },
+      schema: {
+        tags: ['identity'],
+        operationId: 'oauthToken',
+        summary: 'Exchange an authorization code (or client credentials, or a refresh token) for tokens',
+        description:
+          'Body as JSON or application/x-www-form-urlencoded. Client authentication by client_id + client_secret in the body or HTTP Basic. ' +
+          'client_credentials and refresh_token work only where the operator enabled them for the client.',
+        consumes: ['application/json', 'application/x-www-form-urlencoded'],
+        querystring: TokenQuery,
+        body: TokenRequest,
+        response: { 200: TokenResponseBody, ...oauthErrorResponses(400, 401, 415, 429, 503) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const grantType = required(body.grant_type, 'grant_type');
+      if (!(GRANT_TYPES as readonly string[]).includes(grantType)) throw oauth.unsupportedGrantType(`grant_type "${grantType}" is not supported.`);
+      const client = await authenticateClient(ctx.db, throttle, request, body);
+      await enforceRateLimit(throttle, 'token', client.id);
+      if (grantType !== 'authorization_code' && !client.grants.includes(grantType)) {
+        throw oauth.unauthorizedClient(`The ${grantType} grant is not enabled for this client; ask support to enable it.`);
+      }
+      const audience = requestedAudience(client, body.audience, request.query.audience);
+      if (body.scope !== undefined && !scopeAcceptable(body.scope)) throw new OAuthError(400, 'invalid_scope', 'scope must be "all".');
+      const response = await HANDLERS[grantType as GrantType](ctx, { client, body, audience, address: request.ip });
+      return reply.headers(NO_STORE).send(response);
+    },
+  );
+}

@@ -1,0 +1,114 @@
+// Helpers that drive the login form over real HTTP the way a browser does: fetch the form, keep its
+// cookie, post the hidden inputs back with the email and secret, and read the redirect.
+import type { TestServer } from '../support/server.ts';
+import type { Tenant } from '../support/tenants.ts';
+
+export function unescapeHtml(text: string): string {
+  return text.replace(/&(amp|lt|gt|quot|#39);/g, (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name] ?? '');
+}
+
+export function hiddenInputs(html: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const match of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
+    fields[unescapeHtml(match[1] ?? '')] = unescapeHtml(match[2] ?? '');
+  }
+  return fields;
+}
+
+export function cookiesOf(response: Response): string {
+  return response.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+}
+
+export interface LoginForm {
+  response: Response;
+  html: string;
+  fields: Record<string, string>;
+  cookie: string;
+}
+
+export function authorizeUrl(server: TestServer, params: Record<string, string>): string {
+  return `${server.config.authUrl}/oauth/authorize?${new URLSearchParams(params).toString()}`;
+}
+
+export function defaultParams(tenant: Tenant, extra: Record<string, string> = {}): Record<string, string> {
+  return { response_type: 'code', scope: 'all', client_id: tenant.clientId, redirect_uri: tenant.redirectUri, state: 'st-123', ...extra };
+}
+
+export async function openLoginForm(url: string, cookie = ''): Promise<LoginForm> {
+  const response = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+  const html = await response.text();
+  return { response, html, fields: hiddenInputs(html), cookie: cookiesOf(response) || cookie };
+}
+
+export async function submitLogin(server: TestServer, form: LoginForm, credentials: { email: string; secret: string }, overrides: Record<string, string> = {}): Promise<Response> {
+  const body = new URLSearchParams({ ...form.fields, ...credentials, ...overrides });
+  return fetch(`${server.config.authUrl}/oauth/authorize`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(form.cookie ? { cookie: form.cookie } : {}) },
+    body,
+  });
+}
+
+/** Logs the tenant's API User in and returns the redirect location (with code, state and iss). */
+export async function loginForCode(server: TestServer, tenant: Tenant, extra: Record<string, string> = {}): Promise<URL> {
+  const form = await openLoginForm(authorizeUrl(server, defaultParams(tenant, extra)));
+  if (form.response.status !== 200) throw new Error(`login form answered ${form.response.status}: ${form.html}`);
+  const response = await submitLogin(server, form, { email: tenant.email, secret: tenant.secret });
+  const location = response.headers.get('location');
+  if (response.status !== 302 || !location) throw new Error(`login answered ${response.status}: ${await response.text()}`);
+  return new URL(location);
+}
+
+export async function postToken(server: TestServer, body: Record<string, string>, init: { query?: string; form?: boolean; headers?: Record<string, string> } = {}): Promise<Response> {
+  return fetch(`${server.config.issuer}/oauth/token${init.query ?? ''}`, {
+    method: 'POST',
+    headers: { 'content-type': init.form ? 'application/x-www-form-urlencoded' : 'application/json', ...init.headers },
+    body: init.form ? new URLSearchParams(body).toString() : JSON.stringify(body),
+  });
+}
+
+export function codeExchange(tenant: Tenant, code: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { grant_type: 'authorization_code', code, redirect_uri: tenant.redirectUri, client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: 'service-api', ...extra };
+}
+
+export interface TokenBody {
+  access_token: string;
+  id_token: string;
+  refresh_token?: string;
+  token_type: string;
+  expires_in: number;
+  scope: string;
+}
+
+/** The whole flow without a browser: login, then code exchange; returns the token response. */
+export async function loginAndExchange(server: TestServer, tenant: Tenant): Promise<TokenBody> {
+  const location = await loginForCode(server, tenant);
+  const response = await postToken(server, codeExchange(tenant, location.searchParams.get('code') ?? ''));
+  if (response.status !== 200) throw new Error(`token endpoint answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as TokenBody;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export async function renewAtIdToken(server: TestServer, refreshToken: string, method = 'POST'): Promise<Response> {
+  return fetch(`${server.config.issuer}/idToken`, { method, headers: { authorization: `Bearer ${refreshToken}` } });
+}
+
+export async function configurationWith(server: TestServer, idToken: string): Promise<Response> {
+  return fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: { authorization: `Bearer ${idToken}` } });
+}
+
+/** Polls until the secured API refuses the token (revocation reaches every instance within 5 s). */
+export async function refusedWithin(server: TestServer, idToken: string, ms: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const response = await configurationWith(server, idToken);
+    await response.body?.cancel();
+    if (response.status === 401) return Date.now() - started;
+    if (Date.now() - started > ms) throw new Error(`still accepted after ${ms} ms (status ${response.status})`);
+    await sleep(100);
+  }
+}
