@@ -68,7 +68,9 @@ export interface ContractsTable {
   end_date: string | null;
   /** Hundredths of an hour, so 37.5 hours is stored exactly. */
   hours_per_week_centi: number;
-  days_per_week: number;
+  /** Hundredths of a day, so 4.5 days is stored exactly. */
+  days_per_week_centi: number;
+  /** Wage in minor units (cents). */
   wage_minor: number;
   wage_currency: string;
   wage_period: string;

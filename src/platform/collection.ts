@@ -3,6 +3,7 @@
 // query it came from, so a changed or transplanted cursor is a 400, never another tenant's page.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sql, type RawBuilder } from 'kysely';
 import { Type } from 'typebox';
 import { badRequest } from './errors.ts';
 
@@ -72,4 +73,27 @@ export function replyWithEtag<T>(request: FastifyRequest, reply: FastifyReply, b
     return reply.code(304).send();
   }
   return body;
+}
+
+/** The page a request asks for: its size, where it resumes, and the scope that binds its cursors. */
+export interface PageRequest {
+  limit: number;
+  after: SortKey | undefined;
+  scope: CursorScope;
+}
+
+/**
+ * Reads `limit` and `cursor` from a validated query. The cursor is bound to the tenant, the listing
+ * and every other parameter as sent, so it only resumes the very listing it came from.
+ */
+export function pageRequest(key: Buffer, tenant: string, listing: string, query: Record<string, unknown>): PageRequest {
+  const { limit, cursor, ...filters } = query;
+  const parameters = Object.entries(filters).flatMap(([name, value]): [string, string][] => (value === undefined ? [] : [[name, String(value)]])).sort();
+  const scope: CursorScope = { key, tenant, query: `${listing}?${new URLSearchParams(parameters).toString()}` };
+  return { limit: typeof limit === 'number' ? limit : 500, after: typeof cursor === 'string' ? decodeCursor(scope, cursor) : undefined, scope };
+}
+
+/** Keyset condition "strictly after this position" on the sort columns, as one row-value comparison. */
+export function afterPosition(columns: string[], position: SortKey): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.join(columns.map((column) => sql.ref(column)))}) > (${sql.join([...position])})`;
 }

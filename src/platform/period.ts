@@ -22,6 +22,11 @@ export function today(timezone: string, now = Date.now()): string {
   return DateTime.fromMillis(now, { zone: timezone }).toISODate() ?? '';
 }
 
+/** True when `value` is a real calendar date written as YYYY-MM-DD. */
+export function isCalendarDate(value: string): boolean {
+  return new RegExp(DATE_PATTERN).test(value) && DateTime.fromISO(value, { zone: 'UTC' }).isValid;
+}
+
 /** Parses a YYYY-MM-DD that is a real calendar date, else a 400 naming the parameter. */
 export function parseDate(name: string, value: string): DateTime {
   const date = DateTime.fromISO(value, { zone: 'UTC' });
@@ -46,8 +51,9 @@ export function resolvePeriod(query: { from?: string; to?: string }, timezone: s
     const day = today(timezone);
     return { from: day, to: day };
   }
-  const from = parseDate('from', query.from ?? query.to ?? '');
-  const to = parseDate('to', query.to ?? query.from ?? '');
+  // A lone parameter stands for both ends; a bad value is reported under the name it was sent as.
+  const from = query.from !== undefined ? parseDate('from', query.from) : parseDate('to', query.to ?? '');
+  const to = query.to !== undefined ? parseDate('to', query.to) : from;
   if (from > to) throw badRequest('invalid_period', '`from` must not be after `to`.', [{ path: '/from', message: 'is after to' }]);
   const days = to.diff(from, 'days').days + 1;
   if (days > maxDays) {

@@ -1,5 +1,7 @@
 // Company data. Every table is keyed by company first, so each query's cost depends on that
-// company's size, never on the number of companies.
+// company's size, never on the number of companies. References between company rows carry no
+// foreign keys: checking one on delete would need an index led by the child column (a scan across
+// every company otherwise), and the import — the only writer — checks every reference itself.
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -19,7 +21,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('company_id', 'text', (c) => c.notNull().references('companies.id'))
     .addColumn('ref', 'text', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('department_id', 'text', (c) => c.notNull().references('departments.id'))
+    .addColumn('department_id', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
 
@@ -62,6 +64,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('activated_at', 'bigint')
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
+  await db.schema.createIndex('employees_company_number').on('employees').columns(['company_id', 'employee_number', 'id']).execute();
+  // A badge id is unique within an organisation (a terminal serves all its companies); the
+  // organisation is the tenant of this one index.
   await db.schema.createIndex('employees_org_badge').on('employees').columns(['organisation_id', 'badge_id']).unique().execute();
 
   await db.schema
@@ -69,12 +74,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('company_id', 'text', (c) => c.notNull().references('companies.id'))
     .addColumn('ref', 'text', (c) => c.notNull())
-    .addColumn('employee_id', 'text', (c) => c.notNull().references('employees.id'))
-    .addColumn('contract_type_id', 'text', (c) => c.notNull().references('contract_types.id'))
+    .addColumn('employee_id', 'text', (c) => c.notNull())
+    .addColumn('contract_type_id', 'text', (c) => c.notNull())
     .addColumn('start_date', 'text', (c) => c.notNull())
     .addColumn('end_date', 'text')
     .addColumn('hours_per_week_centi', 'integer', (c) => c.notNull())
-    .addColumn('days_per_week', 'integer', (c) => c.notNull())
+    .addColumn('days_per_week_centi', 'integer', (c) => c.notNull())
     .addColumn('wage_minor', 'bigint', (c) => c.notNull())
     .addColumn('wage_currency', 'text', (c) => c.notNull())
     .addColumn('wage_period', 'text', (c) => c.notNull())
@@ -82,7 +87,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('position_id', 'text')
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('contracts_employee').on('contracts').column('employee_id').execute();
+  await db.schema.createIndex('contracts_company_start').on('contracts').columns(['company_id', 'start_date', 'id']).execute();
+  await db.schema.createIndex('contracts_company_employee').on('contracts').columns(['company_id', 'employee_id']).execute();
 
   await db.schema
     .createTable('shifts')
@@ -101,7 +107,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('shifts_company_date').on('shifts').columns(['company_id', 'date', 'starts_at', 'id']).execute();
-  await db.schema.createIndex('shifts_employee').on('shifts').column('employee_id').execute();
+  await db.schema.createIndex('shifts_company_employee').on('shifts').columns(['company_id', 'employee_id']).execute();
 
   for (const table of ['departments', 'positions', 'shift_types', 'contract_types', 'employees', 'contracts', 'shifts']) {
     // Import upserts by the caller's ref within one company.

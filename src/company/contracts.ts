@@ -1,0 +1,49 @@
+// getCompanyContracts: contracts overlapping the period (by default: active today).
+import { Type, type Static } from 'typebox';
+import type { Db } from '../platform/db/database.ts';
+import { afterPosition, toPage, type PageRequest } from '../platform/collection.ts';
+import type { Period } from '../platform/period.ts';
+import { formatInstant } from './local-time.ts';
+
+export const Contract = Type.Object({
+  id: Type.String(),
+  userId: Type.String(),
+  contractTypeId: Type.String(),
+  startDate: Type.String({ format: 'date' }),
+  endDate: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'Last day; null while open.' }),
+  hoursPerWeek: Type.Number(),
+  daysPerWeek: Type.Number(),
+  wage: Type.Object({
+    amount: Type.Number({ description: 'Decimal amount, e.g. 15.25' }),
+    currency: Type.String({ description: 'ISO 4217' }),
+    period: Type.Union([Type.Literal('hour'), Type.Literal('month')]),
+  }),
+  departmentId: Type.Union([Type.String(), Type.Null()]),
+  positionId: Type.Union([Type.String(), Type.Null()]),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+export type Contract = Static<typeof Contract>;
+
+export async function listContracts(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
+  let query = db
+    .selectFrom('contracts')
+    .selectAll()
+    .where('company_id', '=', company.id)
+    .where('start_date', '<=', period.to)
+    .where((eb) => eb.or([eb('end_date', 'is', null), eb('end_date', '>=', period.from)]));
+  if (page.after) query = query.where(afterPosition(['start_date', 'id'], page.after));
+  const rows = await query.orderBy('start_date').orderBy('id').limit(page.limit + 1).execute();
+  return toPage(rows, page.limit, page.scope, (row) => [row.start_date, row.id], (row): Contract => ({
+    id: row.id,
+    userId: row.employee_id,
+    contractTypeId: row.contract_type_id,
+    startDate: row.start_date,
+    endDate: row.end_date,
+    hoursPerWeek: row.hours_per_week_centi / 100,
+    daysPerWeek: row.days_per_week_centi / 100,
+    wage: { amount: row.wage_minor / 100, currency: row.wage_currency, period: row.wage_period as Contract['wage']['period'] },
+    departmentId: row.department_id,
+    positionId: row.position_id,
+    updatedAt: formatInstant(row.updated_at, company.timezone),
+  }));
+}

@@ -1,0 +1,75 @@
+// TimetableFeed: one day's shifts, each with its user, department, position and shift type embedded,
+// for a day from today − 8 to today + 38 in the company's time zone.
+import { Type, type Static } from 'typebox';
+import type { Db } from '../platform/db/database.ts';
+import { badRequest } from '../platform/errors.ts';
+import { addDays, parseDate, today } from '../platform/period.ts';
+import { ShiftCategory } from './configuration.ts';
+import { presentShift, Shift, SHIFT_COLUMNS, shiftsOf } from './shifts.ts';
+
+export const FEED_DAYS_BACK = 8;
+export const FEED_DAYS_AHEAD = 38;
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const FeedShift = Type.Object({
+  ...Shift.properties,
+  user: Nullable(Type.Object({ id: Type.String(), employeeNumber: Type.String(), firstName: Type.String(), lastName: Type.String() }, { description: 'null for an open shift' })),
+  department: Type.Object({ id: Type.String(), name: Type.String(), code: Type.String() }),
+  position: Nullable(Type.Object({ id: Type.String(), name: Type.String(), departmentId: Type.String() })),
+  shiftType: Type.Object({ id: Type.String(), name: Type.String(), category: ShiftCategory, paid: Type.Boolean() }),
+});
+
+export const TimetableFeed = Type.Object({
+  date: Type.String({ format: 'date' }),
+  company: Type.Object({ id: Type.String(), name: Type.String(), timezone: Type.String() }),
+  shifts: Type.Array(FeedShift),
+});
+export type TimetableFeed = Static<typeof TimetableFeed>;
+
+/** The requested day (default today), or 400 `date_out_of_range` outside the feed's window. */
+export function feedDate(requested: string | undefined, timezone: string, now = Date.now()): string {
+  const day = today(timezone, now);
+  if (requested === undefined) return day;
+  const date = parseDate('date', requested).toISODate() ?? requested;
+  const first = addDays(day, -FEED_DAYS_BACK);
+  const last = addDays(day, FEED_DAYS_AHEAD);
+  if (date < first || date > last) {
+    throw badRequest('date_out_of_range', `date must lie from ${first} to ${last} (today − ${FEED_DAYS_BACK} to today + ${FEED_DAYS_AHEAD}, ${timezone}).`, [
+      { path: '/date', message: `must be from ${first} to ${last}` },
+    ]);
+  }
+  return date;
+}
+
+export async function timetableFeed(db: Db, company: { id: string; name: string; timezone: string }, date: string): Promise<TimetableFeed> {
+  const rows = await shiftsOf(db, company.id)
+    .innerJoin('departments', (join) => join.onRef('departments.id', '=', 'shifts.department_id').onRef('departments.company_id', '=', 'shifts.company_id'))
+    .leftJoin('employees', (join) => join.onRef('employees.id', '=', 'shifts.employee_id').onRef('employees.company_id', '=', 'shifts.company_id'))
+    .leftJoin('positions', (join) => join.onRef('positions.id', '=', 'shifts.position_id').onRef('positions.company_id', '=', 'shifts.company_id'))
+    .select(SHIFT_COLUMNS)
+    .select([
+      'employees.employee_number', 'employees.first_name', 'employees.last_name',
+      'departments.name as department_name', 'departments.code as department_code',
+      'positions.name as position_name', 'positions.department_id as position_department_id',
+      'shift_types.name as shift_type_name', 'shift_types.paid as shift_type_paid',
+    ])
+    .where('shifts.date', '=', date)
+    .orderBy('shifts.starts_at')
+    .orderBy('shifts.id')
+    .execute();
+  return {
+    date,
+    company: { id: company.id, name: company.name, timezone: company.timezone },
+    shifts: rows.map((row) => {
+      const shift = presentShift(row, company.timezone);
+      return {
+        ...shift,
+        user: row.employee_id ? { id: row.employee_id, employeeNumber: row.employee_number ?? '', firstName: row.first_name ?? '', lastName: row.last_name ?? '' } : null,
+        department: { id: row.department_id, name: row.department_name, code: row.department_code },
+        position: row.position_id ? { id: row.position_id, name: row.position_name ?? '', departmentId: row.position_department_id ?? '' } : null,
+        shiftType: { id: row.shift_type_id, name: row.shift_type_name, category: shift.category, paid: row.shift_type_paid === 1 },
+      };
+    }),
+  };
+}

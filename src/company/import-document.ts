@@ -1,0 +1,107 @@
+// Reads an import document's shape: every entry checked against its section's schema on its own, so
+// each problem is reported at its exact JSON path (`/shifts/3/start`), and every problem at once.
+import { Compile } from 'typebox/compile';
+import type { FieldError } from '../platform/errors.ts';
+import { ENTRY_SCHEMAS, SECTIONS, type ContractEntry, type ContractTypeEntry, type DepartmentEntry, type PositionEntry, type Section, type ShiftEntry, type ShiftTypeEntry, type UserEntry } from './import-schema.ts';
+
+export interface EntryTypes {
+  departments: DepartmentEntry;
+  positions: PositionEntry;
+  shiftTypes: ShiftTypeEntry;
+  contractTypes: ContractTypeEntry;
+  users: UserEntry;
+  contracts: ContractEntry;
+  shifts: ShiftEntry;
+}
+
+export interface Located<T> {
+  path: string;
+  entry: T;
+}
+
+/** The document's entries by section: those to upsert and the refs to remove. */
+export type ReadDocument = { [S in Section]: { upserts: Located<EntryTypes[S]>[]; deletions: Located<{ ref: string }>[] } };
+
+const validators = Object.fromEntries(SECTIONS.map((section) => [section, Compile(ENTRY_SCHEMAS[section])])) as Record<Section, ReturnType<typeof Compile>>;
+
+const PATTERN_MESSAGES: Record<string, string> = {
+  '^\\d{4}-\\d{2}-\\d{2}$': 'must be a date as YYYY-MM-DD',
+  '^([01]\\d|2[0-3]):[0-5]\\d$': 'must be a time as HH:MM (00:00 to 23:59)',
+  '^[A-Z]{3}$': 'must be an ISO 4217 currency code such as EUR',
+  '^[^@\\s]+@[^@\\s]+$': 'must be an email address',
+};
+
+interface SchemaError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message: string;
+}
+
+/** One message per path; the branches of a nullable field read "must be string or must be null". */
+function toFieldErrors(base: string, errors: Iterable<SchemaError>): FieldError[] {
+  const messages = new Map<string, string[]>();
+  const add = (path: string, message: string) => {
+    const list = messages.get(path) ?? [];
+    if (!list.includes(message)) list.push(message);
+    messages.set(path, list);
+  };
+  for (const error of errors) {
+    const path = `${base}${error.instancePath}`;
+    if (error.keyword === 'required') for (const name of error.params.requiredProperties as string[]) add(`${path}/${name}`, 'is required');
+    else if (error.keyword === 'additionalProperties') for (const name of error.params.additionalProperties as string[]) add(`${path}/${name}`, 'is not a known field');
+    else if (error.keyword === 'pattern') add(path, PATTERN_MESSAGES[String(error.params.pattern)] ?? error.message);
+    else if (error.keyword !== 'anyOf' && error.keyword !== 'boolean') add(path, error.message);
+  }
+  return [...messages].map(([path, list]) => ({ path, message: list.join(' or ') }));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function emptyDocument(): ReadDocument {
+  return Object.fromEntries(SECTIONS.map((section) => [section, { upserts: [], deletions: [] }])) as unknown as ReadDocument;
+}
+
+export function readDocument(document: unknown, errors: FieldError[]): ReadDocument {
+  const read = emptyDocument();
+  if (!isObject(document)) {
+    errors.push({ path: '', message: 'must be a JSON object with the sections departments, positions, shiftTypes, contractTypes, users, contracts, shifts' });
+    return read;
+  }
+  for (const key of Object.keys(document)) {
+    if (!(SECTIONS as readonly string[]).includes(key)) errors.push({ path: `/${key}`, message: 'is not a known section' });
+  }
+  for (const section of SECTIONS) {
+    const items = document[section];
+    if (items === undefined) continue;
+    if (!Array.isArray(items)) {
+      errors.push({ path: `/${section}`, message: 'must be an array' });
+      continue;
+    }
+    const firstPathOfRef = new Map<string, string>();
+    items.forEach((item: unknown, index) => {
+      const path = `/${section}/${index}`;
+      if (!isObject(item)) {
+        errors.push({ path, message: 'must be an object' });
+        return;
+      }
+      const ref = item.ref;
+      if (typeof ref === 'string' && ref !== '') {
+        const first = firstPathOfRef.get(ref);
+        if (first) errors.push({ path: `${path}/ref`, message: `repeats the ref "${ref}" of ${first}` });
+        else firstPathOfRef.set(ref, path);
+      }
+      if (item.deleted === true) {
+        if (typeof ref !== 'string' || ref === '' || ref.length > 100) errors.push({ path: `${path}/ref`, message: 'must be a string of 1 to 100 characters' });
+        else read[section].deletions.push({ path, entry: { ref } });
+        return;
+      }
+      const problems = toFieldErrors(path, validators[section].Errors(item) as Iterable<SchemaError>);
+      if (problems.length > 0) errors.push(...problems);
+      else (read[section].upserts as Located<unknown>[]).push({ path, entry: item });
+    });
+  }
+  return read;
+}

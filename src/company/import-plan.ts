@@ -1,0 +1,294 @@
+// Turns a well-shaped import document plus the company's current rows into the exact rows to write:
+// resolves every ref (to the document or to this company's rows), checks dates, times and badges,
+// and diffs against what is stored so unchanged rows are left alone. Every problem is collected.
+import type { FieldError } from '../platform/errors.ts';
+import { addDays, isCalendarDate } from '../platform/period.ts';
+import { newId } from '../platform/ids.ts';
+import type { CompanyTables } from './tables.ts';
+import type { EntryTypes, Located, ReadDocument } from './import-document.ts';
+import { SECTIONS, type Section } from './import-schema.ts';
+import { localInstant } from './local-time.ts';
+
+export const TABLE_OF = {
+  departments: 'departments',
+  positions: 'positions',
+  shiftTypes: 'shift_types',
+  contractTypes: 'contract_types',
+  users: 'employees',
+  contracts: 'contracts',
+  shifts: 'shifts',
+} as const satisfies Record<Section, keyof CompanyTables>;
+
+const ID_PREFIX: Record<Section, string> = { departments: 'dep', positions: 'pos', shiftTypes: 'sty', contractTypes: 'cty', users: 'emp', contracts: 'con', shifts: 'shf' };
+const KIND: Record<Section, string> = { departments: 'department', positions: 'position', shiftTypes: 'shift type', contractTypes: 'contract type', users: 'user', contracts: 'contract', shifts: 'shift' };
+
+export type RowOf<S extends Section> = CompanyTables[(typeof TABLE_OF)[S]];
+export type CompanyRows = { [S in Section]: RowOf<S>[] };
+
+export interface SectionPlan<S extends Section> {
+  /** New and changed rows, complete, to upsert by (company_id, ref). */
+  upserts: RowOf<S>[];
+  created: number;
+  updated: number;
+  deleteIds: string[];
+}
+export type ImportPlan = { [S in Section]: SectionPlan<S> } & {
+  /** Employees whose badge changes: cleared first so badges can move between people in one import. */
+  badgeMoves: string[];
+};
+
+export interface PlanContext {
+  companyId: string;
+  organisationId: string;
+  timezone: string;
+  currency: string;
+  now: number;
+  /** Badge ids of the document already held by employees of the organisation's other companies. */
+  badgesElsewhere: Set<string>;
+}
+
+type RefState = { id: string; state: 'kept' | 'upserted' } | { id: string | null; state: 'deleted' };
+
+/** Where each ref of one section stands after the import: kept as stored, upserted, or removed. */
+class RefTable {
+  readonly byRef = new Map<string, RefState>();
+  readonly stored = new Map<string, { id: string; ref: string }>();
+  readonly deletionPath = new Map<string, string>();
+
+  readonly section: Section;
+
+  constructor(section: Section, rows: ReadonlyArray<{ id: string; ref: string }>) {
+    this.section = section;
+    for (const row of rows) {
+      this.stored.set(row.ref, row);
+      this.byRef.set(row.ref, { id: row.id, state: 'kept' });
+    }
+  }
+
+  upsert(ref: string): void {
+    this.byRef.set(ref, { id: this.stored.get(ref)?.id ?? newId(ID_PREFIX[this.section]), state: 'upserted' });
+  }
+
+  delete(ref: string, path: string): void {
+    const id = this.stored.get(ref)?.id ?? null;
+    this.byRef.set(ref, { id, state: 'deleted' });
+    if (id) this.deletionPath.set(id, path);
+  }
+
+  deletedIds(): Set<string> {
+    return new Set([...this.byRef.values()].flatMap((s) => (s.state === 'deleted' && s.id ? [s.id] : [])));
+  }
+
+  resolve(ref: string, path: string, errors: FieldError[]): string {
+    const found = this.byRef.get(ref);
+    if (found?.state === 'deleted') errors.push({ path, message: `refers to the ${KIND[this.section]} "${ref}", which this document removes` });
+    else if (!found) errors.push({ path, message: `refers to no ${KIND[this.section]}: "${ref}" is neither in this document nor stored for this company` });
+    return found?.id ?? '';
+  }
+}
+
+type Refs = { [S in Section]: RefTable };
+
+function hasTwoDecimals(value: number): boolean {
+  return Math.abs(value * 100 - Math.round(value * 100)) < 1e-6;
+}
+
+function checkDate(errors: FieldError[], path: string, value: string | null | undefined): void {
+  if (value && !isCalendarDate(value)) errors.push({ path, message: 'is not a calendar date' });
+}
+
+function checkOrder(errors: FieldError[], path: string, start: string, end: string | null | undefined, startName: string): void {
+  if (end && isCalendarDate(start) && isCalendarDate(end) && end < start) errors.push({ path, message: `is before ${startName}` });
+}
+
+function checkCents(errors: FieldError[], path: string, value: number): number {
+  if (!hasTwoDecimals(value)) errors.push({ path, message: 'must have at most 2 decimals' });
+  return Math.round(value * 100);
+}
+
+type Fields<S extends Section> = Omit<RowOf<S>, 'id' | 'company_id' | 'ref' | 'updated_at'>;
+type Builder<S extends Section> = (entry: EntryTypes[S], path: string, errors: FieldError[], refs: Refs, ctx: PlanContext) => Fields<S>;
+
+const optionalRef = (table: RefTable, ref: string | null | undefined, path: string, errors: FieldError[]): string | null =>
+  ref === null || ref === undefined ? null : table.resolve(ref, path, errors);
+
+const builders: { [S in Exclude<Section, 'users'>]: Builder<S> } = {
+  departments: (e) => ({ name: e.name, code: e.code }),
+  positions: (e, path, errors, refs) => ({ name: e.name, department_id: refs.departments.resolve(e.departmentRef, `${path}/departmentRef`, errors) }),
+  shiftTypes: (e) => ({ name: e.name, category: e.category, paid: e.paid ? 1 : 0 }),
+  contractTypes: (e) => ({ name: e.name }),
+  contracts: (e, path, errors, refs, ctx) => {
+    checkDate(errors, `${path}/startDate`, e.startDate);
+    checkDate(errors, `${path}/endDate`, e.endDate);
+    checkOrder(errors, `${path}/endDate`, e.startDate, e.endDate, 'startDate');
+    return {
+      employee_id: refs.users.resolve(e.userRef, `${path}/userRef`, errors),
+      contract_type_id: refs.contractTypes.resolve(e.contractTypeRef, `${path}/contractTypeRef`, errors),
+      start_date: e.startDate,
+      end_date: e.endDate ?? null,
+      hours_per_week_centi: checkCents(errors, `${path}/hoursPerWeek`, e.hoursPerWeek),
+      days_per_week_centi: checkCents(errors, `${path}/daysPerWeek`, e.daysPerWeek),
+      wage_minor: checkCents(errors, `${path}/wage/amount`, e.wage.amount),
+      wage_currency: e.wage.currency ?? ctx.currency,
+      wage_period: e.wage.period,
+      department_id: optionalRef(refs.departments, e.departmentRef, `${path}/departmentRef`, errors),
+      position_id: optionalRef(refs.positions, e.positionRef, `${path}/positionRef`, errors),
+    };
+  },
+  shifts: (e, path, errors, refs, ctx) => {
+    const times = shiftTimes(e, path, errors, ctx.timezone);
+    return {
+      date: e.date,
+      starts_at: times.startsAt,
+      ends_at: times.endsAt,
+      break_minutes: e.breakMinutes ?? 0,
+      employee_id: optionalRef(refs.users, e.userRef, `${path}/userRef`, errors),
+      department_id: refs.departments.resolve(e.departmentRef, `${path}/departmentRef`, errors),
+      position_id: optionalRef(refs.positions, e.positionRef, `${path}/positionRef`, errors),
+      shift_type_id: refs.shiftTypes.resolve(e.shiftTypeRef, `${path}/shiftTypeRef`, errors),
+      note: e.note ?? null,
+    };
+  },
+};
+
+/** Local date + HH:MM → instants; an end not after the start is on the next day. */
+function shiftTimes(e: EntryTypes['shifts'], path: string, errors: FieldError[], zone: string): { startsAt: number; endsAt: number } {
+  if (!isCalendarDate(e.date)) {
+    errors.push({ path: `${path}/date`, message: 'is not a calendar date' });
+    return { startsAt: 0, endsAt: 0 };
+  }
+  const endDate = e.end <= e.start ? addDays(e.date, 1) : e.date;
+  const startsAt = localInstant(e.date, e.start, zone);
+  const endsAt = localInstant(endDate, e.end, zone);
+  const gap = (day: string, time: string) => `${time} does not exist on ${day} in ${zone} (the clocks skip it)`;
+  if (startsAt === null) errors.push({ path: `${path}/start`, message: gap(e.date, e.start) });
+  if (endsAt === null) errors.push({ path: `${path}/end`, message: gap(endDate, e.end) });
+  if (startsAt !== null && endsAt !== null && (e.breakMinutes ?? 0) * 60_000 >= endsAt - startsAt) {
+    errors.push({ path: `${path}/breakMinutes`, message: 'must be shorter than the shift' });
+  }
+  return { startsAt: startsAt ?? 0, endsAt: endsAt ?? 0 };
+}
+
+function uniqueResolved(table: RefTable, refs: string[] | undefined, path: string, errors: FieldError[]): string {
+  const ids = (refs ?? []).map((ref, index) => table.resolve(ref, `${path}/${index}`, errors));
+  return JSON.stringify([...new Set(ids)]);
+}
+
+function buildUser(e: EntryTypes['users'], path: string, errors: FieldError[], refs: Refs, ctx: PlanContext, stored: RowOf<'users'> | undefined): Fields<'users'> {
+  checkDate(errors, `${path}/employmentStart`, e.employmentStart);
+  checkDate(errors, `${path}/employmentEnd`, e.employmentEnd);
+  checkOrder(errors, `${path}/employmentEnd`, e.employmentStart, e.employmentEnd, 'employmentStart');
+  const active = e.timeclockActive === true;
+  return {
+    organisation_id: ctx.organisationId,
+    employee_number: e.employeeNumber,
+    first_name: e.firstName,
+    last_name: e.lastName,
+    email: e.email ?? null,
+    employment_start: e.employmentStart,
+    employment_end: e.employmentEnd ?? null,
+    department_ids: uniqueResolved(refs.departments, e.departmentRefs, `${path}/departmentRefs`, errors),
+    position_ids: uniqueResolved(refs.positions, e.positionRefs, `${path}/positionRefs`, errors),
+    badge_id: e.badgeId ?? null,
+    timeclock_active: active ? 1 : 0,
+    // Activation time is when the timeclock was turned on; it survives unrelated edits.
+    activated_at: active ? (stored?.timeclock_active === 1 ? stored.activated_at : ctx.now) : null,
+  };
+}
+
+function sameFields(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  return Object.keys(a).every((key) => a[key] === b[key]);
+}
+
+function planSection<S extends Section>(section: S, doc: ReadDocument, stored: RowOf<S>[], refs: Refs, ctx: PlanContext, errors: FieldError[]): SectionPlan<S> {
+  const table = refs[section];
+  const storedByRef = new Map(stored.map((row) => [row.ref, row]));
+  const plan: SectionPlan<S> = { upserts: [], created: 0, updated: 0, deleteIds: [] };
+  for (const { path, entry } of doc[section].upserts as Located<EntryTypes[S]>[]) {
+    const before = storedByRef.get(entry.ref);
+    const fields = section === 'users'
+      ? buildUser(entry as EntryTypes['users'], path, errors, refs, ctx, before as RowOf<'users'> | undefined)
+      : (builders[section as Exclude<Section, 'users'>] as unknown as Builder<S>)(entry, path, errors, refs, ctx);
+    if (before && sameFields(fields as Record<string, unknown>, before as unknown as Record<string, unknown>)) continue;
+    const id = (table.byRef.get(entry.ref) as { id: string }).id;
+    plan.upserts.push({ ...fields, id, company_id: ctx.companyId, ref: entry.ref, updated_at: ctx.now } as RowOf<S>);
+    if (before) plan.updated += 1;
+    else plan.created += 1;
+  }
+  plan.deleteIds = [...table.deletedIds()];
+  return plan;
+}
+
+/** Removing a user removes its stored contracts and shifts that the document does not keep. */
+function cascadeUserRemoval(refs: Refs, rows: CompanyRows): void {
+  const removedUsers = refs.users.deletedIds();
+  if (removedUsers.size === 0) return;
+  const userPath = (id: string) => refs.users.deletionPath.get(id) ?? '';
+  for (const row of rows.contracts) if (removedUsers.has(row.employee_id) && refs.contracts.byRef.get(row.ref)?.state === 'kept') refs.contracts.delete(row.ref, userPath(row.employee_id));
+  for (const row of rows.shifts) if (row.employee_id && removedUsers.has(row.employee_id) && refs.shifts.byRef.get(row.ref)?.state === 'kept') refs.shifts.delete(row.ref, userPath(row.employee_id));
+}
+
+/** A removed entity must not stay in use by a stored row this document leaves untouched. */
+function checkRemovalsUnused(refs: Refs, rows: CompanyRows, errors: FieldError[]): void {
+  const users = new Map<string, string[]>();
+  const use = (table: RefTable, id: string | null, by: string) => {
+    const path = id ? table.deletionPath.get(id) : undefined;
+    if (path) users.set(path, [...(users.get(path) ?? []), by]);
+  };
+  const kept = <S extends Section>(section: S) => (rows[section] as Array<{ ref: string }>).filter((row) => refs[section].byRef.get(row.ref)?.state === 'kept') as RowOf<S>[];
+  for (const p of kept('positions')) use(refs.departments, p.department_id, `position "${p.ref}"`);
+  for (const u of kept('users')) {
+    for (const id of JSON.parse(u.department_ids) as string[]) use(refs.departments, id, `user "${u.ref}"`);
+    for (const id of JSON.parse(u.position_ids) as string[]) use(refs.positions, id, `user "${u.ref}"`);
+  }
+  for (const c of kept('contracts')) {
+    use(refs.contractTypes, c.contract_type_id, `contract "${c.ref}"`);
+    use(refs.departments, c.department_id, `contract "${c.ref}"`);
+    use(refs.positions, c.position_id, `contract "${c.ref}"`);
+  }
+  for (const s of kept('shifts')) {
+    use(refs.shiftTypes, s.shift_type_id, `shift "${s.ref}"`);
+    use(refs.departments, s.department_id, `shift "${s.ref}"`);
+    use(refs.positions, s.position_id, `shift "${s.ref}"`);
+  }
+  for (const [path, by] of users) {
+    const more = by.length > 3 ? ` and ${by.length - 3} more` : '';
+    errors.push({ path, message: `is still used by ${by.slice(0, 3).join(', ')}${more}: remove or change them in the same document` });
+  }
+}
+
+/** A badge id is unique within the organisation; moving one between people in one import is fine. */
+function checkBadges(plan: ImportPlan, doc: ReadDocument, refs: Refs, rows: CompanyRows, ctx: PlanContext, errors: FieldError[]): void {
+  const holder = new Map<string, string>();
+  for (const row of rows.users) if (row.badge_id && refs.users.byRef.get(row.ref)?.state === 'kept') holder.set(row.badge_id, `user "${row.ref}"`);
+  for (const { path, entry } of doc.users.upserts) {
+    if (!entry.badgeId) continue;
+    const other = holder.get(entry.badgeId) ?? (ctx.badgesElsewhere.has(entry.badgeId) ? 'an employee of another company of this organisation' : undefined);
+    if (other) errors.push({ path: `${path}/badgeId`, message: `is already the badge of ${other}` });
+    else holder.set(entry.badgeId, path);
+  }
+  const storedBadge = new Map(rows.users.map((row) => [row.id, row.badge_id]));
+  plan.badgeMoves = plan.users.upserts.filter((row) => storedBadge.get(row.id) && storedBadge.get(row.id) !== row.badge_id).map((row) => row.id);
+}
+
+function checkOpenAbsences(doc: ReadDocument, rows: CompanyRows, errors: FieldError[]): void {
+  const categoryByRef = new Map(rows.shiftTypes.map((row) => [row.ref, row.category]));
+  for (const { entry } of doc.shiftTypes.upserts) categoryByRef.set(entry.ref, entry.category);
+  for (const { path, entry } of doc.shifts.upserts) {
+    if (!entry.userRef && categoryByRef.get(entry.shiftTypeRef) === 'absence') errors.push({ path: `${path}/userRef`, message: 'is required: an absence belongs to a user' });
+  }
+}
+
+export function planImport(doc: ReadDocument, rows: CompanyRows, ctx: PlanContext, errors: FieldError[]): ImportPlan {
+  const refs = Object.fromEntries(SECTIONS.map((section) => [section, new RefTable(section, rows[section])])) as Refs;
+  for (const section of SECTIONS) {
+    for (const { entry } of doc[section].upserts) refs[section].upsert(entry.ref);
+    for (const { path, entry } of doc[section].deletions) refs[section].delete(entry.ref, path);
+  }
+  cascadeUserRemoval(refs, rows);
+  const plan = { ...Object.fromEntries(SECTIONS.map((section) => [section, planSection(section, doc, rows[section], refs, ctx, errors)])), badgeMoves: [] } as unknown as ImportPlan;
+  checkRemovalsUnused(refs, rows, errors);
+  checkBadges(plan, doc, refs, rows, ctx, errors);
+  checkOpenAbsences(doc, rows, errors);
+  return plan;
+}

@@ -1,0 +1,75 @@
+// getTimetable: shifts whose (company-local) date lies in the period, in start order.
+import { Type, type Static } from 'typebox';
+import type { Db } from '../platform/db/database.ts';
+import { afterPosition, toPage, type PageRequest } from '../platform/collection.ts';
+import type { Period } from '../platform/period.ts';
+import { ShiftCategory } from './configuration.ts';
+import { formatInstant } from './local-time.ts';
+
+export const Shift = Type.Object({
+  id: Type.String(),
+  date: Type.String({ format: 'date', description: 'The day the shift starts (company time zone).' }),
+  startsAt: Type.String({ format: 'date-time', description: 'In the company\'s offset at that instant.' }),
+  endsAt: Type.String({ format: 'date-time' }),
+  breakMinutes: Type.Integer(),
+  userId: Type.Union([Type.String(), Type.Null()], { description: 'null for an open shift' }),
+  departmentId: Type.String(),
+  positionId: Type.Union([Type.String(), Type.Null()]),
+  shiftTypeId: Type.String(),
+  category: ShiftCategory,
+  note: Type.Union([Type.String(), Type.Null()]),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+export type Shift = Static<typeof Shift>;
+
+export interface ShiftRow {
+  id: string;
+  date: string;
+  starts_at: number;
+  ends_at: number;
+  break_minutes: number;
+  employee_id: string | null;
+  department_id: string;
+  position_id: string | null;
+  shift_type_id: string;
+  category: string;
+  note: string | null;
+  updated_at: number;
+}
+
+export const SHIFT_COLUMNS = [
+  'shifts.id', 'shifts.date', 'shifts.starts_at', 'shifts.ends_at', 'shifts.break_minutes', 'shifts.employee_id', 'shifts.department_id',
+  'shifts.position_id', 'shifts.shift_type_id', 'shift_types.category', 'shifts.note', 'shifts.updated_at',
+] as const;
+
+export function presentShift(row: ShiftRow, timezone: string): Shift {
+  return {
+    id: row.id,
+    date: row.date,
+    startsAt: formatInstant(row.starts_at, timezone),
+    endsAt: formatInstant(row.ends_at, timezone),
+    breakMinutes: row.break_minutes,
+    userId: row.employee_id,
+    departmentId: row.department_id,
+    positionId: row.position_id,
+    shiftTypeId: row.shift_type_id,
+    category: row.category as Shift['category'],
+    note: row.note,
+    updatedAt: formatInstant(row.updated_at, timezone),
+  };
+}
+
+/** Shifts of one company joined to their type (for the category), both sides naming the company. */
+export function shiftsOf(db: Db, companyId: string) {
+  return db
+    .selectFrom('shifts')
+    .innerJoin('shift_types', (join) => join.onRef('shift_types.id', '=', 'shifts.shift_type_id').onRef('shift_types.company_id', '=', 'shifts.company_id'))
+    .where('shifts.company_id', '=', companyId);
+}
+
+export async function listShifts(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
+  let query = shiftsOf(db, company.id).select(SHIFT_COLUMNS).where('shifts.date', '>=', period.from).where('shifts.date', '<=', period.to);
+  if (page.after) query = query.where(afterPosition(['shifts.date', 'shifts.starts_at', 'shifts.id'], page.after));
+  const rows = await query.orderBy('shifts.date').orderBy('shifts.starts_at').orderBy('shifts.id').limit(page.limit + 1).execute();
+  return toPage(rows, page.limit, page.scope, (row) => [row.date, row.starts_at, row.id], (row) => presentShift(row, company.timezone));
+}

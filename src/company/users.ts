@@ -1,0 +1,48 @@
+// getCompanyUsers: employees whose employment overlaps the period (by default: active or future).
+import { Type, type Static } from 'typebox';
+import type { Db } from '../platform/db/database.ts';
+import { afterPosition, toPage, type PageRequest } from '../platform/collection.ts';
+import type { Period } from '../platform/period.ts';
+import { formatInstant } from './local-time.ts';
+
+export const CompanyUser = Type.Object({
+  id: Type.String(),
+  employeeNumber: Type.String(),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()]),
+  departmentIds: Type.Array(Type.String()),
+  positionIds: Type.Array(Type.String()),
+  employmentStart: Type.String({ format: 'date', description: 'First day of employment (company time zone).' }),
+  employmentEnd: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'Last day of employment; null while open.' }),
+  timeclockActive: Type.Boolean(),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+export type CompanyUser = Static<typeof CompanyUser>;
+
+/** "Active or starting later": the period from today with no end. */
+export const ACTIVE_OR_FUTURE_END = '9999-12-31';
+
+export async function listUsers(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
+  let query = db
+    .selectFrom('employees')
+    .select(['id', 'employee_number', 'first_name', 'last_name', 'email', 'department_ids', 'position_ids', 'employment_start', 'employment_end', 'timeclock_active', 'updated_at'])
+    .where('company_id', '=', company.id)
+    .where('employment_start', '<=', period.to)
+    .where((eb) => eb.or([eb('employment_end', 'is', null), eb('employment_end', '>=', period.from)]));
+  if (page.after) query = query.where(afterPosition(['employee_number', 'id'], page.after));
+  const rows = await query.orderBy('employee_number').orderBy('id').limit(page.limit + 1).execute();
+  return toPage(rows, page.limit, page.scope, (row) => [row.employee_number, row.id], (row): CompanyUser => ({
+    id: row.id,
+    employeeNumber: row.employee_number,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    departmentIds: JSON.parse(row.department_ids) as string[],
+    positionIds: JSON.parse(row.position_ids) as string[],
+    employmentStart: row.employment_start,
+    employmentEnd: row.employment_end,
+    timeclockActive: row.timeclock_active === 1,
+    updatedAt: formatInstant(row.updated_at, company.timezone),
+  }));
+}

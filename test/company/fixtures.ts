@@ -1,0 +1,109 @@
+// A small, readable company for the company-data tests: two departments, every shift category, and
+// helpers to add users, contracts and shifts to an import document and to read the API back.
+import { DateTime } from 'luxon';
+import type { ImportDocument } from '../../src/company/import-schema.ts';
+
+export function baseDocument(): Required<Pick<ImportDocument, 'departments' | 'positions' | 'shiftTypes' | 'contractTypes' | 'users' | 'contracts' | 'shifts'>> {
+  return {
+    departments: [
+      { ref: 'kitchen', name: 'Kitchen', code: 'KIT' },
+      { ref: 'floor', name: 'Floor', code: 'FLR' },
+    ],
+    positions: [
+      { ref: 'cook', name: 'Cook', departmentRef: 'kitchen' },
+      { ref: 'waiter', name: 'Waiter', departmentRef: 'floor' },
+    ],
+    shiftTypes: [
+      { ref: 'work', name: 'Shift', category: 'work', paid: true },
+      { ref: 'available', name: 'Available', category: 'availability', paid: false },
+      { ref: 'standby', name: 'Standby', category: 'relief', paid: true },
+      { ref: 'sick', name: 'Sick', category: 'absence', paid: true },
+    ],
+    contractTypes: [{ ref: 'permanent', name: 'Permanent' }],
+    users: [],
+    contracts: [],
+    shifts: [],
+  };
+}
+
+export function user(ref: string, fields: Record<string, unknown> = {}) {
+  return {
+    ref,
+    employeeNumber: `E-${ref}`,
+    firstName: `First ${ref}`,
+    lastName: `Last ${ref}`,
+    email: `${ref}@example.com`,
+    employmentStart: '2020-01-01',
+    employmentEnd: null,
+    departmentRefs: ['kitchen'],
+    positionRefs: ['cook'],
+    badgeId: null,
+    timeclockActive: false,
+    ...fields,
+  };
+}
+
+export function contract(ref: string, userRef: string, fields: Record<string, unknown> = {}) {
+  return {
+    ref,
+    userRef,
+    contractTypeRef: 'permanent',
+    startDate: '2020-01-01',
+    endDate: null,
+    hoursPerWeek: 38,
+    daysPerWeek: 5,
+    wage: { amount: 15.25, currency: 'EUR', period: 'hour' },
+    departmentRef: 'kitchen',
+    positionRef: 'cook',
+    ...fields,
+  };
+}
+
+export function shift(ref: string, date: string, fields: Record<string, unknown> = {}) {
+  return {
+    ref,
+    userRef: null,
+    date,
+    start: '09:00',
+    end: '17:00',
+    breakMinutes: 30,
+    departmentRef: 'kitchen',
+    positionRef: 'cook',
+    shiftTypeRef: 'work',
+    note: null,
+    ...fields,
+  };
+}
+
+/** A date `days` from today in `zone`, as YYYY-MM-DD. */
+export function dayFromToday(days: number, zone = 'Europe/Amsterdam'): string {
+  return DateTime.now().setZone(zone).plus({ days }).toISODate() ?? '';
+}
+
+/** GET a company-API path with the tenant's ID token; returns status, headers and parsed body. */
+export async function apiGet<T = Record<string, unknown>>(baseUrl: string, token: string, path: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${baseUrl}/api/v1${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : null) as T, text };
+}
+
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+/** Follows nextCursor to the end and returns every item and the number of pages. */
+export async function walk<T>(baseUrl: string, token: string, path: string): Promise<{ items: T[]; pages: number }> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const separator = path.includes('?') ? '&' : '?';
+    const page: { status: number; body: Page<T> } = await apiGet<Page<T>>(baseUrl, token, cursor ? `${path}${separator}cursor=${encodeURIComponent(cursor)}` : path);
+    if (page.status !== 200) throw new Error(`page ${pages} answered ${page.status}`);
+    items.push(...page.body.data);
+    cursor = page.body.nextCursor;
+    pages += 1;
+  } while (cursor);
+  return { items, pages };
+}
