@@ -1,0 +1,89 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { addEmployee, getJson, postJson, type Page, type ProblemBody } from './fixtures.ts';
+
+interface Badge {
+  id: string;
+  badgeId: string;
+  userId: string;
+  companyId: string;
+  employeeNumber: string;
+  displayName: string;
+  activatedAt: string | null;
+  updatedAt: string;
+}
+
+let server: TestServer;
+let north: Tenant;
+let south: Tenant;
+let stranger: Tenant;
+let token: string;
+let strangerToken: string;
+
+before(async () => {
+  server = await startTestServer();
+  north = await provisionTenant(server.ctx, { name: 'North', timezone: 'Europe/Amsterdam' });
+  south = await provisionTenant(server.ctx, { name: 'South', organisationId: north.organisationId, timezone: 'Europe/Lisbon' });
+  stranger = await provisionTenant(server.ctx, { name: 'Stranger' });
+  token = (await mintTokens(server.ctx, north)).id_token;
+  strangerToken = (await mintTokens(server.ctx, stranger)).id_token;
+});
+after(() => server.close());
+
+const badges = (query: string, bearer = token) => getJson<Page<Badge> & ProblemBody>(`${server.baseUrl}/api/v1/timeclock/badges${query}`, bearer);
+
+test('badges cover every company of the organisation, only active timeclocks with a badge, narrowed by companyId', async () => {
+  const activatedAt = Date.UTC(2026, 5, 1, 7, 30);
+  const ada = await addEmployee(server.ctx.db, north, { badgeId: 'A-001', firstName: 'Ada', lastName: 'Lovelace', employeeNumber: '1001', activatedAt });
+  const bob = await addEmployee(server.ctx.db, south, { badgeId: 'A-002', firstName: 'Bob', lastName: 'Marley', employeeNumber: '2001', activatedAt });
+  await addEmployee(server.ctx.db, north, { badgeId: 'A-003', timeclockActive: false });
+  await addEmployee(server.ctx.db, north, { badgeId: null });
+  await addEmployee(server.ctx.db, stranger, { badgeId: 'A-000' });
+
+  const all = await badges('');
+  assert.equal(all.status, 200);
+  assert.ok(all.headers.get('etag'));
+  assert.deepEqual(all.body.data.map(({ updatedAt: _u, ...badge }) => badge), [
+    { id: 'A-001', badgeId: 'A-001', userId: ada.id, companyId: north.companyId, employeeNumber: '1001', displayName: 'Ada Lovelace', activatedAt: '2026-06-01T09:30:00+02:00' },
+    { id: 'A-002', badgeId: 'A-002', userId: bob.id, companyId: south.companyId, employeeNumber: '2001', displayName: 'Bob Marley', activatedAt: '2026-06-01T08:30:00+01:00' },
+  ]);
+  assert.equal(all.body.nextCursor, null);
+
+  assert.deepEqual((await badges(`?companyId=${south.companyId}`)).body.data.map((b) => b.badgeId), ['A-002']);
+  const page = await badges('?limit=1');
+  assert.deepEqual(page.body.data.map((b) => b.badgeId), ['A-001']);
+  const next = await badges(`?limit=1&cursor=${encodeURIComponent(page.body.nextCursor ?? '')}`);
+  assert.deepEqual(next.body.data.map((b) => b.badgeId), ['A-002']);
+  assert.equal((await badges(`?limit=1&companyId=${north.companyId}&cursor=${encodeURIComponent(page.body.nextCursor ?? '')}`)).status, 400, 'a cursor is bound to its filters');
+
+  const outside = await badges(`?companyId=${stranger.companyId}`);
+  assert.equal(outside.status, 404);
+  assert.equal(outside.body.code, 'not_found');
+  assert.deepEqual((await badges('', strangerToken)).body.data.map((b) => b.badgeId), ['A-000']);
+  assert.equal((await badges('?company=x')).status, 400);
+});
+
+test('another organisation\'s badge, user and company are out of reach for events, and its events for the read-back', async () => {
+  const theirs = await addEmployee(server.ctx.db, stranger, { badgeId: 'S-1' });
+  const ours = await addEmployee(server.ctx.db, south, { badgeId: 'S-2' });
+  const url = `${server.baseUrl}/api/v1/timeclock/events`;
+  const occurredAt = new Date(Date.now() - 1000).toISOString();
+  const base = { type: 'clock_in', occurredAt, source: 'terminal' };
+  for (const who of [{ badgeId: 'S-1' }, { userId: theirs.id }, { badgeId: 'S-2', companyId: stranger.companyId }]) {
+    const response = await postJson<ProblemBody>(url, token, { eventId: randomUUID(), ...base, ...who });
+    assert.equal(response.status, 404, JSON.stringify(who));
+  }
+  // A terminal of the organisation punches for a sibling company's employee.
+  const eventId = randomUUID();
+  assert.equal((await postJson<ProblemBody>(url, token, { eventId, ...base, badgeId: 'S-2' })).status, 200);
+  assert.equal((await postJson<ProblemBody>(url, strangerToken, { eventId, ...base, badgeId: 'S-1' })).status, 200, 'eventIds are per organisation');
+
+  const mine = await getJson<Page<{ userId: string }>>(url, token);
+  assert.deepEqual(mine.body.data.map((e) => e.userId), [ours.id]);
+  const theirsRead = await getJson<Page<{ userId: string }>>(`${url}?userId=${ours.id}`, strangerToken);
+  assert.deepEqual(theirsRead.body.data, []);
+  assert.equal((await getJson<ProblemBody>(`${url}?companyId=${north.companyId}`, strangerToken)).status, 404);
+});
