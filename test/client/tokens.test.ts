@@ -1,0 +1,80 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { TokenError, WfsClient, decodeJwtClaims } from '../../packages/client/src/index.ts';
+
+// ID tokens live 2 s (the client renews at most a fifth of that, 0.4 s, before exp); refresh tokens
+// live 6 s, so the service renews them once less than 3 s remain.
+let server: TestServer;
+before(async () => {
+  server = await startTestServer({ ACCESS_TOKEN_TTL: '2', REFRESH_TOKEN_TTL: '6' });
+});
+after(() => server.close());
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A fetch that records the paths it sends, in front of the real server. */
+function recordingFetch(): { fetch: (request: Request) => Promise<Response>; paths: string[] } {
+  const paths: string[] = [];
+  return { paths, fetch: (request) => (paths.push(new URL(request.url).pathname), fetch(request)) };
+}
+
+async function loggedIn(): Promise<{ tenant: Tenant; refreshToken: string }> {
+  const tenant = await provisionTenant(server.ctx);
+  const tokens = await mintTokens(server.ctx, tenant);
+  return { tenant, refreshToken: tokens.refresh_token ?? '' };
+}
+
+test('the client logs in with the refresh token once and reuses the ID token until shortly before exp', async () => {
+  const { tenant, refreshToken } = await loggedIn();
+  const recorder = recordingFetch();
+  const client = new WfsClient({ baseUrl: server.baseUrl, refreshToken, fetch: recorder.fetch });
+
+  const [a, b, c] = await Promise.all([0, 1, 2].map(() => client.request('GET', '/api/v1/company/configuration')));
+  for (const body of [a, b, c]) assert.equal((body as { company: { id: string } }).company.id, tenant.companyId);
+  assert.equal(client.tokens.renewals, 1, 'concurrent calls share one renewal');
+  assert.deepEqual(recorder.paths.filter((p) => p.endsWith('/idToken')), ['/api/v1/iam/idToken']);
+
+  const first = await client.tokens.idToken();
+  await sleep(1000);
+  assert.equal(await client.tokens.idToken(), first, 'still 1 s before exp: reused');
+  assert.equal(client.tokens.renewals, 1);
+
+  await sleep(700); // 0.3 s before exp: inside the renewal margin
+  await client.request('GET', '/api/v1/company/configuration');
+  assert.equal(client.tokens.renewals, 2);
+  const second = await client.tokens.idToken();
+  assert.notEqual(second, first);
+  const claims = decodeJwtClaims(second) as { exp: number; iat: number; sub: string };
+  assert.equal(claims.exp - claims.iat, 2);
+  assert.equal(claims.sub, tenant.userId);
+});
+
+test('every renewed refresh token reaches the caller\'s store, and the client keeps using the newest', async () => {
+  const { refreshToken } = await loggedIn();
+  const stored: string[] = [];
+  const client = new WfsClient({ baseUrl: server.baseUrl, refreshToken, onRefreshToken: (token) => void stored.push(token) });
+
+  await client.request('GET', '/api/v1/company/configuration');
+  assert.deepEqual(stored, [], 'a fresh refresh token is not renewed');
+
+  await sleep(3200); // past half of the refresh token's 6 s life, and past the ID token's exp
+  await client.request('GET', '/api/v1/company/configuration');
+  assert.equal(stored.length, 1);
+  assert.notEqual(stored[0], refreshToken);
+  assert.equal(client.tokens.refreshToken, stored[0]);
+  const successor = new WfsClient({ baseUrl: server.baseUrl, refreshToken: stored[0] ?? '' });
+  assert.ok(await successor.tokens.idToken(), 'the stored refresh token logs in');
+});
+
+test('a refused refresh token is a TokenError with the OAuth error code', async () => {
+  const { refreshToken } = await loggedIn();
+  const client = new WfsClient({ baseUrl: server.baseUrl, refreshToken: `${refreshToken}x` });
+  await assert.rejects(client.request('GET', '/api/v1/company/configuration'), (error: unknown) => {
+    assert.ok(error instanceof TokenError);
+    assert.equal(error.status, 401);
+    assert.equal(error.error, 'invalid_token');
+    return true;
+  });
+});
