@@ -5,6 +5,7 @@ import type { App } from '../platform/http.ts';
 import type { AppContext } from '../platform/context.ts';
 import { problemResponses } from '../platform/schemas.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';
+import { ImportDocument, ImportResult, importCompanyData } from '../company/import.ts';
 import { requireOperator } from './guard.ts';
 import { newClientSecret, newSigningKey, switchClient, switchUser } from './operations.ts';
 import {
@@ -12,6 +13,7 @@ import {
   ClientGrants,
   ClientParams,
   ClientState,
+  CompanyParams,
   CreatedApiUser,
   CreatedCompany,
   CreatedOrganisation,
@@ -25,6 +27,9 @@ import {
   UserParams,
   UserState,
 } from './schemas.ts';
+
+/** A whole company's data can be far larger than the 2 MiB of the company API. */
+const IMPORT_BODY_LIMIT = 64 * 1024 * 1024;
 
 /** The documentation every operator route shares; `status` is the success status. */
 export function operatorSchema(operationId: string, summary: string, status: 200 | 201, result: TSchema, ...errors: number[]) {
@@ -81,5 +86,13 @@ export async function adminRoutes(app: App, { ctx }: { ctx: AppContext }): Promi
       request.body ??= {};
     },
   }, async (request) => newSigningKey(db, ctx.config, request.body.activateInSeconds));
+
+  app.post('/companies/:companyId/import', {
+    schema: { params: CompanyParams, body: ImportDocument, ...operatorSchema('adminImportCompanyData', 'Import company data: validated whole, applied in one transaction, upserted by ref', 200, ImportResult, 400, 413) },
+    bodyLimit: IMPORT_BODY_LIMIT,
+    // The schema documents the format; importCompanyData checks the document itself so the API and
+    // `wfs import` report the same problems, each at its exact path (/shifts/3/start).
+    validatorCompiler: () => (value: unknown) => ({ value }),
+  }, async (request) => importCompanyData(db, request.params.companyId, request.body));
 
 }

@@ -56,9 +56,6 @@ export const ClientState = Type.Object({ clientId: Type.String(), disabled: Type
 export const UserState = Type.Object({ userId: Type.String(), disabled: Type.Boolean() });
 export const RotatedSigningKey = Type.Object({ kid: Type.String(), activatesAt: Type.String({ format: 'date-time', description: 'When the new key starts signing' }) });
 
-const EntityChanges = Type.Object({ created: Type.Integer(), updated: Type.Integer(), deleted: Type.Integer() });
-export const ImportSummary = Type.Record(Type.String(), EntityChanges, { description: 'Per entity of the import document: how many were created, updated and deleted' });
-
 export type ClientCredentials = Static<typeof ClientCredentials>;
 export type ClientState = Static<typeof ClientState>;
 export type UserState = Static<typeof UserState>;

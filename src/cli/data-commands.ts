@@ -1,7 +1,27 @@
 // Database and data commands (CONTRACT §5): migrate, seed-demo and import.
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { seedDemo } from '../demo/seed.ts';
+import { importCompanyData } from '../company/import.ts';
+import { badRequest } from '../platform/errors.ts';
 import { operatorAction } from './output.ts';
+
+async function readJsonFile(file: string): Promise<unknown> {
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw badRequest('unreadable_file', `Cannot read ${file}: ${error.code ?? error.message}.`);
+  });
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw badRequest('malformed_document', `${file} is not valid JSON: ${(error as Error).message}.`);
+  }
+}
+
+function describeCounts(counts: Record<string, { created: number; updated: number; deleted: number }>): string {
+  return Object.entries(counts)
+    .map(([entity, c]) => `  ${`${entity}:`.padEnd(15)}${c.created} created, ${c.updated} updated, ${c.deleted} deleted`)
+    .join('\n');
+}
 
 export function dataCommands(program: Command): void {
   program
@@ -25,5 +45,15 @@ export function dataCommands(program: Command): void {
         ].join('\n'),
         secrets: { 'Client secret': demo.clientSecret, 'User secret': demo.userSecret },
       };
+    }));
+
+  program
+    .command('import')
+    .description('import company data from a JSON import document (validated whole, applied in one transaction)')
+    .requiredOption('--company <companyId>', 'company id')
+    .argument('<file>', 'the import document (JSON)')
+    .action(operatorAction<{ company: string }>(async ({ db }, options, [file = '']) => {
+      const counts = await importCompanyData(db, options.company, await readJsonFile(file));
+      return { json: counts, summary: `Imported ${file} into company ${options.company}:\n${describeCounts(counts)}` };
     }));
 }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { bearer, mintTokens, provisionTenant } from '../support/tenants.ts';
 import { clientSecretMatches } from '../../src/iam/secrets.ts';
+import { baseDocument, user } from '../company/fixtures.ts';
 
 const ADMIN_TOKEN = 'operator-token-for-tests-0123456789';
 
@@ -202,4 +203,26 @@ test('bad bodies are 400 problem+json listing every problem, from the schema or 
 
   const unknownCompany = await admin('POST', '/api-clients', { companyId: 'cmp_x', name: 'X', redirectUris: ['https://ok.example/cb'] });
   assert.deepEqual([unknownCompany.status, unknownCompany.body.code], [404, 'not_found']);
+});
+
+test('POST /companies/{id}/import answers the counts per entity; a bad document is 400 with every problem', async () => {
+  const companyId = await newCompany();
+  const document = { ...baseDocument(), users: [user('ann')] };
+  const imported = await admin('POST', `/companies/${companyId}/import`, document);
+  assert.equal(imported.status, 200);
+  assert.deepEqual(imported.body.departments, { created: 2, updated: 0, deleted: 0 });
+  assert.deepEqual(imported.body.users, { created: 1, updated: 0, deleted: 0 });
+  assert.deepEqual(Object.keys(imported.body).sort(), ['contractTypes', 'contracts', 'departments', 'positions', 'shiftTypes', 'shifts', 'users']);
+
+  const bad = await admin('POST', `/companies/${companyId}/import`, { ...document, users: [user('bob', { employmentStart: 'soon', departmentRefs: ['cellar'] })], rosters: [] });
+  assert.equal(bad.status, 400);
+  assert.match(bad.type, /^application\/problem\+json/);
+  assert.equal(bad.body.code, 'invalid_import');
+  const paths = (bad.body.errors as { path: string }[]).map((e) => e.path);
+  assert.ok(paths.includes('/rosters') && paths.includes('/users/0/employmentStart'), paths.join(', '));
+  const employees = await server.ctx.db.selectFrom('employees').select('ref').where('company_id', '=', companyId).execute();
+  assert.deepEqual(employees.map((e) => e.ref), ['ann'], 'nothing of the bad document was stored');
+
+  const unknown = await admin('POST', '/companies/cmp_nope/import', document);
+  assert.equal(unknown.status, 404);
 });
