@@ -19,8 +19,11 @@ export interface Located<T> {
   entry: T;
 }
 
-/** The document's entries by section: those to upsert and the refs to remove. */
-export type ReadDocument = { [S in Section]: { upserts: Located<EntryTypes[S]>[]; deletions: Located<{ ref: string }>[] } };
+/**
+ * The document's entries by section: those to upsert, the refs to remove, and the refs of entries
+ * too malformed to use (so references to them are not reported a second time).
+ */
+export type ReadDocument = { [S in Section]: { upserts: Located<EntryTypes[S]>[]; deletions: Located<{ ref: string }>[]; malformed: Set<string> } };
 
 const validators = Object.fromEntries(SECTIONS.map((section) => [section, Compile(ENTRY_SCHEMAS[section])])) as Record<Section, ReturnType<typeof Compile>>;
 
@@ -61,7 +64,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function emptyDocument(): ReadDocument {
-  return Object.fromEntries(SECTIONS.map((section) => [section, { upserts: [], deletions: [] }])) as unknown as ReadDocument;
+  return Object.fromEntries(SECTIONS.map((section) => [section, { upserts: [], deletions: [], malformed: new Set<string>() }])) as unknown as ReadDocument;
 }
 
 export function readDocument(document: unknown, errors: FieldError[]): ReadDocument {
@@ -99,8 +102,10 @@ export function readDocument(document: unknown, errors: FieldError[]): ReadDocum
         return;
       }
       const problems = toFieldErrors(path, validators[section].Errors(item) as Iterable<SchemaError>);
-      if (problems.length > 0) errors.push(...problems);
-      else (read[section].upserts as Located<unknown>[]).push({ path, entry: item });
+      if (problems.length > 0) {
+        errors.push(...problems);
+        if (typeof ref === 'string') read[section].malformed.add(ref);
+      } else (read[section].upserts as Located<unknown>[]).push({ path, entry: item });
     });
   }
   return read;

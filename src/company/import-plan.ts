@@ -47,7 +47,7 @@ export interface PlanContext {
   badgesElsewhere: Set<string>;
 }
 
-type RefState = { id: string; state: 'kept' | 'upserted' } | { id: string | null; state: 'deleted' };
+type RefState = { id: string; state: 'kept' | 'upserted' } | { id: string | null; state: 'deleted' | 'malformed' };
 
 /** Where each ref of one section stands after the import: kept as stored, upserted, or removed. */
 class RefTable {
@@ -67,6 +67,11 @@ class RefTable {
 
   upsert(ref: string): void {
     this.byRef.set(ref, { id: this.stored.get(ref)?.id ?? newId(ID_PREFIX[this.section]), state: 'upserted' });
+  }
+
+  /** An entry already reported as malformed: references to it raise no second problem. */
+  malformed(ref: string): void {
+    this.byRef.set(ref, { id: null, state: 'malformed' });
   }
 
   delete(ref: string, path: string): void {
@@ -284,6 +289,7 @@ export function planImport(doc: ReadDocument, rows: CompanyRows, ctx: PlanContex
   for (const section of SECTIONS) {
     for (const { entry } of doc[section].upserts) refs[section].upsert(entry.ref);
     for (const { path, entry } of doc[section].deletions) refs[section].delete(entry.ref, path);
+    for (const ref of doc[section].malformed) refs[section].malformed(ref);
   }
   cascadeUserRemoval(refs, rows);
   const plan = { ...Object.fromEntries(SECTIONS.map((section) => [section, planSection(section, doc, rows[section], refs, ctx, errors)])), badgeMoves: [] } as unknown as ImportPlan;

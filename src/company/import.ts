@@ -93,7 +93,8 @@ function counts(plan: ImportPlan): ImportCounts {
 export async function importCompanyData(db: Db, companyId: string, document: unknown, now = Date.now()): Promise<ImportCounts> {
   const errors: FieldError[] = [];
   const doc = readDocument(document, errors);
-  if (errors.length > 0) throw invalidImport(errors);
+  // Not an object at all: there is nothing to cross-check.
+  if (errors.length > 0 && errors[0]?.path === '') throw invalidImport(errors);
   return db.transaction().execute(async (trx) => {
     const company = await trx.selectFrom('companies').select(['organisation_id', 'timezone', 'currency']).where('id', '=', companyId).executeTakeFirst();
     if (!company) throw notFound(`No company ${companyId}.`, 'company_not_found');

@@ -1,0 +1,218 @@
+// The import document (CONTRACT §5): validated whole with every problem listed and nothing written,
+// applied in one transaction, upserted by ref so a re-import changes nothing and an edit updates in
+// place; deletions cascade from a user to its contracts and shifts and free its badge.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { importCompanyData } from '../../src/company/import.ts';
+import { apiGet, baseDocument, contract, shift, user, type Page } from './fixtures.ts';
+
+let server: TestServer;
+before(async () => {
+  server = await startTestServer();
+});
+after(() => server.close());
+
+const NOTHING = { created: 0, updated: 0, deleted: 0 };
+
+async function company(name = 'Import Co', organisationId?: string): Promise<{ tenant: Tenant; token: string }> {
+  const tenant = await provisionTenant(server.ctx, { name, ...(organisationId ? { organisationId } : {}) });
+  return { tenant, token: (await mintTokens(server.ctx, tenant)).id_token };
+}
+
+function fullDocument() {
+  const doc = baseDocument();
+  doc.users.push(user('ann', { badgeId: 'B-1', timeclockActive: true }), user('bob', { badgeId: 'B-2' }));
+  doc.contracts.push(contract('ann-1', 'ann'), contract('bob-1', 'bob', { departmentRef: null, positionRef: null }));
+  doc.shifts.push(shift('s1', '2026-06-01', { userRef: 'ann' }), shift('s2', '2026-06-01', { userRef: 'bob' }), shift('open', '2026-06-02'));
+  return doc;
+}
+
+async function countRows(companyId: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of ['departments', 'positions', 'shift_types', 'contract_types', 'employees', 'contracts', 'shifts'] as const) {
+    const row = await server.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('company_id', '=', companyId).executeTakeFirstOrThrow();
+    counts[table] = Number(row.n);
+  }
+  return counts;
+}
+
+test('a first import creates everything and reports the counts per entity', async () => {
+  const { tenant } = await company();
+  const result = await importCompanyData(server.ctx.db, tenant.companyId, fullDocument());
+  assert.deepEqual(result, {
+    departments: { created: 2, updated: 0, deleted: 0 },
+    positions: { created: 2, updated: 0, deleted: 0 },
+    shiftTypes: { created: 4, updated: 0, deleted: 0 },
+    contractTypes: { created: 1, updated: 0, deleted: 0 },
+    users: { created: 2, updated: 0, deleted: 0 },
+    contracts: { created: 2, updated: 0, deleted: 0 },
+    shifts: { created: 3, updated: 0, deleted: 0 },
+  });
+});
+
+test('a second import of the same document changes nothing, not even updatedAt', async () => {
+  const { tenant, token } = await company();
+  await importCompanyData(server.ctx.db, tenant.companyId, fullDocument(), 1_000);
+  const before = await apiGet(server.baseUrl, token, '/company/timetable?from=2026-06-01&to=2026-06-02');
+  const result = await importCompanyData(server.ctx.db, tenant.companyId, fullDocument(), 2_000);
+  assert.deepEqual(result, { departments: NOTHING, positions: NOTHING, shiftTypes: NOTHING, contractTypes: NOTHING, users: NOTHING, contracts: NOTHING, shifts: NOTHING });
+  const after = await apiGet(server.baseUrl, token, '/company/timetable?from=2026-06-01&to=2026-06-02');
+  assert.deepEqual(after.body, before.body);
+  assert.equal(after.headers.get('etag'), before.headers.get('etag'));
+});
+
+test('an edited document updates in place: same ids, new values, only real changes counted', async () => {
+  const { tenant, token } = await company();
+  await importCompanyData(server.ctx.db, tenant.companyId, fullDocument(), Date.parse('2026-01-01T00:00:00Z'));
+  const usersBefore = await apiGet<Page<{ id: string; lastName: string; employeeNumber: string }>>(server.baseUrl, token, '/company/users');
+  const doc = fullDocument();
+  doc.users[0] = { ...doc.users[0], lastName: 'Jansen' } as (typeof doc.users)[number];
+  doc.shifts[0] = { ...doc.shifts[0], end: '18:00' } as (typeof doc.shifts)[number];
+  const result = await importCompanyData(server.ctx.db, tenant.companyId, doc, Date.parse('2026-02-01T12:00:00Z'));
+  assert.deepEqual(result.users, { created: 0, updated: 1, deleted: 0 });
+  assert.deepEqual(result.shifts, { created: 0, updated: 1, deleted: 0 });
+  assert.deepEqual(result.contracts, NOTHING);
+  const usersAfter = await apiGet<Page<{ id: string; lastName: string; employeeNumber: string; updatedAt: string }>>(server.baseUrl, token, '/company/users');
+  assert.deepEqual(usersAfter.body.data.map((u) => u.id), usersBefore.body.data.map((u) => u.id));
+  const ann = usersAfter.body.data.find((u) => u.employeeNumber === 'E-ann');
+  assert.equal(ann?.lastName, 'Jansen');
+  assert.equal(ann?.updatedAt, '2026-02-01T13:00:00+01:00');
+  assert.equal(usersAfter.body.data.find((u) => u.employeeNumber === 'E-bob')?.updatedAt, '2026-01-01T01:00:00+01:00');
+  const shifts = await apiGet<Page<{ endsAt: string }>>(server.baseUrl, token, '/company/timetable?from=2026-06-01&to=2026-06-01');
+  assert.deepEqual(shifts.body.data.map((s) => s.endsAt).sort(), ['2026-06-01T17:00:00+02:00', '2026-06-01T18:00:00+02:00']);
+});
+
+test('a bad document changes nothing and lists every problem with its JSON path', async () => {
+  const { tenant } = await company();
+  await importCompanyData(server.ctx.db, tenant.companyId, fullDocument());
+  const before = await countRows(tenant.companyId);
+  const doc = fullDocument() as Record<string, unknown> & ReturnType<typeof fullDocument>;
+  doc.users.push(user('carl', { badgeId: 'B-1', employmentStart: '2026-05-01', employmentEnd: '2026-04-30' }), user('ann', {}));
+  doc.contracts.push(contract('c-bad', 'nobody', { wage: { amount: 12.345, currency: 'EUR', period: 'hour' } }), contract('c-shape', 'ann', { wage: { amount: 10, period: 'week' } }));
+  doc.shifts.push(
+    shift('x1', '2026-02-30'),
+    shift('x2', '2026-06-03', { start: '9:00' }),
+    shift('x3', '2026-06-03', { shiftTypeRef: 'sick' }),
+    shift('x4', '2026-06-03', { departmentRef: 'bar', breakMinutes: 600 }),
+    { ...shift('x5', '2026-06-03'), colour: 'red' } as never,
+    shift('x6', '2026-06-03', { positionRef: 'c-shape-is-no-position' }),
+  );
+  doc.positions.push({ ref: 'cook', name: 'Cook again', departmentRef: 'kitchen' });
+  doc.extra = [];
+  await assert.rejects(importCompanyData(server.ctx.db, tenant.companyId, doc), (error: { status: number; code: string; message: string; errors: Array<{ path: string; message: string }> }) => {
+    assert.equal(error.status, 400);
+    assert.equal(error.code, 'invalid_import');
+    const byPath = Object.fromEntries(error.errors.map((e) => [e.path, e.message]));
+    assert.deepEqual(Object.keys(byPath).sort(), [
+      '/contracts/2/userRef',
+      '/contracts/2/wage/amount',
+      '/contracts/3/wage/period',
+      '/extra',
+      '/positions/2/ref',
+      '/shifts/3/date',
+      '/shifts/4/start',
+      '/shifts/5/userRef',
+      '/shifts/6/breakMinutes',
+      '/shifts/6/departmentRef',
+      '/shifts/7/colour',
+      '/shifts/8/positionRef',
+      '/users/2/badgeId',
+      '/users/2/employmentEnd',
+      '/users/3/ref',
+    ].sort());
+    assert.equal(error.errors.length, 15);
+    assert.match(error.message, /15 problems/);
+    assert.match(byPath['/positions/2/ref'] ?? '', /repeats the ref "cook" of \/positions\/0/);
+    assert.match(byPath['/shifts/4/start'] ?? '', /HH:MM/);
+    assert.match(byPath['/contracts/2/userRef'] ?? '', /refers to no user: "nobody"/);
+    assert.match(byPath['/users/2/badgeId'] ?? '', /already the badge of user "ann"|already the badge of \/users\/0/);
+    assert.match(byPath['/shifts/5/userRef'] ?? '', /absence/);
+    return true;
+  });
+  assert.deepEqual(await countRows(tenant.companyId), before);
+});
+
+test('removing a user removes its contracts and shifts and frees its badge for someone else', async () => {
+  const { tenant, token } = await company();
+  await importCompanyData(server.ctx.db, tenant.companyId, fullDocument());
+  const result = await importCompanyData(server.ctx.db, tenant.companyId, {
+    users: [{ ref: 'ann', deleted: true }, user('dora', { badgeId: 'B-1', timeclockActive: true })],
+  });
+  assert.deepEqual(result.users, { created: 1, updated: 0, deleted: 1 });
+  assert.deepEqual(result.contracts, { created: 0, updated: 0, deleted: 1 });
+  assert.deepEqual(result.shifts, { created: 0, updated: 0, deleted: 1 });
+  const users = await apiGet<Page<{ employeeNumber: string }>>(server.baseUrl, token, '/company/users');
+  assert.deepEqual(users.body.data.map((u) => u.employeeNumber), ['E-bob', 'E-dora']);
+  const shifts = await apiGet<Page<{ userId: string | null }>>(server.baseUrl, token, '/company/timetable?from=2026-06-01&to=2026-06-02');
+  assert.equal(shifts.body.data.length, 2);
+  const badge = await server.ctx.db.selectFrom('employees').select(['ref', 'activated_at']).where('company_id', '=', tenant.companyId).where('badge_id', '=', 'B-1').execute();
+  assert.deepEqual(badge.map((b) => b.ref), ['dora']);
+  // Deleting what is already gone is not an error and changes nothing.
+  const again = await importCompanyData(server.ctx.db, tenant.companyId, { users: [{ ref: 'ann', deleted: true }] });
+  assert.deepEqual(again.users, NOTHING);
+});
+
+test('an entity still in use cannot be removed; removing its users in the same document can', async () => {
+  const { tenant } = await company();
+  await importCompanyData(server.ctx.db, tenant.companyId, fullDocument());
+  await assert.rejects(importCompanyData(server.ctx.db, tenant.companyId, { departments: [{ ref: 'kitchen', deleted: true }] }), (error: { errors: Array<{ path: string; message: string }> }) => {
+    assert.equal(error.errors.length, 1);
+    assert.equal(error.errors[0]?.path, '/departments/0');
+    assert.match(error.errors[0]?.message ?? '', /still used by position "cook"/);
+    return true;
+  });
+  await assert.rejects(importCompanyData(server.ctx.db, tenant.companyId, { shifts: [shift('s9', '2026-06-05', { userRef: 'ann' })], users: [{ ref: 'ann', deleted: true }] }), (error: { errors: Array<{ path: string; message: string }> }) => {
+    assert.deepEqual(error.errors.map((e) => e.path), ['/shifts/0/userRef']);
+    assert.match(error.errors[0]?.message ?? '', /which this document removes/);
+    return true;
+  });
+  const result = await importCompanyData(server.ctx.db, tenant.companyId, { shiftTypes: [{ ref: 'available', deleted: true }], contractTypes: [] });
+  assert.deepEqual(result.shiftTypes, { created: 0, updated: 0, deleted: 1 });
+});
+
+test('a badge id is unique within the organisation, across its companies; badges can swap in one import', async () => {
+  const first = await company('First');
+  const second = await company('Second', first.tenant.organisationId);
+  const stranger = await company('Stranger');
+  await importCompanyData(server.ctx.db, first.tenant.companyId, fullDocument());
+  await assert.rejects(importCompanyData(server.ctx.db, second.tenant.companyId, { ...baseDocument(), users: [user('zed', { badgeId: 'B-2' })] }), (error: { errors: Array<{ path: string; message: string }> }) => {
+    assert.deepEqual(error.errors, [{ path: '/users/0/badgeId', message: 'is already the badge of an employee of another company of this organisation' }]);
+    return true;
+  });
+  const elsewhere = await importCompanyData(server.ctx.db, stranger.tenant.companyId, { ...baseDocument(), users: [user('zed', { badgeId: 'B-2' })] });
+  assert.equal(elsewhere.users.created, 1);
+  const doc = fullDocument();
+  doc.users = [user('ann', { badgeId: 'B-2', timeclockActive: true }), user('bob', { badgeId: 'B-1' })];
+  const swapped = await importCompanyData(server.ctx.db, first.tenant.companyId, doc);
+  assert.deepEqual(swapped.users, { created: 0, updated: 2, deleted: 0 });
+});
+
+test('turning the timeclock on sets activatedAt once; unrelated edits keep it; turning it off clears it', async () => {
+  const { tenant } = await company();
+  const activatedAt = async (ref: string) =>
+    (await server.ctx.db.selectFrom('employees').select('activated_at').where('company_id', '=', tenant.companyId).where('ref', '=', ref).executeTakeFirstOrThrow()).activated_at;
+  await importCompanyData(server.ctx.db, tenant.companyId, fullDocument(), 1_000);
+  assert.equal(await activatedAt('ann'), 1_000);
+  assert.equal(await activatedAt('bob'), null);
+  const doc = fullDocument();
+  doc.users = [user('ann', { badgeId: 'B-1', timeclockActive: true, firstName: 'Anna' }), user('bob', { badgeId: 'B-2', timeclockActive: true })];
+  await importCompanyData(server.ctx.db, tenant.companyId, doc, 2_000);
+  assert.equal(await activatedAt('ann'), 1_000);
+  assert.equal(await activatedAt('bob'), 2_000);
+  doc.users = [user('ann', { badgeId: 'B-1', timeclockActive: false, firstName: 'Anna' })];
+  await importCompanyData(server.ctx.db, tenant.companyId, doc, 3_000);
+  assert.equal(await activatedAt('ann'), null);
+});
+
+test('refs may point at rows stored earlier; a document that is not an object is one problem', async () => {
+  const { tenant } = await company();
+  await importCompanyData(server.ctx.db, tenant.companyId, fullDocument());
+  const result = await importCompanyData(server.ctx.db, tenant.companyId, { shifts: [shift('later', '2026-06-09', { userRef: 'bob' })] });
+  assert.deepEqual(result.shifts, { created: 1, updated: 0, deleted: 0 });
+  await assert.rejects(importCompanyData(server.ctx.db, tenant.companyId, []), (error: { errors: Array<{ path: string }> }) => {
+    assert.deepEqual(error.errors.map((e) => e.path), ['']);
+    return true;
+  });
+});
