@@ -1,0 +1,99 @@
+// `wfs` acting on the database of a running server (CONTRACT §5): the server sees each change at once.
+// A client the CLI creates can get tokens; disabling a client or user, or rotating a client secret,
+// stops the tokens already issued on the secured API within 5 seconds.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { bearer, mintTokens, provisionTenant } from '../support/tenants.ts';
+import { wfsJson } from './wfs.ts';
+
+let server: TestServer;
+let databaseUrl: string;
+before(async () => {
+  server = await startTestServer();
+  databaseUrl = server.config.databaseUrl;
+});
+after(() => server.close());
+
+async function clientCredentials(clientId: string, clientSecret: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${server.baseUrl}/api/v1/iam/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+function configurationStatus(idToken: string): Promise<number> {
+  return fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(idToken) }).then(async (response) => {
+    await response.body?.cancel();
+    return response.status;
+  });
+}
+
+/** Polls until the token is refused; answers the last status and how long it took. */
+async function refusedWithin(idToken: string, limitMs: number): Promise<{ status: number; afterMs: number }> {
+  const started = Date.now();
+  let status = await configurationStatus(idToken);
+  while (status === 200 && Date.now() - started < limitMs) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    status = await configurationStatus(idToken);
+  }
+  return { status, afterMs: Date.now() - started };
+}
+
+test('a client created with wfs gets client_credentials tokens once the grant is enabled, and calls the API', async () => {
+  const { organisationId } = (await wfsJson(databaseUrl, ['create-organisation', '--name', 'Acme'])) as { organisationId: string };
+  const { companyId } = (await wfsJson(databaseUrl, ['create-company', '--org', organisationId, '--name', 'Acme Utrecht', '--timezone', 'Europe/Amsterdam', '--currency', 'EUR'])) as { companyId: string };
+  const { clientId, clientSecret } = (await wfsJson(databaseUrl, ['create-api-client', '--company', companyId, '--name', 'Sync', '--redirect-uri', 'https://app.example.com/cb'])) as { clientId: string; clientSecret: string };
+
+  const refused = await clientCredentials(clientId, clientSecret);
+  assert.deepEqual([refused.status, refused.body.error], [400, 'unauthorized_client']);
+
+  await wfsJson(databaseUrl, ['enable-grant', '--client', clientId, '--grant', 'client_credentials']);
+  const issued = await clientCredentials(clientId, clientSecret);
+  assert.equal(issued.status, 200);
+  const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(String(issued.body.id_token)) });
+  assert.equal(response.status, 200);
+  assert.equal(((await response.json()) as { company: { id: string } }).company.id, companyId);
+
+  await wfsJson(databaseUrl, ['disable-grant', '--client', clientId, '--grant', 'client_credentials']);
+  assert.equal((await clientCredentials(clientId, clientSecret)).body.error, 'unauthorized_client');
+});
+
+test('disable-api-client stops an issued ID token within 5 s and the client can no longer get tokens', async () => {
+  const tenant = await provisionTenant(server.ctx);
+  const tokens = await mintTokens(server.ctx, tenant);
+  assert.equal(await configurationStatus(tokens.id_token), 200);
+
+  assert.deepEqual(await wfsJson(databaseUrl, ['disable-api-client', '--client', tenant.clientId]), { clientId: tenant.clientId, disabled: true });
+  const { status, afterMs } = await refusedWithin(tokens.id_token, 5_000);
+  assert.equal(status, 401, `still accepted after ${afterMs} ms`);
+  assert.ok(afterMs < 5_000);
+
+  await wfsJson(databaseUrl, ['enable-grant', '--client', tenant.clientId, '--grant', 'client_credentials']);
+  const disabled = await clientCredentials(tenant.clientId, tenant.clientSecret);
+  assert.deepEqual([disabled.status, disabled.body.error], [401, 'invalid_client']);
+  await wfsJson(databaseUrl, ['enable-api-client', '--client', tenant.clientId]);
+  assert.equal((await clientCredentials(tenant.clientId, tenant.clientSecret)).status, 200, 'enabled again');
+  assert.equal(await configurationStatus(tokens.id_token), 401, 'the revoked token stays revoked');
+});
+
+test('disable-api-user stops the user\'s ID token within 5 s', async () => {
+  const tenant = await provisionTenant(server.ctx);
+  const tokens = await mintTokens(server.ctx, tenant);
+  assert.equal(await configurationStatus(tokens.id_token), 200);
+  await wfsJson(databaseUrl, ['disable-api-user', '--user', tenant.userId]);
+  const { status, afterMs } = await refusedWithin(tokens.id_token, 5_000);
+  assert.equal(status, 401, `still accepted after ${afterMs} ms`);
+});
+
+test('rotate-client-secret: the old secret fails at once, the new one works, earlier tokens stop', async () => {
+  const tenant = await provisionTenant(server.ctx);
+  const tokens = await mintTokens(server.ctx, tenant);
+  await wfsJson(databaseUrl, ['enable-grant', '--client', tenant.clientId, '--grant', 'client_credentials']);
+  const { clientSecret } = (await wfsJson(databaseUrl, ['rotate-client-secret', '--client', tenant.clientId])) as { clientSecret: string };
+  assert.equal((await clientCredentials(tenant.clientId, tenant.clientSecret)).status, 401);
+  assert.equal((await clientCredentials(tenant.clientId, clientSecret)).status, 200);
+  assert.equal((await refusedWithin(tokens.id_token, 5_000)).status, 401);
+});
