@@ -4,11 +4,12 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
 import { TokenError, WfsClient, decodeJwtClaims } from '../../packages/client/src/index.ts';
 
-// ID tokens live 2 s (the client renews at most a fifth of that, 0.4 s, before exp); refresh tokens
-// live 6 s, so the service renews them once less than 3 s remain.
+// ID tokens live 4 s (the client renews a fifth of that, 0.8 s, before exp); refresh tokens live 6 s,
+// so the service renews them once less than 3 s remain. Claims count whole seconds, so waits are
+// computed from `exp`.
 let server: TestServer;
 before(async () => {
-  server = await startTestServer({ ACCESS_TOKEN_TTL: '2', REFRESH_TOKEN_TTL: '6' });
+  server = await startTestServer({ ACCESS_TOKEN_TTL: '4', REFRESH_TOKEN_TTL: '6' });
 });
 after(() => server.close());
 
@@ -37,17 +38,18 @@ test('the client logs in with the refresh token once and reuses the ID token unt
   assert.deepEqual(recorder.paths.filter((p) => p.endsWith('/idToken')), ['/api/v1/iam/idToken']);
 
   const first = await client.tokens.idToken();
-  await sleep(1000);
-  assert.equal(await client.tokens.idToken(), first, 'still 1 s before exp: reused');
+  const { exp } = decodeJwtClaims(first) as { exp: number };
+  await sleep(exp * 1000 - 1000 - Date.now()); // 1 s before exp: outside the 0.8 s margin
+  assert.equal(await client.tokens.idToken(), first, 'reused until the renewal margin');
   assert.equal(client.tokens.renewals, 1);
 
-  await sleep(700); // 0.3 s before exp: inside the renewal margin
+  await sleep(exp * 1000 - 500 - Date.now()); // 0.5 s before exp: inside the margin
   await client.request('GET', '/api/v1/company/configuration');
   assert.equal(client.tokens.renewals, 2);
   const second = await client.tokens.idToken();
   assert.notEqual(second, first);
   const claims = decodeJwtClaims(second) as { exp: number; iat: number; sub: string };
-  assert.equal(claims.exp - claims.iat, 2);
+  assert.equal(claims.exp - claims.iat, 4);
   assert.equal(claims.sub, tenant.userId);
 });
 
