@@ -4,6 +4,9 @@
 import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db/database.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation } from '../iam/provisioning.ts';
+import { importCompanyData } from '../company/import.ts';
+import { today } from '../platform/period.ts';
+import { demoCompanyDocument } from './company-data.ts';
 
 export interface DemoCredentials {
   organisationId: string;
@@ -15,9 +18,20 @@ export interface DemoCredentials {
   userSecret: string;
 }
 
-export async function seedDemo(db: Db, config: Config): Promise<DemoCredentials> {
+export interface DemoOptions {
+  /** Same seed, same day: same data. */
+  seed?: number;
+  now?: number;
+}
+
+const DEMO_TIMEZONE = 'Europe/Amsterdam';
+
+export async function seedDemo(db: Db, config: Config, options: DemoOptions = {}): Promise<DemoCredentials> {
+  const now = options.now ?? Date.now();
   const { organisationId } = await createOrganisation(db, { name: 'Demo Hospitality Group' });
-  const { companyId } = await createCompany(db, { organisationId, name: 'Café de Demo', timezone: 'Europe/Amsterdam', currency: 'EUR', locale: 'nl-NL' });
+  const { companyId } = await createCompany(db, { organisationId, name: 'Café de Demo', timezone: DEMO_TIMEZONE, currency: 'EUR', locale: 'nl-NL' });
+  // The company data goes in like any customer's: one import document, checked and applied whole.
+  await importCompanyData(db, companyId, demoCompanyDocument(today(DEMO_TIMEZONE, now), options.seed), now);
   const redirectUri = `${config.baseUrl}/demo/callback`;
   const { clientId, clientSecret } = await createApiClient(db, { companyId, name: 'Demo integration', redirectUris: [redirectUri] });
   const user = await createApiUser(db, { clientId, email: `api-user+${companyId.slice(-6).toLowerCase()}@demo.example` });
