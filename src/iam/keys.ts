@@ -121,6 +121,11 @@ export class KeyRing {
     return this.#keys;
   }
 
+  /** Re-reads the key table now, e.g. right after this process rotated the key. */
+  async reload(): Promise<void> {
+    await this.#fresh(true);
+  }
+
   /** The newest key whose activation time has come. */
   async signingKey(): Promise<{ kid: string; privateKey: CryptoKey }> {
     const now = Date.now();
