@@ -1,14 +1,31 @@
-// Loads the benchmark company into the database. Placeholder until src/company/import.ts lands.
+// Loads the benchmark company through importCompanyData, the path `wfs import` takes: the staff in
+// one document, then the shifts a few days per document (each import reads the company's stored
+// rows to diff against, so one giant document would hold one huge transaction for minutes).
 import type { AppContext } from '../src/platform/context.ts';
-import type { DatasetShape } from './dataset.ts';
+import { importCompanyData } from '../src/company/import.ts';
+import { addDays, today } from '../src/platform/period.ts';
+import { shiftDocument, staffDocument, type DatasetShape } from './dataset.ts';
+import { BENCH_TIMEZONE } from './tenant.ts';
 
 export interface LoadedCompany {
   shifts: number;
   seconds: number;
+  /** today − 8: the first day the feed serves. */
   firstDate: string;
   days: number;
 }
 
-export async function loadCompany(_ctx: AppContext, _companyId: string, _shape: DatasetShape & { days: number }): Promise<LoadedCompany> {
-  throw new Error('importCompanyData (src/company/import.ts) has not landed yet');
+const DAYS_PER_IMPORT = 8;
+
+export async function loadCompany(ctx: AppContext, companyId: string, shape: DatasetShape & { days: number }): Promise<LoadedCompany> {
+  const started = performance.now();
+  const firstDate = addDays(today(BENCH_TIMEZONE), -8);
+  await importCompanyData(ctx.db, companyId, staffDocument(shape));
+  let shifts = 0;
+  for (let day = 0; day < shape.days; day += DAYS_PER_IMPORT) {
+    const days = Math.min(DAYS_PER_IMPORT, shape.days - day);
+    const counts = await importCompanyData(ctx.db, companyId, shiftDocument(addDays(firstDate, day), days, shape));
+    shifts += counts.shifts.created;
+  }
+  return { shifts, seconds: (performance.now() - started) / 1000, firstDate, days: shape.days };
 }

@@ -12,6 +12,8 @@ export interface BenchOptions {
   readonly duration: number;
   readonly warmup: number;
   readonly connections: number;
+  /** Connections for the rows that answer hundreds of kilobytes (feed, timetable, users). */
+  readonly dataConnections: number;
   /** Days of shifts loaded for the company (2,000 a day). */
   readonly days: number;
   readonly employees: number;
@@ -33,6 +35,7 @@ const HELP = `npm run bench -- [options]
   --duration s        seconds per measurement (default 5)
   --warmup s          warm-up seconds before each measurement (default 1)
   --connections n     autocannon connections (default 32)
+  --data-connections n  connections for feed, timetable and users (default 8)
   --days n            days of shifts to load (default 46)
   --employees n       employees in the company (default 1000)
   --shifts-per-day n  shifts per day (default 2000)
@@ -63,6 +66,7 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
       duration: { type: 'string' },
       warmup: { type: 'string' },
       connections: { type: 'string' },
+      'data-connections': { type: 'string' },
       days: { type: 'string' },
       employees: { type: 'string' },
       'shifts-per-day': { type: 'string' },
@@ -94,6 +98,7 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
     duration: positive('duration', pick('duration', '5')),
     warmup: Number(pick('warmup', '1')),
     connections: Math.round(positive('connections', pick('connections', '32'))),
+    dataConnections: Math.round(positive('data-connections', pick('data-connections', '8'))),
     days: Math.round(positive('days', pick('days', '46'))),
     employees: Math.round(positive('employees', pick('employees', '1000'))),
     shiftsPerDay: Math.round(positive('shifts-per-day', pick('shifts-per-day', '2000'))),

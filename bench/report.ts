@@ -35,10 +35,12 @@ function cell(rowId: string, goal: Goal | undefined, outcome: Outcome | undefine
   if (!outcome) return '';
   if ('skipped' in outcome) return `n/a (${outcome.skipped})`;
   const m = outcome.measurement;
+  if (m.samples === 0) return `no 2xx answer${m.failures > 0 ? ` (${number(m.failures)} failed)` : ' in the window'} · **fail**`;
   const parts: string[] = [];
   if (m.perSecond !== undefined) {
     parts.push(`${number(m.perSecond)}/s`, `p99 ${ms(m.p99Ms)}`);
-    if (bare !== undefined && rowId !== 'bare') parts.push(`${number((m.perSecond / bare) * 100)} % of bare`);
+    const share = bare === undefined ? undefined : (m.perSecond / bare) * 100;
+    if (share !== undefined && rowId !== 'bare') parts.push(`${number(share, share < 10 ? 1 : 0)} % of bare`);
     if (reference && 'measurement' in reference && reference.measurement.perSecond) parts.push(`×${number(m.perSecond / reference.measurement.perSecond, 2)} of 1 instance`);
   } else {
     parts.push(`median ${ms(m.medianMs ?? Number.NaN)}`, `p99 ${ms(m.p99Ms)}`, `${m.samples} runs`);

@@ -21,7 +21,8 @@ export function revenueBatch(departmentIds: readonly string[], firstDate: string
     const date = addDays(firstDate, day);
     for (const departmentId of departmentIds) {
       for (const kind of KINDS) {
-        if (items.length < BATCH_SIZE) items.push({ departmentId, date, kind, category, amount: ((items.length * 37) % 1_000_000) / 100 + amountOffset });
+        // Whole cents divided once, so every amount has at most 2 decimals (the contract's limit).
+        if (items.length < BATCH_SIZE) items.push({ departmentId, date, kind, category, amount: (((items.length * 37) % 1_000_000) + amountOffset * 100) / 100 });
       }
     }
   }
