@@ -1,0 +1,148 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { provisionTenant, type Tenant } from '../support/tenants.ts';
+import { openLoginForm, submitLogin } from '../iam/helpers.ts';
+import { importCompanyData } from '../../src/company/import.ts';
+
+const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
+
+let server: TestServer;
+let tenant: Tenant;
+let dir: string;
+before(async () => {
+  server = await startTestServer();
+  // RFC 8252: the client registers a loopback redirect URI; `wfs login` listens on any free port.
+  tenant = await provisionTenant(server.ctx, { name: 'Integrator', redirectUris: ['http://127.0.0.1/callback'] });
+  await importCompanyData(server.ctx.db, tenant.companyId, { departments: [{ ref: 'kitchen', name: 'Kitchen', code: 'KIT' }] });
+  dir = mkdtempSync(join(tmpdir(), 'wfs-login-'));
+});
+after(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `wfs …` as its own process; `onStderr` sees standard error as it arrives. */
+function wfs(args: string[], onStderr: (text: string) => void = () => {}): Promise<Run> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+    onStderr(stderr);
+  });
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+test('wfs offers the integrator commands login and api', async () => {
+  const help = await wfs(['--help']);
+  // src/cli/main.ts lists registerIntegratorCommands (src/integrator/commands.ts) among its command groups.
+  assert.match(help.stdout + help.stderr, /\blogin\b[\s\S]*\bapi\b|\bapi\b[\s\S]*\blogin\b/);
+});
+
+const lastJson = (run: Run): Record<string, unknown> => JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as Record<string, unknown>;
+
+/** Plays the person at the browser: opens the printed address, logs in, follows the redirect. */
+async function logInAt(url: string): Promise<void> {
+  const form = await openLoginForm(url);
+  assert.equal(form.response.status, 200, form.html);
+  const answer = await submitLogin(server, form, { email: tenant.email, secret: tenant.secret });
+  assert.equal(answer.status, 302);
+  const location = new URL(answer.headers.get('location') ?? '');
+  assert.equal(location.hostname, '127.0.0.1');
+  assert.notEqual(location.port, '', 'the loopback listener\'s own port');
+  const landing = await fetch(location);
+  assert.equal(landing.status, 200);
+  assert.match(await landing.text(), /Logged in/);
+}
+
+test('wfs login: browser login with PKCE through a loopback redirect stores the refresh token in a 0600 file; wfs api then calls the API', async () => {
+  const credentialsFile = join(dir, 'nested', 'credentials.json');
+  let driven: Promise<void> | undefined;
+  const login = await wfs(
+    ['login', '--base-url', server.baseUrl, '--client-id', tenant.clientId, '--client-secret', tenant.clientSecret, '--credentials-file', credentialsFile, '--no-browser', '--timeout', '20', '--json'],
+    (stderr) => {
+      const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
+      if (url && !driven) {
+        const params = new URL(url).searchParams;
+        assert.equal(params.get('code_challenge_method'), 'S256');
+        assert.match(params.get('code_challenge') ?? '', /^[A-Za-z0-9_-]{43}$/);
+        assert.match(params.get('redirect_uri') ?? '', /^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+        driven = logInAt(url);
+      }
+    },
+  );
+  await driven;
+  assert.equal(login.code, 0, login.stderr);
+  assert.deepEqual(lastJson(login), { credentialsFile, baseUrl: server.baseUrl, clientId: tenant.clientId, email: tenant.email, companyId: tenant.companyId });
+
+  assert.equal(statSync(credentialsFile).mode & 0o777, 0o600);
+  assert.equal(statSync(join(dir, 'nested')).mode & 0o777, 0o700);
+  const stored = JSON.parse(readFileSync(credentialsFile, 'utf8')) as Record<string, string>;
+  assert.equal(stored.baseUrl, server.baseUrl);
+  assert.equal(stored.clientId, tenant.clientId);
+  assert.equal(stored.clientSecret, tenant.clientSecret);
+  assert.match(stored.refreshToken ?? '', /^[\w-]+\.[\w-]+\.[\w-]+$/);
+
+  const configuration = await wfs(['api', 'GET', '/api/v1/company/configuration', '--credentials-file', credentialsFile]);
+  assert.equal(configuration.code, 0, configuration.stderr);
+  const body = JSON.parse(configuration.stdout) as { company: { id: string; name: string }; departments: { id: string; code: string }[] };
+  assert.equal(body.company.id, tenant.companyId);
+  assert.equal(body.company.name, 'Integrator');
+  assert.equal(body.departments[0]?.code, 'KIT');
+
+  const users = await wfs(['api', 'GET', '/api/v1/company/users', '--from', '2026-01-01', '--to', '2026-01-31', '--credentials-file', credentialsFile, '--json']);
+  assert.equal(users.code, 0, users.stderr);
+  assert.deepEqual(lastJson(users), { data: [], nextCursor: null });
+
+  const batch = join(dir, 'revenue.json');
+  writeFileSync(batch, JSON.stringify({ items: [{ departmentId: body.departments[0]?.id, date: '2026-11-20', kind: 'realised', amount: 1234.5 }] }));
+  const revenue = await wfs(['api', 'POST', '/api/v1/company/revenue', '--data', `@${batch}`, '--credentials-file', credentialsFile, '--json']);
+  assert.equal(revenue.code, 0, revenue.stderr);
+  assert.deepEqual(lastJson(revenue), { received: 1, created: 1, updated: 0, unchanged: 0 });
+
+  const typo = await wfs(['api', 'GET', '/api/v1/company/users', '--query', 'form=2026-01-01', '--credentials-file', credentialsFile, '--json']);
+  assert.equal(typo.code, 1);
+  const failure = lastJson(typo);
+  assert.match(String(failure.error), /^400 validation_failed: /);
+  assert.deepEqual(failure.errors, [{ path: '/querystring/form', message: 'unknown query parameter "form"' }]);
+});
+
+test('wfs login reports a refused login (error on the redirect) and stores nothing', async () => {
+  const credentialsFile = join(dir, 'refused.json');
+  let driven: Promise<void> | undefined;
+  const login = await wfs(
+    ['login', '--base-url', server.baseUrl, '--client-id', tenant.clientId, '--client-secret', tenant.clientSecret, '--credentials-file', credentialsFile, '--no-browser', '--timeout', '20', '--json'],
+    (stderr) => {
+      const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
+      if (url && !driven) {
+        // The person's browser comes back with an error instead of a code (RFC 6749 §4.1.2.1).
+        const params = new URL(url).searchParams;
+        const back = new URL(params.get('redirect_uri') ?? '');
+        back.search = new URLSearchParams({ error: 'access_denied', error_description: 'the user said no', state: params.get('state') ?? '' }).toString();
+        driven = fetch(back).then((response) => void response.body?.cancel());
+      }
+    },
+  );
+  await driven;
+  assert.equal(login.code, 1);
+  assert.deepEqual(lastJson(login), { error: 'Login failed: access_denied (the user said no).' });
+  assert.throws(() => statSync(credentialsFile));
+});
+
+test('wfs api without a login says to log in', async () => {
+  const run = await wfs(['api', 'GET', '/api/v1/company/configuration', '--credentials-file', join(dir, 'missing.json'), '--json']);
+  assert.equal(run.code, 1);
+  assert.match(String(lastJson(run).error), /run "wfs login" first/);
+});
