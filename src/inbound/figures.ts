@@ -6,6 +6,7 @@ import type { Period } from '../platform/period.ts';
 import { addDays } from '../platform/period.ts';
 import type { SortKey } from '../platform/collection.ts';
 import type { InboundStream } from './tables.ts';
+import { orNull } from './or-null.ts';
 
 export const BatchOutcome = Type.Object({
   received: Type.Integer({ description: 'Items in the batch.' }),
@@ -15,8 +16,8 @@ export const BatchOutcome = Type.Object({
 });
 
 export const DepartmentId = Type.String({ minLength: 1, maxLength: 100, description: 'A department id from getConfiguration.' });
-export const ItemDate = Type.Union([Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), Type.Null()], { description: 'Day (YYYY-MM-DD, company time zone). Exactly one of date and week.' });
-export const ItemWeek = Type.Union([Type.String({ pattern: '^\\d{4}-W\\d{2}$' }), Type.Null()], { description: 'ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday). Exactly one of date and week.' });
+export const ItemDate = orNull(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), 'Day (YYYY-MM-DD, company time zone). Exactly one of date and week.');
+export const ItemWeek = orNull(Type.String({ pattern: '^\\d{4}-W\\d{2}$' }), 'ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday). Exactly one of date and week.');
 
 export interface FigureFilter extends Period {
   departmentId?: string;

@@ -5,6 +5,7 @@ import { formatInstant } from '../company/local-time.ts';
 import type { FieldError } from '../platform/errors.ts';
 import { readHundredths, type StreamRules } from './batch.ts';
 import { fromHundredths } from './decimal.ts';
+import { orNull } from './or-null.ts';
 import { DepartmentId, ItemDate, ItemWeek, type FigureRow } from './figures.ts';
 
 export const RevenueKind = Type.Enum(['realised', 'prognosis'], { description: '`realised` revenue, or a `prognosis`.' });
@@ -12,11 +13,11 @@ export const RevenueKind = Type.Enum(['realised', 'prognosis'], { description: '
 export const RevenueItemInput = Type.Object(
   {
     departmentId: DepartmentId,
-    date: Type.Optional(ItemDate),
-    week: Type.Optional(ItemWeek),
+    date: ItemDate,
+    week: ItemWeek,
     kind: RevenueKind,
     amount: Type.Number({ description: 'In the company currency, at most 2 decimals; negative for refunds.' }),
-    category: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], { description: 'Optional split of the revenue (e.g. "food"); part of the upsert key.' })),
+    category: orNull(Type.String({ minLength: 1, maxLength: 100 }), 'Optional split of the revenue (e.g. "food"); part of the upsert key.'),
   },
   { additionalProperties: false },
 );

@@ -5,15 +5,16 @@ import { formatInstant } from '../company/local-time.ts';
 import type { FieldError } from '../platform/errors.ts';
 import { readHundredths, type StreamRules } from './batch.ts';
 import { fromHundredths } from './decimal.ts';
+import { orNull } from './or-null.ts';
 import { DepartmentId, ItemDate, ItemWeek, type FigureRow } from './figures.ts';
 
 export const WageBudgetItemInput = Type.Object(
   {
     departmentId: DepartmentId,
-    date: Type.Optional(ItemDate),
-    week: Type.Optional(ItemWeek),
+    date: ItemDate,
+    week: ItemWeek,
     amount: Type.Number({ minimum: 0, description: 'In the company currency, ≥ 0, at most 2 decimals.' }),
-    hours: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'Budgeted hours, ≥ 0, at most 2 decimals.' })),
+    hours: orNull(Type.Number({ minimum: 0 }), 'Budgeted hours, ≥ 0, at most 2 decimals.'),
   },
   { additionalProperties: false },
 );

@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import { DateTime } from 'luxon';
 import { formatInstant } from '../company/local-time.ts';
 import { badRequest } from '../platform/errors.ts';
+import { orNull } from '../inbound/or-null.ts';
 import { ANOMALIES } from './transitions.ts';
 import type { TimeclockEventsTable } from './tables.ts';
 
@@ -14,21 +15,17 @@ const Location = Type.Object(
   { additionalProperties: false },
 );
 
-function nullable<T extends Parameters<typeof Type.Union>[0][number]>(schema: T, description: string) {
-  return Type.Optional(Type.Union([schema, Type.Null()], { description }));
-}
-
 export const TimeclockEventInput = Type.Object(
   {
     eventId: Type.String({ format: 'uuid', description: 'Chosen by the sender; resending the same event with it is answered with the original 200.' }),
-    badgeId: nullable(Type.String({ minLength: 1, maxLength: 100 }), 'The person\'s badge. Exactly one of badgeId and userId.'),
-    userId: nullable(Type.String({ minLength: 1, maxLength: 100 }), 'The person\'s user id. Exactly one of badgeId and userId.'),
-    companyId: nullable(Type.String({ minLength: 1, maxLength: 100 }), 'When given, must be the person\'s company.'),
+    badgeId: orNull(Type.String({ minLength: 1, maxLength: 100 }), 'The person\'s badge. Exactly one of badgeId and userId.'),
+    userId: orNull(Type.String({ minLength: 1, maxLength: 100 }), 'The person\'s user id. Exactly one of badgeId and userId.'),
+    companyId: orNull(Type.String({ minLength: 1, maxLength: 100 }), 'When given, must be the person\'s company.'),
     type: PunchType,
     occurredAt: Type.String({ format: 'date-time', description: 'ISO 8601 with an offset or Z; later than the person\'s previous event, at most 5 minutes ahead.' }),
     source: Source,
-    deviceId: nullable(Type.String({ minLength: 1, maxLength: 200 }), 'The terminal or phone that registered the punch.'),
-    location: nullable(Location, 'Where the punch was registered.'),
+    deviceId: orNull(Type.String({ minLength: 1, maxLength: 200 }), 'The terminal or phone that registered the punch.'),
+    location: orNull(Location, 'Where the punch was registered.'),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,7 @@
 // Timeclock events and the per-person stream state (src/timeclock/tables.ts). The two unique
 // indexes are the database's guarantees: an eventId is stored once per organisation, and a
-// person's sequence numbers never repeat.
+// person's sequence numbers never repeat (that index also serves one person's read-back). Every
+// index costs each append a page write, so there is no other.
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -25,7 +26,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('timeclock_events_event_id').on('timeclock_events').columns(['organisation_id', 'event_id']).unique().execute();
   await db.schema.createIndex('timeclock_events_sequence').on('timeclock_events').columns(['employee_id', 'sequence']).unique().execute();
   await db.schema.createIndex('timeclock_events_occurred').on('timeclock_events').columns(['organisation_id', 'occurred_at', 'id']).execute();
-  await db.schema.createIndex('timeclock_events_employee_occurred').on('timeclock_events').columns(['employee_id', 'occurred_at']).execute();
 
   await db.schema
     .createTable('timeclock_states')
