@@ -1,0 +1,166 @@
+// Rate limits and failure penalties (CONTRACT §2 "Rate limits"): per-client budgets at token, idToken
+// and login; after 5 failures for one client from one address, 429 with a Retry-After doubling from
+// 1 s up to 15 min, reset by a success; one client never blocks another. The counter store is tested
+// in memory and against the real Redis, and two instances sharing Redis share the penalties.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { freshDatabase } from '../support/database.ts';
+import { provisionTenant, type Tenant } from '../support/tenants.ts';
+import { setGrantEnabled } from '../../src/iam/provisioning.ts';
+import { MemoryThrottleStore, RedisThrottleStore, Throttle, type ThrottleStore } from '../../src/iam/throttle.ts';
+import { authorizeUrl, codeExchange, defaultParams, loginAndExchange, openLoginForm, postToken, renewAtIdToken, sleep, submitLogin } from './helpers.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const cleanups: (() => Promise<unknown>)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+async function server(env: Record<string, string> = {}): Promise<TestServer> {
+  const started = await startTestServer(env);
+  cleanups.push(() => started.close());
+  return started;
+}
+
+/** Budgets are per calendar minute: start a burst well inside one so it cannot straddle two. */
+async function withinOneMinute(): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 50_000) await sleep(60_000 - intoMinute + 50);
+}
+
+function assertRetryAfter(response: Response, min: number, max: number): void {
+  assert.equal(response.status, 429);
+  const retryAfter = Number(response.headers.get('retry-after'));
+  assert.ok(retryAfter >= min && retryAfter <= max, `Retry-After ${retryAfter} not in [${min}, ${max}]`);
+}
+
+test('token, idToken and login requests are limited per client; another client is unaffected', async () => {
+  const s = await server({ RATE_LIMIT_TOKEN_PER_MINUTE: '3' });
+  const busy = await provisionTenant(s.ctx);
+  const calm = await provisionTenant(s.ctx);
+  for (const t of [busy, calm]) await setGrantEnabled(s.ctx.db, t.clientId, 'client_credentials', true);
+  const credentials = (t: Tenant) => ({ grant_type: 'client_credentials', client_id: t.clientId, client_secret: t.clientSecret });
+
+  await withinOneMinute();
+  for (let i = 0; i < 3; i++) assert.equal((await postToken(s, credentials(busy))).status, 200);
+  const limited = await postToken(s, credentials(busy));
+  assertRetryAfter(limited, 1, 60);
+  assert.equal(((await limited.json()) as { error: string }).error, 'slow_down');
+  assert.equal((await postToken(s, credentials(calm))).status, 200, 'another client keeps its budget');
+
+  const tokens = await loginAndExchange(s, calm);
+  await withinOneMinute();
+  for (let i = 0; i < 3; i++) assert.equal((await renewAtIdToken(s, tokens.refresh_token ?? '')).status, 200);
+  assertRetryAfter(await renewAtIdToken(s, tokens.refresh_token ?? ''), 1, 60);
+
+  const url = authorizeUrl(s, defaultParams(busy));
+  await withinOneMinute();
+  for (let i = 0; i < 3; i++) assert.equal((await fetch(url)).status, 200);
+  const page = await fetch(url);
+  assertRetryAfter(page, 1, 60);
+  assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+  assert.match(await page.text(), /Too many sign-in attempts/);
+});
+
+test('failed logins: from the sixth attempt 429 with Retry-After doubling from 1 s; a success resets; other clients unaffected', async () => {
+  const s = await server();
+  const tenant = await provisionTenant(s.ctx);
+  const other = await provisionTenant(s.ctx);
+  const form = await openLoginForm(authorizeUrl(s, defaultParams(tenant)));
+  const wrong = () => submitLogin(s, form, { email: tenant.email, secret: 'wrong' });
+  for (let i = 0; i < 5; i++) assert.equal((await wrong()).status, 401);
+  const blocked = await wrong();
+  assertRetryAfter(blocked, 1, 1);
+  assert.match(await blocked.text(), /Too many sign-in attempts/);
+  assertRetryAfter(await submitLogin(s, form, { email: tenant.email, secret: tenant.secret }), 1, 1);
+
+  const otherForm = await openLoginForm(authorizeUrl(s, defaultParams(other)));
+  assert.equal((await submitLogin(s, otherForm, { email: other.email, secret: other.secret })).status, 302, 'one client never blocks another');
+
+  await sleep(1100);
+  assert.equal((await wrong()).status, 401, 'allowed again after Retry-After');
+  assertRetryAfter(await wrong(), 2, 2);
+  await sleep(2100);
+  assert.equal((await submitLogin(s, form, { email: tenant.email, secret: tenant.secret })).status, 302);
+  assert.equal((await wrong()).status, 401, 'the success reset the count');
+  const audit = await s.ctx.db.selectFrom('audit_log').select('outcome').where('client_id', '=', tenant.clientId).where('outcome', '=', 'throttled').execute();
+  assert.equal(audit.length, 3);
+});
+
+test('failed client authentications at the token endpoint are penalised per client and address', async () => {
+  const s = await server();
+  const tenant = await provisionTenant(s.ctx);
+  const other = await provisionTenant(s.ctx);
+  const bad = codeExchange(tenant, 'code', { client_secret: 'wrong' });
+  for (let i = 0; i < 5; i++) assert.equal((await postToken(s, bad)).status, 401);
+  assertRetryAfter(await postToken(s, codeExchange(tenant, 'code')), 1, 1);
+  assert.equal((await postToken(s, codeExchange(other, 'code'))).status, 400, 'another client is not blocked (its bad code is just invalid_grant)');
+});
+
+function storeContract(name: string, makeStore: () => Promise<ThrottleStore>): void {
+  test(`${name}: counts requests per window, failures in a sliding window, and penalties`, async () => {
+    const store = await makeStore();
+    assert.equal(await store.countRequest('w1', 60_000), 1);
+    assert.equal(await store.countRequest('w1', 60_000), 2);
+    assert.equal(await store.countRequest('w2', 60_000), 1);
+    const now = Date.now();
+    assert.equal(await store.recordFailure('k', 1000, now - 5000), 1);
+    assert.equal(await store.recordFailure('k', 1000, now - 500), 1, 'the old failure left the window');
+    assert.equal(await store.recordFailure('k', 1000, now), 2);
+    assert.equal(await store.penalty('k'), undefined);
+    await store.setPenalty('k', { until: now + 1000, level: 2 }, 60_000);
+    assert.deepEqual(await store.penalty('k'), { until: now + 1000, level: 2 });
+    await store.reset('k');
+    assert.equal(await store.penalty('k'), undefined);
+    assert.equal(await store.recordFailure('k', 1000, now), 1);
+  });
+
+  test(`${name}: the Throttle doubles the penalty from 1 s up to 15 minutes`, async () => {
+    const throttle = new Throttle(await makeStore(), 100, (error) => assert.fail(String(error)));
+    let now = Date.now();
+    for (let i = 0; i < 4; i++) await throttle.failed('cli', 'addr', now);
+    assert.equal(await throttle.penalised('cli', 'addr', now), undefined, 'four failures are free');
+    const seen: number[] = [];
+    for (let i = 0; i < 13; i++) {
+      await throttle.failed('cli', 'addr', now);
+      const verdict = await throttle.penalised('cli', 'addr', now);
+      seen.push(verdict?.retryAfter ?? 0);
+      now += (verdict?.retryAfter ?? 0) * 1000;
+      assert.equal(await throttle.penalised('cli', 'addr', now), undefined, 'free again once Retry-After has passed');
+    }
+    assert.deepEqual(seen, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900, 900]);
+    assert.equal(await throttle.penalised('cli', 'other-address', now), undefined);
+    assert.equal(await throttle.penalised('other-client', 'addr', now), undefined);
+    await throttle.failed('cli', 'addr', now);
+    await throttle.succeeded('cli', 'addr');
+    assert.equal(await throttle.penalised('cli', 'addr', now), undefined, 'a success resets');
+  });
+}
+
+storeContract('memory store', async () => new MemoryThrottleStore());
+
+storeContract('Redis store', async () => {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  const prefix = `wfs-test:${randomBytes(6).toString('hex')}:`;
+  cleanups.push(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+  return new RedisThrottleStore(redis, prefix);
+});
+
+test('two instances sharing Redis share the penalties', async () => {
+  const database = await freshDatabase();
+  cleanups.push(() => database.drop());
+  const a = await server({ DATABASE_URL: database.url, REDIS_URL });
+  const b = await server({ DATABASE_URL: database.url, REDIS_URL });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const tenant = await provisionTenant(a.ctx);
+  const bad = codeExchange(tenant, 'code', { client_secret: 'wrong' });
+  for (let i = 0; i < 5; i++) assert.equal((await postToken(a, bad)).status, 401);
+  assertRetryAfter(await postToken(b, bad), 1, 1);
+});
