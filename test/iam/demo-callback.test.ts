@@ -28,7 +28,7 @@ test('the callback page shows code, state and a curl command that works once the
   const body = JSON.parse(/-d '(.*)'$/s.exec(command)?.[1] ?? '{}') as Record<string, string>;
   assert.deepEqual(body, {
     grant_type: 'authorization_code',
-    code: location.searchParams.get('code'),
+    code: location.searchParams.get('code') ?? '',
     redirect_uri: `${server.baseUrl}/demo/callback`,
     client_id: tenant.clientId,
     client_secret: '<CLIENT_SECRET>',

@@ -59,7 +59,7 @@ test('an openid-client integrator logs in, exchanges the code, calls the API and
   assert.equal(claims.company_id, tenant.companyId);
   assert.equal(claims.org_id, tenant.organisationId);
   assert.equal(claims.email, tenant.email);
-  assert.match(String(claims.sid), /^sid_/);
+  assert.match(claims.sid as string, /^sid_/);
   assert.equal(claims.exp - claims.iat, 3600);
   assert.equal(typeof claims.auth_time, 'number');
 

@@ -75,7 +75,7 @@ test('the audience may come in the query; an audience outside the client\'s is i
 
 test('a wrong or missing client secret, or an unknown client, is 401 invalid_client with WWW-Authenticate', async () => {
   const code = await freshCode();
-  for (const change of [{ client_secret: 'wrong' }, { client_secret: '' }, { client_id: 'cli_unknown' }]) {
+  for (const change of [{ client_secret: 'wrong' }, { client_secret: '' }, { client_id: 'cli_unknown' }] as Record<string, string>[]) {
     const response = await postToken(server, codeExchange(tenant, code, change));
     assert.match(response.headers.get('www-authenticate') ?? '', /^Basic/);
     await expectOAuthError(response, 401, 'invalid_client');
