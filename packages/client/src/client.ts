@@ -24,10 +24,21 @@ export interface WfsClientOptions {
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
+type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : never;
 type EventBody = paths['/api/v1/timeclock/events']['post']['requestBody']['content']['application/json'];
-type StoredEvent = paths['/api/v1/timeclock/events']['post']['responses'][200]['content']['application/json'];
+type StoredEvent = JsonOf<paths['/api/v1/timeclock/events']['post']['responses'][200]>;
 /** A timeclock event to send; `eventId` is generated when absent. */
 export type TimeclockEventInput = Omit<EventBody, 'eventId'> & { eventId?: string };
+
+/** The operations answering a collection (`{data, nextCursor}`). */
+export type CollectionPath = '/api/v1/company/users' | '/api/v1/company/contracts' | '/api/v1/company/timetable' | '/api/v1/company/revenue'
+  | '/api/v1/company/wage-budget' | '/api/v1/timeclock/badges' | '/api/v1/timeclock/events';
+/** The query parameters of a collection, without the paging ones the client handles. */
+export type CollectionQuery<P extends CollectionPath> = Omit<NonNullable<paths[P]['get']['parameters']['query']>, 'cursor'>;
+/** One item of a collection. */
+export type ItemOf<P extends CollectionPath> = JsonOf<paths[P]['get']['responses'][200]>['data'][number];
+export type RevenueItem = paths['/api/v1/company/revenue']['post']['requestBody']['content']['application/json']['items'][number];
+export type WageBudgetItem = paths['/api/v1/company/wage-budget']['post']['requestBody']['content']['application/json']['items'][number];
 
 function must<T>(result: { data?: T }): T {
   // #send throws on every failure, so a resolved call always has its data.
@@ -60,6 +71,43 @@ export class WfsClient {
       async (event) => must(await this.api.POST('/api/v1/timeclock/events', { body: event })),
       options.timeclock,
     );
+  }
+
+  /** The company's configuration: departments, positions, shift types, contract types. */
+  async configuration() {
+    return must(await this.api.GET('/api/v1/company/configuration'));
+  }
+
+  /** The detailed timetable of one day (default: today in the company's time zone). */
+  async timetableFeed(date?: string) {
+    return must(await this.api.GET('/api/v1/feeds/timetable', { params: { query: date ? { date } : {} } }));
+  }
+
+  /** Every item of a collection, page after page (`for await (const user of client.pages('/api/v1/company/users'))`). */
+  async *pages<P extends CollectionPath>(path: P, query?: CollectionQuery<P>): AsyncGenerator<ItemOf<P>> {
+    let cursor: string | null = null;
+    do {
+      const page = (await this.request('GET', path, { query: { ...(query as Query | undefined), ...(cursor ? { cursor } : {}) } })) as { data: ItemOf<P>[]; nextCursor: string | null };
+      yield* page.data;
+      cursor = page.nextCursor;
+    } while (cursor);
+  }
+
+  /** Every item of a collection in one array. */
+  async list<P extends CollectionPath>(path: P, query?: CollectionQuery<P>): Promise<ItemOf<P>[]> {
+    const items: ItemOf<P>[] = [];
+    for await (const item of this.pages(path, query)) items.push(item);
+    return items;
+  }
+
+  /** Sends a revenue batch (all-or-nothing; sending the same batch again changes nothing). */
+  async createRevenue(items: RevenueItem[]) {
+    return must(await this.api.POST('/api/v1/company/revenue', { body: { items } }));
+  }
+
+  /** Sends a wage-budget batch (all-or-nothing; idempotent). */
+  async createWageBudget(items: WageBudgetItem[]) {
+    return must(await this.api.POST('/api/v1/company/wage-budget', { body: { items } }));
   }
 
   /** Any operation by method and path, for tools that take them as text (`wfs api`). */

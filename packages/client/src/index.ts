@@ -1,6 +1,6 @@
 // The Workforce Scheduling Service client. Import by relative path from a checkout:
 //   import { WfsClient } from './packages/client/src/index.ts';
-export { WfsClient, type WfsClientOptions, type TimeclockEventInput, type Query } from './client.ts';
+export { WfsClient, type WfsClientOptions, type TimeclockEventInput, type Query, type CollectionPath, type CollectionQuery, type ItemOf, type RevenueItem, type WageBudgetItem } from './client.ts';
 export { ApiError, TokenError, NetworkError, type Problem } from './errors.ts';
 export { TokenSession, decodeJwtClaims, type TokenResponse } from './tokens.ts';
 export { TimeclockQueue, type TimeclockQueueOptions } from './timeclock-queue.ts';
