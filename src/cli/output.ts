@@ -19,7 +19,8 @@ export interface Outcome {
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
-const STORE_WARNING = 'Store the secrets now: they are shown only this once and cannot be retrieved later.';
+const STORE_WARNING = 'Store secrets now: they are shown only this once and cannot be retrieved later.';
+const STORE_WARNING_JSON = 'The JSON output holds secrets shown only this once: store them now.';
 
 function forPeople(outcome: Outcome): string {
   const secrets = Object.entries(outcome.secrets ?? {});
@@ -34,7 +35,7 @@ function printSuccess(json: boolean, outcome: Outcome): void {
     process.stdout.write(forPeople(outcome));
     return;
   }
-  const secretNote = outcome.secrets ? `\n${STORE_WARNING.replace('Store the secrets', 'Store the secrets from the JSON output')}` : '';
+  const secretNote = outcome.secrets ? `\n${STORE_WARNING_JSON}` : '';
   process.stderr.write(`${outcome.summary}${secretNote}\n`);
   process.stdout.write(`${JSON.stringify(outcome.json)}\n`);
 }
