@@ -5,7 +5,7 @@ import type { FieldError } from '../platform/errors.ts';
 import { addDays, isCalendarDate } from '../platform/period.ts';
 import { newId } from '../platform/ids.ts';
 import type { CompanyTables } from './tables.ts';
-import type { EntryTypes, Located, ReadDocument } from './import-document.ts';
+import type { EntryTypes, ReadDocument } from './import-document.ts';
 import { SECTIONS, type Section } from './import-schema.ts';
 import { localInstant } from './local-time.ts';
 
@@ -209,12 +209,12 @@ function planSection<S extends Section>(section: S, doc: ReadDocument, stored: R
   const table = refs[section];
   const storedByRef = new Map(stored.map((row) => [row.ref, row]));
   const plan: SectionPlan<S> = { upserts: [], created: 0, updated: 0, deleteIds: [] };
-  for (const { path, entry } of doc[section].upserts as Located<EntryTypes[S]>[]) {
+  for (const { path, entry } of doc[section].upserts) {
     const before = storedByRef.get(entry.ref);
     const fields = section === 'users'
       ? buildUser(entry as EntryTypes['users'], path, errors, refs, ctx, before as RowOf<'users'> | undefined)
-      : (builders[section as Exclude<Section, 'users'>] as unknown as Builder<S>)(entry, path, errors, refs, ctx);
-    if (before && sameFields(fields as Record<string, unknown>, before as unknown as Record<string, unknown>)) continue;
+      : (builders as unknown as Record<Section, Builder<S>>)[section](entry, path, errors, refs, ctx);
+    if (before && sameFields(fields, before as unknown as Record<string, unknown>)) continue;
     const id = (table.byRef.get(entry.ref) as { id: string }).id;
     plan.upserts.push({ ...fields, id, company_id: ctx.companyId, ref: entry.ref, updated_at: ctx.now } as RowOf<S>);
     if (before) plan.updated += 1;

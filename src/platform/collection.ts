@@ -88,7 +88,7 @@ export interface PageRequest {
  */
 export function pageRequest(key: Buffer, tenant: string, listing: string, query: Record<string, unknown>): PageRequest {
   const { limit, cursor, ...filters } = query;
-  const parameters = Object.entries(filters).flatMap(([name, value]): [string, string][] => (value === undefined ? [] : [[name, String(value)]])).sort();
+  const parameters = Object.entries(filters).flatMap(([name, value]): [string, string][] => (value === undefined ? [] : [[name, typeof value === 'object' ? JSON.stringify(value) : String(value as string | number | boolean)]])).sort();
   const scope: CursorScope = { key, tenant, query: `${listing}?${new URLSearchParams(parameters).toString()}` };
   return { limit: typeof limit === 'number' ? limit : 500, after: typeof cursor === 'string' ? decodeCursor(scope, cursor) : undefined, scope };
 }

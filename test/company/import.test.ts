@@ -68,8 +68,8 @@ test('an edited document updates in place: same ids, new values, only real chang
   await importCompanyData(server.ctx.db, tenant.companyId, fullDocument(), Date.parse('2026-01-01T00:00:00Z'));
   const usersBefore = await apiGet<Page<{ id: string; lastName: string; employeeNumber: string }>>(server.baseUrl, token, '/company/users');
   const doc = fullDocument();
-  doc.users[0] = { ...doc.users[0], lastName: 'Jansen' } as (typeof doc.users)[number];
-  doc.shifts[0] = { ...doc.shifts[0], end: '18:00' } as (typeof doc.shifts)[number];
+  doc.users[0] = { ...doc.users[0], lastName: 'Jansen' };
+  doc.shifts[0] = { ...doc.shifts[0], end: '18:00' };
   const result = await importCompanyData(server.ctx.db, tenant.companyId, doc, Date.parse('2026-02-01T12:00:00Z'));
   assert.deepEqual(result.users, { created: 0, updated: 1, deleted: 0 });
   assert.deepEqual(result.shifts, { created: 0, updated: 1, deleted: 0 });
@@ -96,7 +96,7 @@ test('a bad document changes nothing and lists every problem with its JSON path'
     shift('x2', '2026-06-03', { start: '9:00' }),
     shift('x3', '2026-06-03', { shiftTypeRef: 'sick' }),
     shift('x4', '2026-06-03', { departmentRef: 'bar', breakMinutes: 600 }),
-    { ...shift('x5', '2026-06-03'), colour: 'red' } as never,
+    { ...shift('x5', '2026-06-03'), colour: 'red' },
     shift('x6', '2026-06-03', { positionRef: 'c-shape-is-no-position' }),
   );
   doc.positions.push({ ref: 'cook', name: 'Cook again', departmentRef: 'kitchen' });
