@@ -2,6 +2,7 @@
 // the user can read) and `wfs api` (any API call with that login, tokens renewed automatically).
 // Failures follow the CLI's convention: text on standard error, with --json a last line {error, errors?}.
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { printJsonFailure } from '../cli/output.ts';
 import { ApiError, TokenError, WfsClient, decodeJwtClaims, type Query } from '../../packages/client/src/index.ts';
@@ -47,7 +48,7 @@ function loginCommand(program: Command): void {
     .option('--base-url <url>', 'the service\'s BASE_URL (default: from the credentials file)')
     .option('--client-id <id>', 'the API Client id (default: from the credentials file)')
     .option('--client-secret <secret>', 'the API Client secret (default: $WFS_CLIENT_SECRET, then the credentials file)')
-    .option('--redirect-uri <uri>', 'a loopback redirect URI registered on the API Client; any port matches', 'http://127.0.0.1/callback')
+    .option('--redirect-uri <uri>', 'a redirect URI registered on the API Client: loopback (any port matches) or another page, whose address you then paste', 'http://127.0.0.1/callback')
     .option('--audience <audience>', 'token audience', 'service-api')
     .option('--credentials-file <path>', 'where to store the refresh token (mode 0600)', defaultCredentialsFile())
     .option('--no-browser', 'print the login URL without opening a browser')
@@ -74,6 +75,14 @@ function loginCommand(program: Command): void {
         announce: (url) => {
           const opened = flags.browser && openBrowser(url);
           process.stderr.write(`${opened ? 'Opening your browser. If it does not open, visit' : 'Open this address in a browser and log in as the API User'}:\n${url}\n`);
+        },
+        ask: async (question) => {
+          const prompt = createInterface({ input: process.stdin, output: process.stderr });
+          try {
+            return await prompt.question(question);
+          } finally {
+            prompt.close();
+          }
         },
       });
       writeCredentials(flags.credentialsFile, { baseUrl: baseUrl.replace(/\/+$/, ''), clientId, clientSecret, refreshToken: tokens.refresh_token ?? '' });

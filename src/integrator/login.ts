@@ -1,6 +1,8 @@
 // `wfs login`: the authorization-code flow of a native app (RFC 8252) with PKCE (RFC 7636). The
 // browser logs the API User in and returns to a loopback listener; the code is exchanged with the
-// client's credentials; the refresh token is what an integration keeps.
+// client's credentials; the refresh token is what an integration keeps. For a client without a
+// loopback redirect URI (the demo's /demo/callback page), the person pastes the address or code the
+// browser ended on; PKCE binds that code to this login, so a pasted code cannot be someone else's.
 import { createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -18,6 +20,14 @@ export interface LoginOptions {
   timeoutMs: number;
   /** Shows the authorization URL to the person (and opens a browser when asked to). */
   announce: (authorizationUrl: string) => void;
+  /** Asks the person for the address or code the browser ended on (redirect URIs that are not loopback). */
+  ask: (question: string) => Promise<string>;
+}
+
+interface Attempt {
+  discovery: Discovery;
+  state: string;
+  verifier: string;
 }
 
 interface Discovery {
@@ -66,25 +76,68 @@ async function exchange(discovery: Discovery, options: LoginOptions, code: strin
   return body;
 }
 
+function isLoopback(uri: URL): boolean {
+  return uri.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(uri.hostname);
+}
+
+function authorizationUrl(attempt: Attempt, clientId: string, redirectUri: string): string {
+  const url = new URL(attempt.discovery.authorization_endpoint);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    scope: 'all',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    state: attempt.state,
+    code_challenge: base64url(createHash('sha256').update(attempt.verifier).digest()),
+    code_challenge_method: 'S256',
+  }).toString();
+  return url.toString();
+}
+
+/**
+ * Asks the login page before the person does: an unknown client or an unregistered redirect URI gets
+ * an error page the browser would show while this command waited in vain.
+ */
+async function ensureAccepted(url: string, redirectUri: string): Promise<void> {
+  const response = await fetch(url, { redirect: 'manual' });
+  await response.body?.cancel();
+  if (response.status === 200) return;
+  const location = response.headers.get('location');
+  if (response.status === 302 && location) {
+    const params = new URL(location).searchParams;
+    throw new Error(`The login page refused the request: ${params.get('error') ?? 'error'} (${params.get('error_description') ?? 'no description'}).`);
+  }
+  if (response.status === 400) {
+    throw new Error(`The login page refused the request: unknown --client-id, or ${redirectUri} is not registered on the API Client (a loopback URI such as http://127.0.0.1/callback matches any port).`);
+  }
+  throw new Error(`The login page answered ${response.status}; try again later.`);
+}
+
+/** The code from what the person pasted: the whole address the browser ended on, or the code alone. */
+function codeFromPasted(text: string, attempt: Attempt): string {
+  const pasted = text.trim();
+  if (/^https?:\/\//.test(pasted)) return codeFrom(new URL(pasted).searchParams, attempt.state, attempt.discovery.issuer);
+  if (pasted === '') throw new Error('No code given.');
+  return pasted;
+}
+
 export async function login(options: LoginOptions): Promise<TokenResponse> {
-  const discovery = await discover(options.baseUrl);
+  const attempt: Attempt = { discovery: await discover(options.baseUrl), state: base64url(randomBytes(24)), verifier: base64url(randomBytes(32)) };
+  const registered = new URL(options.redirectUri);
+  if (!isLoopback(registered)) {
+    const url = authorizationUrl(attempt, options.clientId, options.redirectUri);
+    await ensureAccepted(url, options.redirectUri);
+    options.announce(url);
+    const code = codeFromPasted(await options.ask('After logging in, paste the address your browser ended on (or the code it shows): '), attempt);
+    return exchange(attempt.discovery, options, code, options.redirectUri, attempt.verifier);
+  }
   const loopback = await listenOnLoopback(options.redirectUri, options.timeoutMs);
   try {
-    const state = base64url(randomBytes(24));
-    const verifier = base64url(randomBytes(32));
-    const url = new URL(discovery.authorization_endpoint);
-    url.search = new URLSearchParams({
-      response_type: 'code',
-      scope: 'all',
-      client_id: options.clientId,
-      redirect_uri: loopback.redirectUri,
-      state,
-      code_challenge: base64url(createHash('sha256').update(verifier).digest()),
-      code_challenge_method: 'S256',
-    }).toString();
-    options.announce(url.toString());
-    const code = codeFrom(await loopback.response, state, discovery.issuer);
-    return await exchange(discovery, options, code, loopback.redirectUri, verifier);
+    const url = authorizationUrl(attempt, options.clientId, loopback.redirectUri);
+    await ensureAccepted(url, options.redirectUri);
+    options.announce(url);
+    const code = codeFrom(await loopback.response, attempt.state, attempt.discovery.issuer);
+    return await exchange(attempt.discovery, options, code, loopback.redirectUri, attempt.verifier);
   } finally {
     loopback.close();
   }

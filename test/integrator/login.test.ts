@@ -32,15 +32,16 @@ interface Run {
   stderr: string;
 }
 
-/** Runs `wfs …` as its own process; `onStderr` sees standard error as it arrives. */
-function wfs(args: string[], onStderr: (text: string) => void = () => {}): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs `wfs …` as its own process; `onStderr` sees standard error as it arrives and may answer on standard input. */
+function wfs(args: string[], onStderr: (text: string, answer: (line: string) => void) => void = () => {}): Promise<Run> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const answer = (line: string) => child.stdin.end(`${line}\n`);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
-    onStderr(stderr);
+    onStderr(stderr, answer);
   });
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
@@ -53,13 +54,17 @@ test('wfs offers the integrator commands login and api', async () => {
 
 const lastJson = (run: Run): Record<string, unknown> => JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as Record<string, unknown>;
 
-/** Plays the person at the browser: opens the printed address, logs in, follows the redirect. */
-async function logInAt(url: string): Promise<void> {
+/** Plays the person at the browser: opens the printed address, logs in; answers where the browser is sent. */
+async function browserLogin(url: string, as: Tenant): Promise<URL> {
   const form = await openLoginForm(url);
   assert.equal(form.response.status, 200, form.html);
-  const answer = await submitLogin(server, form, { email: tenant.email, secret: tenant.secret });
+  const answer = await submitLogin(server, form, { email: as.email, secret: as.secret });
   assert.equal(answer.status, 302);
-  const location = new URL(answer.headers.get('location') ?? '');
+  return new URL(answer.headers.get('location') ?? '');
+}
+
+async function logInAt(url: string): Promise<void> {
+  const location = await browserLogin(url, tenant);
   assert.equal(location.hostname, '127.0.0.1');
   assert.notEqual(location.port, '', 'the loopback listener\'s own port');
   const landing = await fetch(location);
@@ -145,4 +150,36 @@ test('wfs api without a login says to log in', async () => {
   const run = await wfs(['api', 'GET', '/api/v1/company/configuration', '--credentials-file', join(dir, 'missing.json'), '--json']);
   assert.equal(run.code, 1);
   assert.match(String(lastJson(run).error), /run "wfs login" first/);
+});
+
+test('wfs login with a redirect URI that is not loopback (e.g. the demo page) takes the address the browser ended on', async () => {
+  const web = await provisionTenant(server.ctx, { name: 'Web', redirectUris: ['https://app.example.com/callback'] });
+  const credentialsFile = join(dir, 'pasted.json');
+  let driven: Promise<void> | undefined;
+  const login = await wfs(
+    ['login', '--base-url', server.baseUrl, '--client-id', web.clientId, '--client-secret', web.clientSecret, '--redirect-uri', 'https://app.example.com/callback', '--credentials-file', credentialsFile, '--no-browser', '--json'],
+    (stderr, answer) => {
+      const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
+      if (url && !driven && /paste the address/.test(stderr)) {
+        driven = browserLogin(url, web).then((location) => {
+          assert.equal(location.origin + location.pathname, 'https://app.example.com/callback');
+          answer(location.toString());
+        });
+      }
+    },
+  );
+  await driven;
+  assert.equal(login.code, 0, login.stderr);
+  assert.equal(lastJson(login).companyId, web.companyId);
+  const configuration = await wfs(['api', 'GET', '/api/v1/company/configuration', '--credentials-file', credentialsFile, '--json']);
+  assert.equal((lastJson(configuration).company as { name: string }).name, 'Web');
+});
+
+test('wfs login fails at once when the API Client has no such redirect URI registered', async () => {
+  const web = await provisionTenant(server.ctx, { name: 'NoLoopback', redirectUris: ['https://app.example.com/callback'] });
+  const started = Date.now();
+  const login = await wfs(['login', '--base-url', server.baseUrl, '--client-id', web.clientId, '--client-secret', web.clientSecret, '--credentials-file', join(dir, 'none.json'), '--no-browser', '--json']);
+  assert.equal(login.code, 1);
+  assert.match(String(lastJson(login).error), /http:\/\/127\.0\.0\.1\/callback is not registered on the API Client/);
+  assert.ok(Date.now() - started < 10_000);
 });
