@@ -23,7 +23,9 @@ try {
   if (!(error instanceof CommanderError)) throw error;
   // commander has already explained the problem (or printed help/version) on standard error.
   if (error.exitCode !== 0) {
-    if (process.argv.includes('--json')) printJsonFailure(error.message.replace(/^error: /, ''));
+    // Called without a command, commander shows the help and says only "(outputHelp)".
+    const message = error.code === 'commander.help' ? 'a command is required; see wfs --help' : error.message.replace(/^error: /, '');
+    if (process.argv.includes('--json')) printJsonFailure(message);
     process.exitCode = EXIT_USAGE;
   }
 }

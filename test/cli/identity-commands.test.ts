@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { freshDatabase, type FreshDatabase } from '../support/database.ts';
 import { createDatabase, type Db } from '../../src/platform/db/database.ts';
 import { clientSecretMatches, verifyUserSecret } from '../../src/iam/secrets.ts';
+import { createApiClient, createApiUser, createCompany, createOrganisation } from '../../src/iam/provisioning.ts';
 import { lastJson, wfs, wfsJson } from './wfs.ts';
 
 const MIGRATIONS = readdirSync(fileURLToPath(new URL('../../src/platform/db/migrations/', import.meta.url)))
@@ -28,14 +29,15 @@ after(async () => {
   await database.drop();
 });
 
+// Set-up goes through the domain functions directly: each test spawns only the command it is about.
 async function company(): Promise<{ organisationId: string; companyId: string }> {
-  const { organisationId } = (await wfsJson(url, ['create-organisation', '--name', 'Acme Hospitality'])) as { organisationId: string };
-  const { companyId } = (await wfsJson(url, ['create-company', '--org', organisationId, '--name', 'Acme Utrecht', '--timezone', 'Europe/Amsterdam', '--currency', 'EUR'])) as { companyId: string };
+  const { organisationId } = await createOrganisation(db, { name: 'Acme Hospitality' });
+  const { companyId } = await createCompany(db, { organisationId, name: 'Acme Utrecht', timezone: 'Europe/Amsterdam', currency: 'EUR' });
   return { organisationId, companyId };
 }
 
 async function client(companyId: string): Promise<{ clientId: string; clientSecret: string }> {
-  return (await wfsJson(url, ['create-api-client', '--company', companyId, '--name', 'Rostering', '--redirect-uri', 'https://app.example.com/cb'])) as { clientId: string; clientSecret: string };
+  return createApiClient(db, { companyId, name: 'Rostering', redirectUris: ['https://app.example.com/cb'] });
 }
 
 test('migrate applies every migration on a fresh database in name order, then nothing', async () => {
@@ -103,7 +105,7 @@ test('rotate-client-secret prints a new secret; the old one stops matching', asy
 test('disable-api-client / enable-api-client and disable-api-user / enable-api-user switch the flag', async () => {
   const { companyId } = await company();
   const { clientId } = await client(companyId);
-  const { userId } = (await wfsJson(url, ['create-api-user', '--client', clientId, '--email', 'ops@example.com'])) as { userId: string };
+  const { userId } = await createApiUser(db, { clientId, email: 'ops@example.com' });
   const clientFlag = async () => (await db.selectFrom('api_clients').select('disabled').where('id', '=', clientId).executeTakeFirstOrThrow()).disabled;
   const userFlag = async () => (await db.selectFrom('api_users').select('disabled').where('id', '=', userId).executeTakeFirstOrThrow()).disabled;
 
@@ -144,7 +146,7 @@ test('seed-demo prints the demo organisation and its credentials', async () => {
 });
 
 test('a rejected input exits 1 and prints {error, errors} with a path per problem', async () => {
-  const { organisationId } = (await wfsJson(url, ['create-organisation', '--name', 'Acme'])) as { organisationId: string };
+  const { organisationId } = await company();
   const run = await wfs(url, ['create-company', '--org', organisationId, '--name', 'X', '--timezone', 'Mars/Olympus', '--currency', 'euro', '--json']);
   assert.equal(run.code, 1);
   const body = lastJson(run);
@@ -162,6 +164,7 @@ test('an unknown id exits 1 with {error} naming it, and nothing else on the last
 
 test('usage errors (unknown command or option, missing or bad option) exit 2 with a clear message', async () => {
   const cases: [string[], RegExp][] = [
+    [[], /a command is required/],
     [['create-organization', '--name', 'Acme'], /unknown command 'create-organization'/],
     [['create-organisation', '--name', 'Acme', '--colour', 'red'], /unknown option '--colour'/],
     [['create-company', '--name', 'Acme'], /required option '--org <organisationId>' not specified/],
@@ -173,7 +176,7 @@ test('usage errors (unknown command or option, missing or bad option) exit 2 wit
     const run = runs[index] ?? assert.fail();
     assert.equal(run.code, 2, args.join(' '));
     assert.match(String(lastJson(run).error), message);
-    assert.match(run.stderr, message);
+    if (args.length > 0) assert.match(run.stderr, message);
   }
   const plain = await wfs(url, ['create-organization', '--name', 'Acme']);
   assert.equal(plain.code, 2);
