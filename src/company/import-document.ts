@@ -101,7 +101,8 @@ export function readDocument(document: unknown, errors: FieldError[]): ReadDocum
         else read[section].deletions.push({ path, entry: { ref } });
         return;
       }
-      const problems = toFieldErrors(path, validators[section].Errors(item) as Iterable<SchemaError>);
+      const validator = validators[section];
+      const problems = validator.Check(item) ? [] : toFieldErrors(path, validator.Errors(item) as Iterable<SchemaError>);
       if (problems.length > 0) {
         errors.push(...problems);
         if (typeof ref === 'string') read[section].malformed.add(ref);
