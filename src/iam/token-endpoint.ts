@@ -71,7 +71,10 @@ async function authorizationCodeGrant(ctx: AppContext, { client, body, audience,
     await recordAudit(ctx.db, { event: 'code_replay', outcome: 'revoked', clientId: client.id, userId: redemption.userId, address, detail: `revoked_grants=${redemption.revokedGrantIds.length}` });
     throw oauth.invalidGrant('The authorization code has already been used; every token issued from it has been revoked.');
   }
-  if (redemption.status === 'refused') throw oauth.invalidGrant(redemption.reason);
+  if (redemption.status === 'refused') {
+    await recordAudit(ctx.db, { event: 'token_issued', outcome: 'failure', clientId: client.id, address, detail: 'authorization_code_refused' });
+    throw oauth.invalidGrant(redemption.reason);
+  }
   const grant = await loadGrantContext(ctx.db, redemption.grantId);
   const refusal = grant ? grantRefusal(grant) : 'The grant is unknown.';
   if (!grant || refusal) {

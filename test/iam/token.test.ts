@@ -207,7 +207,15 @@ test('a disabled client cannot exchange; a disabled user\'s pending code is void
 test('token events are audited without secrets', async () => {
   const audited = await provisionTenant(server.ctx);
   await postToken(server, codeExchange(audited, 'bogus', { client_secret: 'wrong' }));
+  await postToken(server, codeExchange(audited, 'bogus'));
   await postToken(server, codeExchange(audited, await freshCode(audited)));
   const rows = await server.ctx.db.selectFrom('audit_log').select(['event', 'outcome', 'detail']).where('client_id', '=', audited.clientId).orderBy('at').execute();
-  assert.deepEqual(rows.map((r) => `${r.event}/${r.outcome}`), ['client_authentication/failure', 'login/success', 'token_issued/success']);
+  assert.deepEqual(rows.map((r) => `${r.event}/${r.outcome}/${r.detail}`).sort(), [
+    'client_authentication/failure/bad_credentials_or_disabled',
+    'login/success/null',
+    'token_issued/failure/authorization_code_refused',
+    'token_issued/success/authorization_code',
+  ]);
+  const everything = JSON.stringify(await server.ctx.db.selectFrom('audit_log').selectAll().execute());
+  assert.ok(!everything.includes(audited.clientSecret) && !everything.includes('bogus'));
 });
