@@ -4,14 +4,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadConfig } from '../../src/platform/config.ts';
 import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
 import type { AppContext } from '../../src/platform/context.ts';
 import { freshDatabase, testDialect, type FreshDatabase } from '../support/database.ts';
 import { freePorts, runWfs, startCluster, type Cluster } from '../support/processes.ts';
+import { importClockingStaff } from './staff.ts';
 import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
 import { api, eventually, exchangeCode, jwtClaims, jwtHeader, logIn, renew, tokens } from './client.ts';
 
@@ -36,7 +34,7 @@ function utcDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-describe('three instances on one PostgreSQL database and one Redis', { skip: needsPostgres }, () => {
+describe('three instances on one PostgreSQL database and one Redis', { skip: needsPostgres, concurrency: true }, () => {
   let database: FreshDatabase;
   let ctx: AppContext;
   let cluster: Cluster;
@@ -81,18 +79,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
     // that are not about the login. Creating it migrates the database before the instances start.
     ctx = await createContext(loadConfig(env), { poll: false });
     company = await provisionTenant(ctx, { timezone: 'UTC', name: 'Shared' });
-    const folder = mkdtempSync(join(tmpdir(), 'wfs-multi-'));
-    const document = join(folder, 'company.json');
-    writeFileSync(document, JSON.stringify({
-      departments: [{ ref: 'floor', name: 'Floor', code: 'FLR' }],
-      users: ['in-order', 'raced', 'copies'].map((ref, index) => ({
-        ref, employeeNumber: `E${index + 1}`, firstName: 'Sam', lastName: `Punch ${index + 1}`, email: null,
-        employmentStart: '2024-01-01', employmentEnd: null, departmentRefs: ['floor'], positionRefs: [], badgeId: `badge-${ref}`, timeclockActive: true,
-      })),
-    }));
-    const imported = await runWfs(['import', '--company', company.companyId, document], env);
-    rmSync(folder, { recursive: true, force: true });
-    assert.equal(imported.code, 0, JSON.stringify(imported.json) + imported.stderr);
+    await importClockingStaff(ctx, company.companyId, ['in-order', 'raced', 'copies']);
 
     cluster = await startCluster(ports, env);
     urls = cluster.instances.map((instance) => instance.url);
@@ -108,115 +95,120 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
     await database?.drop();
   });
 
-  it('logs in on one instance, exchanges on a second, renews on a third; a replayed code is refused and its tokens die everywhere within 5 s', async () => {
-    const [a = '', b = '', c = ''] = urls;
-    const client = await freshClient();
-    const redirect = await logIn(a, a, client);
-    assert.equal(redirect.searchParams.get('iss'), `${cluster.baseUrl}/api/v1/iam`);
-    const code = redirect.searchParams.get('code') ?? '';
+  describe('identity', { concurrency: 1 }, () => {
+    it('logs in on one instance, exchanges on a second, renews on a third; a replayed code is refused and its tokens die everywhere within 5 s', async () => {
+      const [a = '', b = '', c = ''] = urls;
+      const client = await freshClient();
+      const redirect = await logIn(a, a, client);
+      assert.equal(redirect.searchParams.get('iss'), `${cluster.baseUrl}/api/v1/iam`);
+      const code = redirect.searchParams.get('code') ?? '';
 
-    const issued = await tokens(await exchangeCode(b, client, code));
-    assert.equal(jwtClaims(issued.id_token).iss, `${cluster.baseUrl}/api/v1/iam`);
-    const renewed = await tokens(await renew(c, issued.refresh_token ?? ''));
-    for (const url of urls) {
-      for (const token of [issued.id_token, renewed.id_token]) assert.equal((await api(url, token, CONFIGURATION)).status, 200, url);
-    }
+      const issued = await tokens(await exchangeCode(b, client, code));
+      assert.equal(jwtClaims(issued.id_token).iss, `${cluster.baseUrl}/api/v1/iam`);
+      const renewed = await tokens(await renew(c, issued.refresh_token ?? ''));
+      for (const url of urls) {
+        for (const token of [issued.id_token, renewed.id_token]) assert.equal((await api(url, token, CONFIGURATION)).status, 200, url);
+      }
 
-    const replay = await exchangeCode(a, client, code);
-    const refusedAt = Date.now();
-    assert.equal(replay.status, 400);
-    assert.equal(((await replay.json()) as { error: string }).error, 'invalid_grant');
+      const replay = await exchangeCode(a, client, code);
+      const refusedAt = Date.now();
+      assert.equal(replay.status, 400);
+      assert.equal(((await replay.json()) as { error: string }).error, 'invalid_grant');
 
-    // The refresh token is refused at once (checked in the database), on any instance.
-    const refresh = await renew(b, issued.refresh_token ?? '');
-    assert.equal(refresh.status, 401);
-    assert.equal(((await refresh.json()) as { error: string }).error, 'invalid_token');
+      // The refresh token is refused at once (checked in the database), on any instance.
+      const refresh = await renew(b, issued.refresh_token ?? '');
+      assert.equal(refresh.status, 401);
+      assert.equal(((await refresh.json()) as { error: string }).error, 'invalid_token');
 
-    // The ID tokens, verified without a database query, within 5 s on every instance.
-    await Promise.all(urls.flatMap((url) => [issued.id_token, renewed.id_token].map((token) =>
-      eventually(`a token of the replayed code refused by ${url}`, 5000 - (Date.now() - refusedAt), async () => {
-        const response = await api(url, token, CONFIGURATION);
-        const body = (await response.json()) as { code?: string };
-        return response.status === 401 && body.code === 'invalid_token';
-      }))));
+      // The ID tokens, verified without a database query, within 5 s on every instance.
+      await Promise.all(urls.flatMap((url) => [issued.id_token, renewed.id_token].map((token) =>
+        eventually(`a token of the replayed code refused by ${url}`, 5000 - (Date.now() - refusedAt), async () => {
+          const response = await api(url, token, CONFIGURATION);
+          const body = (await response.json()) as { code?: string };
+          return response.status === 401 && body.code === 'invalid_token';
+        }))));
+    });
+
+    it('exchanges one code raced on three instances exactly once', async () => {
+      const client = await freshClient();
+      const code = (await logIn(urls[0] ?? '', urls[1] ?? '', client)).searchParams.get('code') ?? '';
+      const answers = await Promise.all(urls.map(async (url) => {
+        const response = await exchangeCode(url, client, code);
+        return { status: response.status, body: (await response.json()) as { error?: string } };
+      }));
+      assert.deepEqual(answers.map((a) => a.status).toSorted(), [200, 400, 400]);
+      for (const answer of answers.filter((a) => a.status === 400)) assert.equal(answer.body.error, 'invalid_grant');
+    });
+
+    it('counts the token rate limit once for all instances (Redis), not once per instance', async () => {
+      const client = await freshClient();
+      const { refresh_token: refreshToken = '' } = await mintTokens(ctx, client);
+      const statuses: number[] = [];
+      let retryAfter: string | null = null;
+      for (let i = 0; i < TOKEN_BUDGET + 5; i += 1) {
+        const response = await renew(urls[i % 3] ?? '', refreshToken);
+        await response.body?.cancel();
+        statuses.push(response.status);
+        if (response.status === 429) retryAfter ??= response.headers.get('retry-after');
+      }
+      assert.deepEqual(statuses, [...Array.from({ length: TOKEN_BUDGET }, () => 200), 429, 429, 429, 429, 429]);
+      assert.match(retryAfter ?? '', /^[1-9]\d*$/);
+
+      // One client's limit never blocks another, on any instance.
+      const other = (await mintTokens(ctx, await freshClient())).refresh_token ?? '';
+      for (const url of urls) assert.equal((await renew(url, other)).status, 200);
+    });
   });
 
-  it('exchanges one code raced on three instances exactly once', async () => {
-    const client = await freshClient();
-    const code = (await logIn(urls[0] ?? '', urls[1] ?? '', client)).searchParams.get('code') ?? '';
-    const answers = await Promise.all(urls.map(async (url) => {
-      const response = await exchangeCode(url, client, code);
-      return { status: response.status, body: (await response.json()) as { error?: string } };
-    }));
-    assert.deepEqual(answers.map((a) => a.status).toSorted(), [200, 400, 400]);
-    for (const answer of answers.filter((a) => a.status === 400)) assert.equal(answer.body.error, 'invalid_grant');
+  describe('timeclock', { concurrency: 1 }, () => {
+    it('gives one person\'s events, sent in order through all three instances, a gapless sequence', async () => {
+      const start = Date.now() - 3 * 3_600_000;
+      const sent: string[] = [];
+      for (let i = 0; i < 9; i += 1) {
+        const eventId = randomUUID();
+        const answer = await sendEvent(urls[i % 3] ?? '', { eventId, badgeId: 'badge-in-order', type: i % 2 === 0 ? 'clock_in' : 'clock_out', occurredAt: instant(start + i * 60_000), source: 'terminal' });
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        assert.equal(answer.body.sequence, i + 1);
+        assert.equal(answer.body.anomaly, null);
+        sent.push(eventId);
+      }
+      const stored = await storedEvents('badge-in-order');
+      assert.deepEqual(stored.map((e) => e.eventId), sent);
+      assert.deepEqual(stored.map((e) => e.sequence), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    });
+
+    it('serialises one person\'s events raced across the instances: none lost, none stored twice, the sequence gapless', async () => {
+      const start = Date.now() - 2 * 3_600_000;
+      const events = Array.from({ length: 30 }, (_, i) => ({ eventId: randomUUID(), badgeId: 'badge-raced', type: i % 2 === 0 ? 'clock_in' : 'clock_out', occurredAt: instant(start + i * 60_000), source: 'mobile' }));
+      const answers = await Promise.all(events.map((event, i) => sendEvent(urls[i % 3] ?? '', event)));
+
+      const accepted = answers.filter((a) => a.status === 200).map((a) => a.body as TimeclockEvent);
+      for (const refused of answers.filter((a) => a.status !== 200)) {
+        assert.equal(refused.status, 409, JSON.stringify(refused.body));
+        assert.equal(refused.body.code, 'out_of_order');
+      }
+      assert.ok(accepted.length >= 1);
+      const stored = await storedEvents('badge-raced');
+      assert.deepEqual(stored.map((e) => e.eventId).toSorted(), accepted.map((e) => e.eventId).toSorted(), 'stored exactly the accepted events');
+      assert.deepEqual(stored.map((e) => e.sequence), stored.map((_, i) => i + 1), 'gapless');
+      assert.deepEqual(accepted.map((e) => e.sequence).toSorted((x, y) => x - y), stored.map((e) => e.sequence), 'each answer names its stored sequence');
+      const times = stored.map((e) => Date.parse(e.occurredAt));
+      assert.deepEqual(times, times.toSorted((x, y) => x - y), 'sequence follows occurredAt');
+    });
+
+    it('stores one event raced as 30 copies across the instances once, answering every copy with the same 200', async () => {
+      const event = { eventId: randomUUID(), badgeId: 'badge-copies', type: 'clock_in', occurredAt: instant(Date.now() - 3_600_000), source: 'terminal', deviceId: 'door-1' };
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => sendEvent(urls[i % 3] ?? '', event)));
+      assert.deepEqual(answers.map((a) => a.status), Array.from({ length: 30 }, () => 200), JSON.stringify(answers.find((a) => a.status !== 200)));
+      for (const answer of answers) assert.deepEqual(answer.body, answers[0]?.body);
+      const stored = await storedEvents('badge-copies');
+      assert.equal(stored.length, 1);
+      assert.equal(stored[0]?.eventId, event.eventId);
+      assert.equal(stored[0]?.sequence, 1);
+    });
   });
 
-  it('gives one person\'s events, sent in order through all three instances, a gapless sequence', async () => {
-    const start = Date.now() - 3 * 3_600_000;
-    const sent: string[] = [];
-    for (let i = 0; i < 9; i += 1) {
-      const eventId = randomUUID();
-      const answer = await sendEvent(urls[i % 3] ?? '', { eventId, badgeId: 'badge-in-order', type: i % 2 === 0 ? 'clock_in' : 'clock_out', occurredAt: instant(start + i * 60_000), source: 'terminal' });
-      assert.equal(answer.status, 200, JSON.stringify(answer.body));
-      assert.equal(answer.body.sequence, i + 1);
-      assert.equal(answer.body.anomaly, null);
-      sent.push(eventId);
-    }
-    const stored = await storedEvents('badge-in-order');
-    assert.deepEqual(stored.map((e) => e.eventId), sent);
-    assert.deepEqual(stored.map((e) => e.sequence), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
-  });
-
-  it('serialises one person\'s events raced across the instances: none lost, none stored twice, the sequence gapless', async () => {
-    const start = Date.now() - 2 * 3_600_000;
-    const events = Array.from({ length: 30 }, (_, i) => ({ eventId: randomUUID(), badgeId: 'badge-raced', type: i % 2 === 0 ? 'clock_in' : 'clock_out', occurredAt: instant(start + i * 60_000), source: 'mobile' }));
-    const answers = await Promise.all(events.map((event, i) => sendEvent(urls[i % 3] ?? '', event)));
-
-    const accepted = answers.filter((a) => a.status === 200).map((a) => a.body as TimeclockEvent);
-    for (const refused of answers.filter((a) => a.status !== 200)) {
-      assert.equal(refused.status, 409, JSON.stringify(refused.body));
-      assert.equal(refused.body.code, 'out_of_order');
-    }
-    assert.ok(accepted.length >= 1);
-    const stored = await storedEvents('badge-raced');
-    assert.deepEqual(stored.map((e) => e.eventId).toSorted(), accepted.map((e) => e.eventId).toSorted(), 'stored exactly the accepted events');
-    assert.deepEqual(stored.map((e) => e.sequence), stored.map((_, i) => i + 1), 'gapless');
-    assert.deepEqual(accepted.map((e) => e.sequence).toSorted((x, y) => x - y), stored.map((e) => e.sequence), 'each answer names its stored sequence');
-    const times = stored.map((e) => Date.parse(e.occurredAt));
-    assert.deepEqual(times, times.toSorted((x, y) => x - y), 'sequence follows occurredAt');
-  });
-
-  it('stores one event raced as 30 copies across the instances once, answering every copy with the same 200', async () => {
-    const event = { eventId: randomUUID(), badgeId: 'badge-copies', type: 'clock_in', occurredAt: instant(Date.now() - 3_600_000), source: 'terminal', deviceId: 'door-1' };
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => sendEvent(urls[i % 3] ?? '', event)));
-    assert.deepEqual(answers.map((a) => a.status), Array.from({ length: 30 }, () => 200), JSON.stringify(answers.find((a) => a.status !== 200)));
-    for (const answer of answers) assert.deepEqual(answer.body, answers[0]?.body);
-    const stored = await storedEvents('badge-copies');
-    assert.equal(stored.length, 1);
-    assert.equal(stored[0]?.eventId, event.eventId);
-    assert.equal(stored[0]?.sequence, 1);
-  });
-
-  it('counts the token rate limit once for all instances (Redis), not once per instance', async () => {
-    const client = await freshClient();
-    const { refresh_token: refreshToken = '' } = await mintTokens(ctx, client);
-    const statuses: number[] = [];
-    let retryAfter: string | null = null;
-    for (let i = 0; i < TOKEN_BUDGET + 5; i += 1) {
-      const response = await renew(urls[i % 3] ?? '', refreshToken);
-      await response.body?.cancel();
-      statuses.push(response.status);
-      if (response.status === 429) retryAfter ??= response.headers.get('retry-after');
-    }
-    assert.deepEqual(statuses, [...Array.from({ length: TOKEN_BUDGET }, () => 200), 429, 429, 429, 429, 429]);
-    assert.match(retryAfter ?? '', /^[1-9]\d*$/);
-
-    // One client's limit never blocks another, on any instance.
-    const other = (await mintTokens(ctx, await freshClient())).refresh_token ?? '';
-    for (const url of urls) assert.equal((await renew(url, other)).status, 200);
-  });
-
+  // Runs beside the two groups above: it mostly waits for every instance to reload its key set.
   it('rotates the signing key while the instances run: earlier tokens keep verifying everywhere, new tokens carry the new kid', async () => {
     const client = await freshClient();
     const { refresh_token: refreshToken = '' } = await mintTokens(ctx, client);

@@ -8,13 +8,13 @@ import { freePort } from './server.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const OUTPUT_KEPT = 32 * 1024;
+const OUTPUT_KEPT = 1024 * 1024;
 
 export interface Instance {
   /** Where this instance listens, e.g. http://127.0.0.1:41234. */
   readonly url: string;
   readonly child: ChildProcess;
-  /** The last 32 KiB of its standard output and error, for failure messages. */
+  /** The last MiB of its standard output and error, for failure messages. */
   output(): string;
   /** Whether the process is still running. */
   alive(): boolean;
