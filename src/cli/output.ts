@@ -60,20 +60,25 @@ function describeFailure(error: unknown): { message: string; errors?: FieldError
 }
 
 /**
- * Wraps a command's work as a commander action: opens the database, runs `work` with the command's
- * options and operands, and prints the outcome or the failure in the requested form.
+ * Wraps a command's work as a commander action: runs `work` with the command's options and operands
+ * and prints the outcome or the failure in the requested form. Commands that need no database (an
+ * integrator's `login`, say) use this directly.
  */
-export function operatorAction<Options extends OptionValues>(work: (context: CommandContext, options: Options, operands: string[]) => Promise<Outcome>) {
+export function commandAction<Options extends OptionValues>(work: (options: Options, operands: string[]) => Promise<Outcome>) {
   return async (...params: unknown[]): Promise<void> => {
     const command = params.at(-1) as Command;
     const json = Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
     try {
-      const outcome = await withDatabase((context) => work(context, command.opts<Options>(), command.args));
-      printSuccess(json, outcome);
+      printSuccess(json, await work(command.opts<Options>(), command.args));
     } catch (error) {
       const failure = describeFailure(error);
       printFailure(json, failure.message, failure.errors);
       process.exitCode = failure.status;
     }
   };
+}
+
+/** An operator command: `work` runs on the migrated database named by DATABASE_URL. */
+export function operatorAction<Options extends OptionValues>(work: (context: CommandContext, options: Options, operands: string[]) => Promise<Outcome>) {
+  return commandAction<Options>((options, operands) => withDatabase((context) => work(context, options, operands)));
 }
