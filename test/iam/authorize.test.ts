@@ -207,3 +207,30 @@ test('logins are written to the audit log with client, user, address and outcome
   const everything = JSON.stringify(await server.ctx.db.selectFrom('audit_log').selectAll().execute());
   assert.ok(!everything.includes(audited.secret) && !everything.includes('wrong-secret-value') && !everything.includes(audited.clientSecret));
 });
+
+test('with AUTH_URL apart from BASE_URL, discovery, the form action and the CSRF cookie use the public login address', async () => {
+  const separate = await startTestServer({ AUTH_URL: 'https://login.example.com/wfs' });
+  try {
+    const discovery = (await (await fetch(`${separate.config.issuer}/.well-known/openid-configuration`)).json()) as { authorization_endpoint: string };
+    assert.equal(discovery.authorization_endpoint, 'https://login.example.com/wfs/oauth/authorize');
+    const local = await provisionTenant(separate.ctx);
+    // The proxy in front of AUTH_URL forwards to /oauth/authorize on this same server.
+    const form = await openLoginForm(`${separate.baseUrl}/oauth/authorize?${new URLSearchParams(defaultParams(local)).toString()}`);
+    assert.equal(form.response.status, 200);
+    assert.match(form.html, /<form method="post" action="https:\/\/login\.example\.com\/wfs\/oauth\/authorize">/);
+    const cookie = form.response.headers.get('set-cookie') ?? '';
+    assert.match(cookie, /Path=\/wfs\/oauth\/authorize/);
+    assert.match(cookie, /Secure/);
+    assert.match(form.response.headers.get('content-security-policy') ?? '', /form-action 'self' https:\/\/login\.example\.com https:\/\/app\.example\.com;/);
+    const response = await fetch(`${separate.baseUrl}/oauth/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },
+      body: new URLSearchParams({ ...form.fields, email: local.email, secret: local.secret }),
+    });
+    assert.equal(response.status, 302);
+    assert.equal(new URL(response.headers.get('location') ?? '').searchParams.get('iss'), separate.config.issuer);
+  } finally {
+    await separate.close();
+  }
+});
