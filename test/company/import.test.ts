@@ -100,6 +100,7 @@ test('a bad document changes nothing and lists every problem with its JSON path'
     shift('x6', '2026-06-03', { positionRef: 'c-shape-is-no-position' }),
   );
   doc.positions.push({ ref: 'cook', name: 'Cook again', departmentRef: 'kitchen' });
+  doc.shiftTypes.push({ ref: 'holiday', name: 'Holiday', category: 'holiday', paid: true });
   doc.extra = [];
   await assert.rejects(importCompanyData(server.ctx.db, tenant.companyId, doc), (error: { status: number; code: string; message: string; errors: Array<{ path: string; message: string }> }) => {
     assert.equal(error.status, 400);
@@ -111,6 +112,7 @@ test('a bad document changes nothing and lists every problem with its JSON path'
       '/contracts/3/wage/period',
       '/extra',
       '/positions/2/ref',
+      '/shiftTypes/4/category',
       '/shifts/3/date',
       '/shifts/4/start',
       '/shifts/5/userRef',
@@ -122,8 +124,8 @@ test('a bad document changes nothing and lists every problem with its JSON path'
       '/users/2/employmentEnd',
       '/users/3/ref',
     ].sort());
-    assert.equal(error.errors.length, 15);
-    assert.match(error.message, /15 problems/);
+    assert.equal(error.errors.length, 16);
+    assert.match(error.message, /16 problems/);
     assert.match(byPath['/positions/2/ref'] ?? '', /repeats the ref "cook" of \/positions\/0/);
     assert.match(byPath['/shifts/4/start'] ?? '', /HH:MM/);
     assert.match(byPath['/contracts/2/userRef'] ?? '', /refers to no user: "nobody"/);
