@@ -8,7 +8,7 @@ import { badRequest, type FieldError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { toHundredths } from './decimal.ts';
 import { numberText } from './exact-json.ts';
-import { itemPeriod, type ItemPeriod } from './periods.ts';
+import { periodReader, type ItemPeriod } from './periods.ts';
 import type { InboundStream } from './tables.ts';
 
 export const MAX_BATCH_ITEMS = 5000;
@@ -70,7 +70,8 @@ export function readHundredths(holder: object, field: string, value: number, pat
 }
 
 function figureKey(departmentId: string, periodKey: string, kind: string, category: string): string {
-  return JSON.stringify([departmentId, periodKey, kind, category]);
+  // Only the last part (category) is free text; the others never contain NUL, so no two keys collide.
+  return `${departmentId}\u0000${periodKey}\u0000${kind}\u0000${category}`;
 }
 
 function draftKey(draft: Draft): string {
@@ -97,6 +98,7 @@ async function validateBatch<Item extends BatchItem>(db: Db, companyId: string, 
   const unknown = await unknownDepartments(db, companyId, items);
   const drafts: Draft[] = [];
   const seen = new Map<string, number>();
+  const itemPeriod = periodReader();
   items.forEach((item, index) => {
     const path = `/items/${index}`;
     if (unknown.has(item.departmentId)) errors.push({ path: `${path}/departmentId`, message: 'is not a department of this company' });

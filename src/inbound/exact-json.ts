@@ -18,7 +18,10 @@ function remember(holder: object, key: string, source: string): void {
   sources.set(key, source);
 }
 
-/** Parses JSON like JSON.parse, recording each number's text; refuses `__proto__` keys outright. */
+/**
+ * Parses JSON like JSON.parse, recording each number's text. A "__proto__" key is refused outright,
+ * as Fastify's own parser does, so no later copy of the body can reach an object's prototype.
+ */
 export function parseJsonKeepingNumbers(text: string): unknown {
   return JSON.parse(text, function reviver(this: object, key: string, value: unknown, context?: ReviverContext) {
     if (key === '__proto__') throw new SyntaxError('"__proto__" is not allowed as a property name');
@@ -32,17 +35,22 @@ export function numberText(holder: object, key: string, value: number): string {
   return numberSources.get(holder)?.get(key) ?? String(value);
 }
 
+function exactParser(_request: unknown, body: string | Buffer, done: (error: Error | null, body?: unknown) => void): void {
+  try {
+    done(null, parseJsonKeepingNumbers(body as string));
+  } catch (error) {
+    done(Object.assign(error instanceof Error ? error : new SyntaxError(String(error)), { statusCode: 400 }), undefined);
+  }
+}
+
 /**
- * Makes `app` (an encapsulated route scope) accept only application/json, parsed with
- * parseJsonKeepingNumbers. Any other content type is 415; malformed JSON is 400, over bodyLimit 413.
+ * Makes `app` (an encapsulated route scope) accept only application/json: any other content type is
+ * 415, malformed JSON 400, a body over bodyLimit 413. With `exactNumbers`, bodies are parsed with
+ * parseJsonKeepingNumbers (a reviver call per value, so only routes reading amounts pay for it);
+ * otherwise with Fastify's own parser.
  */
-export function acceptExactJsonOnly(app: FastifyInstance): void {
+export function acceptJsonOnly(app: FastifyInstance, options: { exactNumbers: boolean }): void {
+  const parser = options.exactNumbers ? exactParser : app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, parseJsonKeepingNumbers(body as string));
-    } catch (error) {
-      done(Object.assign(error instanceof Error ? error : new SyntaxError(String(error)), { statusCode: 400 }), undefined);
-    }
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parser);
 }

@@ -24,24 +24,38 @@ export function weekDays(week: string): { start: string; end: string } | undefin
   return { start: monday.toISODate() ?? '', end: monday.plus({ days: 6 }).toISODate() ?? '' };
 }
 
-/** Exactly one of `date` and `week` (null counts as absent); problems go to `errors` under `path`. */
-export function itemPeriod(item: { date?: string | null; week?: string | null }, path: string, errors: FieldError[]): ItemPeriod | undefined {
-  const { date, week } = item;
-  if ((date == null) === (week == null)) {
-    errors.push({ path, message: 'must have exactly one of date and week' });
-    return undefined;
-  }
-  if (date != null) {
-    if (!isCalendarDate(date)) {
-      errors.push({ path: `${path}/date`, message: 'must be a date as YYYY-MM-DD' });
-      return undefined;
-    }
+function parsePeriod(date: string | null, week: string | null): ItemPeriod | FieldError {
+  if (date !== null) {
+    if (!isCalendarDate(date)) return { path: '/date', message: 'must be a date as YYYY-MM-DD' };
     return { date, week: null, key: date, start: date, end: date };
   }
   const days = weekDays(week ?? '');
-  if (!days) {
-    errors.push({ path: `${path}/week`, message: 'must be an ISO week as YYYY-Www (for example 2026-W47)' });
+  if (!days) return { path: '/week', message: 'must be an ISO week as YYYY-Www (for example 2026-W47)' };
+  return { date: null, week, key: week ?? '', ...days };
+}
+
+/**
+ * A reader of item periods for one batch: exactly one of `date` and `week` (null counts as absent);
+ * problems go to `errors` under the item's `path`. A batch repeats few distinct periods across
+ * thousands of items, so each is parsed once.
+ */
+export function periodReader() {
+  const parsed = new Map<string, ItemPeriod | FieldError>();
+  return (item: { date?: string | null; week?: string | null }, path: string, errors: FieldError[]): ItemPeriod | undefined => {
+    const date = item.date ?? null;
+    const week = item.week ?? null;
+    if ((date === null) === (week === null)) {
+      errors.push({ path, message: 'must have exactly one of date and week' });
+      return undefined;
+    }
+    const cacheKey = date ?? `W:${week}`;
+    let period = parsed.get(cacheKey);
+    if (period === undefined) {
+      period = parsePeriod(date, week);
+      parsed.set(cacheKey, period);
+    }
+    if ('key' in period) return period;
+    errors.push({ path: `${path}${period.path}`, message: period.message });
     return undefined;
-  }
-  return { date: null, week: week ?? '', key: week ?? '', ...days };
+  };
 }

@@ -10,7 +10,7 @@ import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
 import { findCompany } from '../company/configuration.ts';
 import { MAX_BATCH_ITEMS, batchTooLarge, ingestBatch, type BatchItem, type StreamRules } from './batch.ts';
 import { BatchOutcome, figurePosition, listFigures, type FigureRow } from './figures.ts';
-import { acceptExactJsonOnly } from './exact-json.ts';
+import { acceptJsonOnly } from './exact-json.ts';
 import { RevenueItem, RevenueItemInput, RevenueKind, presentRevenue, revenueRules } from './revenue.ts';
 import { WageBudgetItem, WageBudgetItemInput, presentWageBudget, wageBudgetRules } from './wage-budget.ts';
 
@@ -91,7 +91,7 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
 }
 
 export async function inboundRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
-  acceptExactJsonOnly(app);
+  acceptJsonOnly(app, { exactNumbers: true });
   registerStream(app, ctx, {
     path: '/company/revenue',
     noun: 'revenue',

@@ -1,6 +1,6 @@
-// createTimeclockEvent. The rules of CONTRACT §3 in order: idempotency first (a resent event gets
-// its original answer), then the future check, the person (badge or user, within the organisation,
-// in the given company, timeclock active), then per-person order.
+// createTimeclockEvent. The rules of CONTRACT §3: idempotency first (a resent event gets its original
+// answer, whatever else has changed since), then the future check, the person (badge or user, within
+// the organisation, in the given company, timeclock active), then per-person order.
 //
 // Concurrency is settled by the database, so it holds across server processes: appending advances
 // the person's state row with a conditional UPDATE (`where last_sequence = <what we read>`) in the
@@ -70,7 +70,7 @@ async function findPerson(db: Db, organisationId: string, input: TimeclockEventI
   };
 }
 
-function isUniqueViolation(error: unknown): boolean {
+function lostRace(error: unknown): boolean {
   const { code, errcode, message } = (error ?? {}) as { code?: string; errcode?: number; message?: string };
   // PostgreSQL: unique_violation, serialization_failure, deadlock_detected; SQLite: SQLITE_CONSTRAINT_UNIQUE / PRIMARYKEY.
   return code === '23505' || code === '40001' || code === '40P01' || errcode === 2067 || errcode === 1555 || /UNIQUE constraint failed/.test(message ?? '');
@@ -100,9 +100,39 @@ async function append(db: Db, person: Person, event: TimeclockEventsTable, state
       return true;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) return false;
+    if (lostRace(error)) return false;
     throw error;
   }
+}
+
+/** One try at appending: the event as stored, undefined when a concurrent append won, or a thrown refusal. */
+async function tryAppend(db: Db, organisationId: string, input: TimeclockEventInput, eventId: string, occurredAt: number, hash: string, now: number): Promise<TimeclockEvent | undefined> {
+  if (occurredAt > now + FUTURE_LEEWAY_MS) {
+    throw badRequest('occurred_in_future', 'occurredAt is more than 5 minutes ahead of the server clock.', [{ path: '/occurredAt', message: 'must not be more than 5 minutes in the future' }]);
+  }
+  const person = await findPerson(db, organisationId, input);
+  if (person.lastOccurredAt !== null && occurredAt <= person.lastOccurredAt) {
+    throw conflict('out_of_order', `occurredAt must be later than the person's last accepted event (${new Date(person.lastOccurredAt).toISOString()}).`);
+  }
+  const next = transition(person.state, input.type);
+  const event: TimeclockEventsTable = {
+    id: newId('tce'),
+    organisation_id: organisationId,
+    company_id: person.companyId,
+    employee_id: person.id,
+    event_id: eventId,
+    content_hash: hash,
+    sequence: person.lastSequence + 1,
+    type: input.type,
+    occurred_at: occurredAt,
+    received_at: now,
+    source: input.source,
+    badge_id: input.badgeId ?? null,
+    device_id: input.deviceId ?? null,
+    location: input.location ? JSON.stringify({ latitude: input.location.latitude, longitude: input.location.longitude }) : null,
+    anomaly: next.anomaly,
+  };
+  return (await append(db, person, event, next.state)) ? presentEvent(event, person.timezone) : undefined;
 }
 
 export async function recordEvent(db: Db, organisationId: string, input: TimeclockEventInput, now = Date.now()): Promise<TimeclockEvent> {
@@ -113,37 +143,20 @@ export async function recordEvent(db: Db, organisationId: string, input: Timeclo
   const occurredAt = parseOccurredAt(input.occurredAt);
   const hash = contentHash(input, occurredAt);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-    const stored = await findStoredEvent(db, organisationId, eventId);
-    if (stored) return replay(stored, hash);
-    if (occurredAt > now + FUTURE_LEEWAY_MS) {
-      throw badRequest('occurred_in_future', 'occurredAt is more than 5 minutes ahead of the server clock.', [{ path: '/occurredAt', message: 'must not be more than 5 minutes in the future' }]);
+    let refusal: ProblemError | undefined;
+    try {
+      const stored = await tryAppend(db, organisationId, input, eventId, occurredAt, hash, now);
+      if (stored) return stored;
+    } catch (error) {
+      if (!(error instanceof ProblemError)) throw error;
+      refusal = error;
     }
-    const person = await findPerson(db, organisationId, input);
-    if (person.lastOccurredAt !== null && occurredAt <= person.lastOccurredAt) {
-      // A concurrent copy of this very event may have been stored since the check above.
-      const raced = await findStoredEvent(db, organisationId, eventId);
-      if (raced) return replay(raced, hash);
-      throw conflict('out_of_order', `occurredAt must be later than the person's last accepted event (${new Date(person.lastOccurredAt).toISOString()}).`);
-    }
-    const next = transition(person.state, input.type);
-    const event: TimeclockEventsTable = {
-      id: newId('tce'),
-      organisation_id: organisationId,
-      company_id: person.companyId,
-      employee_id: person.id,
-      event_id: eventId,
-      content_hash: hash,
-      sequence: person.lastSequence + 1,
-      type: input.type,
-      occurred_at: occurredAt,
-      received_at: now,
-      source: input.source,
-      badge_id: input.badgeId ?? null,
-      device_id: input.deviceId ?? null,
-      location: input.location ? JSON.stringify({ latitude: input.location.latitude, longitude: input.location.longitude }) : null,
-      anomaly: next.anomaly,
-    };
-    if (await append(db, person, event, next.state)) return presentEvent(event, person.timezone);
+    // Idempotency comes first: when the append did not happen, an event already stored under this
+    // eventId decides the answer (a replay is always "out of order", its person may be gone, …).
+    // The happy path skips this look-up: the unique index on eventId makes a duplicate append fail.
+    const existing = await findStoredEvent(db, organisationId, eventId);
+    if (existing) return replay(existing, hash);
+    if (refusal) throw refusal;
   }
   throw new ProblemError({ status: 503, code: 'busy', detail: 'Too many concurrent events for this person; retry.', headers: { 'Retry-After': '1' } });
 }

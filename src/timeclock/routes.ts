@@ -7,7 +7,7 @@ import { Collection, problemResponses } from '../platform/schemas.ts';
 import { PageQuery, decodeCursor, replyWithEtag, toPage, type CursorScope } from '../platform/collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
 import { findCompany } from '../company/configuration.ts';
-import { acceptExactJsonOnly } from '../inbound/exact-json.ts';
+import { acceptJsonOnly } from '../inbound/exact-json.ts';
 import { Badge, badgePosition, listBadges, presentBadge } from './badges.ts';
 import { TimeclockEvent, TimeclockEventInput, presentEvent } from './events.ts';
 import { eventPosition, listEvents, periodInstants } from './history.ts';
@@ -24,7 +24,7 @@ const EVENT_RULES =
   '`occurredAt` more than 5 minutes ahead: `400 occurred_in_future`. The event is stored durably before the `200`.';
 
 export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
-  acceptExactJsonOnly(app);
+  acceptJsonOnly(app, { exactNumbers: false });
 
   app.get(
     '/timeclock/badges',

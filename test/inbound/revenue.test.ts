@@ -216,6 +216,9 @@ test('malformed JSON is 400, another content type 415, a body over 2 MiB 413', a
   const malformed = await postJson<ProblemBody>(url, token, '{"items": [');
   assert.equal(malformed.status, 400);
   assert.equal(malformed.body.code, 'malformed_body');
+  const poisoned = await postJson<ProblemBody>(url, token, '{"items":[],"__proto__":{"admin":true}}');
+  assert.equal(poisoned.status, 400);
+  assert.equal(poisoned.body.code, 'malformed_body');
 
   for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
     const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, body: 'items=1' });
