@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { printJsonFailure } from '../cli/output.ts';
-import { ApiError, TokenError, WfsClient, decodeJwtClaims, type Query } from '../../packages/client/src/index.ts';
-import { defaultCredentialsFile, readCredentials, writeCredentials } from './credentials.ts';
+import { ApiError, TokenError, decodeJwtClaims, type Query, type WfsClient } from '../../packages/client/src/index.ts';
+import { clientFromCredentials, defaultCredentialsFile, readCredentials, writeCredentials } from './credentials.ts';
 import { login, openBrowser } from './login.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -162,13 +162,7 @@ function apiCommand(program: Command): void {
     .action(async (method: string, path: string, flags: ApiFlags, command: Command) => report(command, async () => {
       const verb = method.toUpperCase();
       if (!METHODS.includes(verb)) throw new Error(`Unknown method ${method}; use one of ${METHODS.join(', ')}.`);
-      const credentials = readCredentials(flags.credentialsFile);
-      const client = new WfsClient({
-        baseUrl: credentials.baseUrl,
-        refreshToken: credentials.refreshToken,
-        // A renewed refresh token replaces the stored one at once: the old one expires after a grace period.
-        onRefreshToken: (refreshToken) => writeCredentials(flags.credentialsFile, { ...credentials, refreshToken }),
-      });
+      const client = clientFromCredentials(flags.credentialsFile);
       const result = await call(client, verb, path, queryFrom(flags), body(flags.data), Boolean(flags.all));
       process.stdout.write(`${jsonWanted(command) ? JSON.stringify(result) : JSON.stringify(result, null, 2)}\n`);
     }));

@@ -4,6 +4,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { WfsClient, type WfsClientOptions } from '../../packages/client/src/index.ts';
 
 export interface Credentials {
   baseUrl: string;
@@ -39,4 +40,16 @@ export function writeCredentials(file: string, credentials: Omit<Credentials, 'u
   writeFileSync(temporary, `${JSON.stringify({ ...credentials, updatedAt: new Date().toISOString() }, null, 2)}\n`, { mode: 0o600 });
   chmodSync(temporary, 0o600);
   renameSync(temporary, file);
+}
+
+/** A client logged in with the file's refresh token; every renewed refresh token is written back at once. */
+export function clientFromCredentials(file: string, options: Partial<WfsClientOptions> = {}): WfsClient {
+  const credentials = readCredentials(file);
+  return new WfsClient({
+    ...options,
+    baseUrl: credentials.baseUrl,
+    refreshToken: credentials.refreshToken,
+    // The old refresh token stops working after a grace period, so the new one must not be lost.
+    onRefreshToken: (refreshToken) => writeCredentials(file, { ...credentials, refreshToken }),
+  });
 }
