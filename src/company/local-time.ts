@@ -1,22 +1,29 @@
 // Company-local wall-clock time and instants. Shift times are given as a local date plus HH:MM in the
 // company's zone; the API writes instants in the company's offset of that moment.
 // Asking a zone for its offset goes through Intl and is slow, and a timetable repeats the same few
-// dates, times and minutes endlessly, so both directions are memoised.
+// dates, times and instants endlessly, so every conversion is memoised per zone.
 import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
 
 const CACHE_LIMIT = 50_000;
 
-function memo<V>(cache: Map<string, V>, key: string, compute: () => V): V {
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  const value = compute();
-  cache.set(key, value);
-  return value;
+class ZoneMemo<K, V> {
+  readonly #zones = new Map<string, Map<K, V>>();
+
+  get(zone: string, key: K, compute: () => V): V {
+    let cache = this.#zones.get(zone);
+    if (!cache) this.#zones.set(zone, (cache = new Map()));
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    const value = compute();
+    cache.set(key, value);
+    return value;
+  }
 }
 
-const instants = new Map<string, number | null>();
-const offsets = new Map<string, number>();
+const instants = new ZoneMemo<string, number | null>();
+const offsets = new ZoneMemo<number, number>();
+const written = new ZoneMemo<number, string>();
 
 /**
  * The instant of `date` at `time` (HH:MM) in `zone`, or null when that wall-clock time does not exist
@@ -24,7 +31,7 @@ const offsets = new Map<string, number>();
  * its first occurrence.
  */
 export function localInstant(date: string, time: string, zone: string): number | null {
-  return memo(instants, `${zone} ${date} ${time}`, () => {
+  return instants.get(zone, `${date} ${time}`, () => {
     const [year, month, day] = date.split('-').map(Number);
     const [hour, minute] = time.split(':').map(Number);
     const local = DateTime.fromObject({ year, month, day, hour, minute }, { zone });
@@ -36,9 +43,11 @@ export function localInstant(date: string, time: string, zone: string): number |
 
 /** ISO 8601 with the zone's offset at that instant, e.g. 2026-11-22T09:00:00+01:00. */
 export function formatInstant(epochMs: number, zone: string): string {
-  // Offsets change on whole minutes, so the offset of the instant's minute is the offset.
-  const offset = memo(offsets, `${zone} ${Math.floor(epochMs / 60_000)}`, () => IANAZone.create(zone).offset(epochMs));
-  // A fixed zone of offset 0 would print "Z"; the zone itself prints "+00:00" like every other offset.
-  const writeIn = offset === 0 ? zone : FixedOffsetZone.instance(offset);
-  return DateTime.fromMillis(epochMs, { zone: writeIn }).toISO({ suppressMilliseconds: true }) ?? '';
+  return written.get(zone, epochMs, () => {
+    // Offsets change on whole minutes, so the offset of the instant's minute is the offset.
+    const offset = offsets.get(zone, Math.floor(epochMs / 60_000), () => IANAZone.create(zone).offset(epochMs));
+    // A fixed zone of offset 0 would print "Z"; the zone itself prints "+00:00" like every other offset.
+    const writeIn = offset === 0 ? zone : FixedOffsetZone.instance(offset);
+    return DateTime.fromMillis(epochMs, { zone: writeIn }).toISO({ suppressMilliseconds: true }) ?? '';
+  });
 }
