@@ -11,7 +11,7 @@ class ZoneMemo<K, V> {
 
   get(zone: string, key: K, compute: () => V): V {
     let cache = this.#zones.get(zone);
-    if (!cache) this.#zones.set(zone, (cache = new Map()));
+    if (!cache) this.#zones.set(zone, (cache = new Map<K, V>()));
     const hit = cache.get(key);
     if (hit !== undefined) return hit;
     if (cache.size >= CACHE_LIMIT) cache.clear();
