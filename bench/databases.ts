@@ -11,7 +11,7 @@ import type { Dialect } from './options.ts';
 export interface BenchDatabase {
   readonly dialect: Dialect;
   readonly url: string;
-  drop(): Promise<void>;
+  readonly drop: () => Promise<void>;
 }
 
 async function adminQuery(adminUrl: string, text: string): Promise<void> {

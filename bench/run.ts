@@ -72,33 +72,61 @@ async function runColumn(column: Column, urls: readonly string[], workload: Work
   if (rows.includes('revenue') && wants('revenue')) await runRevenueRows(urls[0]!, workload, options, report);
 }
 
-async function runDatabase(dialect: Dialect, columns: Column[]): Promise<LoadedCompany | undefined> {
-  const database = await freshBenchDatabase(dialect, options.postgresUrl);
+/** A set-up that cannot start (PostgreSQL down, a server that will not boot) fails its column, not the run. */
+async function runColumnSafely(column: Column, columns: Column[], body: () => Promise<void>): Promise<void> {
+  columns.push(column);
   try {
-    const workload = await prepareWorkload(database.url, dialect);
-    const single: Column = { id: dialect, title: TITLES[dialect], outcomes: new Map() };
-    columns.push(single);
-    const settings = { databaseUrl: database.url, baseUrl: BENCH_BASE_URL, logLevel: options.logLevel };
-    const one = await startService(settings, 1);
-    try {
-      await runColumn(single, one.urls, workload, [...HTTP_ROWS, 'timeclock', 'revenue']);
-    } finally {
-      await one.stop();
-    }
-    if (dialect === 'postgres' && options.twoInstances && (wants('config') || wants('timeclock'))) {
-      const double: Column = { id: 'postgres-2', title: 'PostgreSQL, 2 instances', outcomes: new Map(), scalesFrom: 'postgres' };
-      columns.push(double);
-      const two = await startService(settings, 2);
-      try {
-        await runColumn(double, two.urls, workload, ['config', 'timeclock']);
-      } finally {
-        await two.stop();
-      }
-    }
-    return workload.company;
-  } finally {
-    await database.drop();
+    await body();
+  } catch (error) {
+    const reason = `run failed: ${(error as Error).message.split('\n')[0]?.slice(0, 120) ?? 'unknown error'}`;
+    log(`[${column.title}] ${reason}`);
+    for (const row of ROWS) if (row.id !== 'bare' && !column.outcomes.has(row.id) && wants(row.group)) column.outcomes.set(row.id, { skipped: reason });
   }
+}
+
+async function runDatabase(dialect: Dialect, columns: Column[]): Promise<LoadedCompany | undefined> {
+  let company: LoadedCompany | undefined;
+  const single: Column = { id: dialect, title: TITLES[dialect], outcomes: new Map() };
+  await runColumnSafely(single, columns, async () => {
+    const database = await freshBenchDatabase(dialect, options.postgresUrl);
+    dropOnInterrupt.add(database.drop);
+    try {
+      const workload = await prepareWorkload(database.url, dialect);
+      company = workload.company;
+      const settings = { databaseUrl: database.url, baseUrl: BENCH_BASE_URL, logLevel: options.logLevel };
+      const one = await startService(settings, 1);
+      try {
+        await runColumn(single, one.urls, workload, [...HTTP_ROWS, 'timeclock', 'revenue']);
+      } finally {
+        await one.stop();
+      }
+      if (dialect === 'postgres' && options.twoInstances && (wants('config') || wants('timeclock'))) {
+        const double: Column = { id: 'postgres-2', title: 'PostgreSQL, 2 instances', outcomes: new Map(), scalesFrom: 'postgres' };
+        await runColumnSafely(double, columns, async () => {
+          const two = await startService(settings, 2);
+          try {
+            await runColumn(double, two.urls, workload, ['config', 'timeclock']);
+          } finally {
+            await two.stop();
+          }
+        });
+      }
+    } finally {
+      dropOnInterrupt.delete(database.drop);
+      await database.drop();
+    }
+  });
+  return company;
+}
+
+// Ctrl-C: drop the databases still in use (bounded), then exit; exit handlers kill the servers.
+const dropOnInterrupt = new Set<() => Promise<void>>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`\n${signal}: stopping`);
+    const drops = Promise.allSettled([...dropOnInterrupt].map((drop) => drop()));
+    void Promise.race([drops, new Promise((resolve) => setTimeout(resolve, 5000))]).then(() => process.exit(130));
+  });
 }
 
 async function postgresVersion(): Promise<string> {
