@@ -44,9 +44,10 @@ export interface BatchOutcome {
 }
 
 interface Draft extends FigureValues {
-  index: number;
   departmentId: string;
   period: ItemPeriod;
+  /** The upsert key (figureKey). */
+  key: string;
 }
 
 export function batchTooLarge(count: number): never {
@@ -72,10 +73,6 @@ export function readHundredths(holder: object, field: string, value: number, pat
 function figureKey(departmentId: string, periodKey: string, kind: string, category: string): string {
   // Only the last part (category) is free text; the others never contain NUL, so no two keys collide.
   return `${departmentId}\u0000${periodKey}\u0000${kind}\u0000${category}`;
-}
-
-function draftKey(draft: Draft): string {
-  return figureKey(draft.departmentId, draft.period.key, draft.kind, draft.category);
 }
 
 async function unknownDepartments(db: Db, companyId: string, items: BatchItem[]): Promise<Set<string>> {
@@ -105,11 +102,11 @@ async function validateBatch<Item extends BatchItem>(db: Db, companyId: string, 
     const period = itemPeriod(item, path, errors);
     const values = rules.values(item, path, errors);
     if (!period || !values) return;
-    const draft: Draft = { index, departmentId: item.departmentId, period, ...values };
-    const first = seen.get(draftKey(draft));
+    const key = figureKey(item.departmentId, period.key, values.kind, values.category);
+    const first = seen.get(key);
     if (first !== undefined) errors.push({ path, message: `has the same ${rules.keyFields} as /items/${first}` });
-    else seen.set(draftKey(draft), index);
-    drafts.push(draft);
+    else seen.set(key, index);
+    drafts.push({ departmentId: item.departmentId, period, key, ...values });
   });
   errors.sort((a, b) => pathIndex(a.path) - pathIndex(b.path));
   return { drafts, errors };
@@ -181,12 +178,14 @@ export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: str
     let created = 0;
     let updated = 0;
     for (const draft of drafts) {
-      const current = existing.get(draftKey(draft));
+      const current = existing.get(draft.key);
       if (current === undefined) created += 1;
       else if (current.amountMinor !== draft.amountMinor || current.hoursCenti !== draft.hoursCenti) updated += 1;
       else continue;
       changed.push(draft);
     }
+    // Written in key order, so two concurrent batches lock shared rows in the same order (no deadlock).
+    changed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     await writeFigures(trx, companyId, rules.stream, changed, now);
     return { received: items.length, created, updated, unchanged: items.length - created - updated };
   });

@@ -91,6 +91,7 @@ async function append(db: Db, person: Person, event: TimeclockEventsTable, state
           : await trx
             .updateTable('timeclock_states')
             .set({ last_sequence: event.sequence, last_occurred_at: event.occurred_at, state, updated_at: event.received_at })
+            .where('organisation_id', '=', event.organisation_id)
             .where('employee_id', '=', person.id)
             .where('last_sequence', '=', person.lastSequence)
             .executeTakeFirst()

@@ -259,3 +259,15 @@ test('a company sees and changes only its own figures', async () => {
   assert.deepEqual(write.body.errors, [{ path: '/items/0/departmentId', message: 'is not a department of this company' }]);
   assert.deepEqual((await list(`from=2026-05-05&to=2026-05-05&departmentId=${department}`)).body.data.map((i) => i.amount), [42]);
 });
+
+test('concurrent batches over the same keys, in opposite orders, both succeed and leave one row per key', async () => {
+  const department = await addDepartment(server.ctx.db, tenant.companyId, 'Busy');
+  const items = Array.from({ length: 300 }, (_, i) => ({ departmentId: department, date: '2026-04-10', kind: 'realised', category: `c${i}`, amount: i }));
+  const answers = await Promise.all([
+    postJson<Outcome>(url, token, { items }),
+    postJson<Outcome>(url, token, { items: [...items].reverse().map((item) => ({ ...item, amount: item.amount + 1 })) }),
+  ]);
+  assert.deepEqual(answers.map((a) => a.status), [200, 200]);
+  const rows = await server.ctx.db.selectFrom('inbound_items').select((eb) => eb.fn.countAll().as('n')).where('department_id', '=', department).executeTakeFirstOrThrow();
+  assert.equal(Number(rows.n), 300);
+});
