@@ -30,13 +30,14 @@ export interface BenchOptions {
 }
 
 const HELP = `npm run bench -- [options]
-  --only ids          comma-separated scenario ids (bare,config,token,idtoken,feed,timetable,users,timeclock,revenue)
+  --only ids          comma-separated rows (config,token,idtoken,feed,timetable,users,timeclock,revenue);
+                      the bare baseline is always measured (the other rows are compared with it)
   --db list           sqlite,postgres (default both)
   --duration s        seconds per measurement (default 5)
   --warmup s          warm-up seconds before each measurement (default 1)
   --connections n     autocannon connections (default 32)
   --data-connections n  connections for feed, timetable and users (default 8)
-  --days n            days of shifts to load (default 46)
+  --days n            days of shifts to load from today − 8 (default 46; at least 9 to reach today)
   --employees n       employees in the company (default 1000)
   --shifts-per-day n  shifts per day (default 2000)
   --people n          timeclock people (default 500)

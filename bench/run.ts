@@ -15,7 +15,14 @@ import { runHttpRow, runRevenueRows, runTimeclockRow, type Workload } from './co
 import { ROWS, groupOf } from './scenarios.ts';
 import { renderNotes, renderTable, writeSection, type Column, type Outcome } from './report.ts';
 
-const options = readOptions();
+const options = (() => {
+  try {
+    return readOptions();
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n(npm run bench -- --help lists the options)\n`);
+    process.exit(2);
+  }
+})();
 const wants = (group: string) => options.only.length === 0 || options.only.includes(group);
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const DOC = new URL('../docs/benchmarks.md', import.meta.url).pathname;
