@@ -7,8 +7,11 @@ import { rotateClientSecret, setClientDisabled, setUserDisabled } from '../iam/p
 import { rotateSigningKey } from '../iam/keys.ts';
 import type { ClientCredentials, ClientState, RotatedSigningKey, UserState } from './schemas.ts';
 
-/** Verifiers (other instances, integrators) cache the key set about this long. */
-export const DEFAULT_ACTIVATE_IN_SECONDS = 60;
+/**
+ * A new key must be seen by every verifier before it signs: instances reload the key table every
+ * 30 s and integrators may cache the JWKS for its max-age of 60 s, so publish 120 s ahead.
+ */
+export const DEFAULT_ACTIVATE_IN_SECONDS = 120;
 
 export async function newClientSecret(db: Db, clientId: string): Promise<ClientCredentials> {
   const { clientSecret } = await rotateClientSecret(db, clientId);

@@ -32,7 +32,7 @@ export const NewApiUserBody = Type.Object({ clientId: Id('API Client the user lo
 export const RotateSigningKeyBody = Type.Object(
   {
     activateInSeconds: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 86_400, description: 'Seconds before the new key signs; at least how long verifiers cache the JWKS. Default 60.' }),
+      Type.Integer({ minimum: 0, maximum: 86_400, description: 'Seconds before the new key signs; at least how long verifiers cache the JWKS. Default 120.' }),
     ),
   },
   { additionalProperties: false },

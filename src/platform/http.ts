@@ -123,7 +123,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if (format === 'oauth') {
       const oauthCode = problem.status === 429 ? 'slow_down' : problem.status >= 500 ? 'server_error' : 'invalid_request';
-      return reply.code(problem.status).headers(problem.headers).send({ error: oauthCode, error_description: problem.message });
+      return reply.code(problem.status).headers({ ...problem.headers, 'Cache-Control': 'no-store' }).send({ error: oauthCode, error_description: problem.message });
     }
     if (format === 'html') {
       return reply.code(problem.status).headers(problem.headers).type('text/html; charset=utf-8')
