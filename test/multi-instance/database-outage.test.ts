@@ -59,7 +59,7 @@ async function call(url: string, token: string, path: string, body?: unknown): P
   }
 }
 
-describe('an instance that loses PostgreSQL mid-traffic', { skip: needsPostgres }, () => {
+describe('an instance that loses PostgreSQL mid-traffic', { skip: needsPostgres, concurrency: 1 }, () => {
   let database: FreshDatabase;
   let ctx: AppContext;
   let proxy: TcpProxy;
@@ -83,7 +83,7 @@ describe('an instance that loses PostgreSQL mid-traffic', { skip: needsPostgres 
     const proxied = new URL(database.url);
     proxied.hostname = '127.0.0.1';
     proxied.port = String(proxy.port);
-    instance = await startInstance({ port, env: { ...env, DATABASE_URL: proxied.toString(), DB_POOL_SIZE: '4' } });
+    instance = await startInstance({ port, env: { ...env, DATABASE_URL: proxied.toString(), DB_POOL_SIZE: '4', DB_STATEMENT_TIMEOUT_MS: '2000' } });
 
     token = (await mintTokens(ctx, tenant)).id_token;
     const configuration = await call(instance.url, token, '/api/v1/company/configuration');
@@ -203,5 +203,22 @@ describe('an instance that loses PostgreSQL mid-traffic', { skip: needsPostgres 
     }
     assert.equal(rows.length, [...storedPerBatch.values()].reduce((sum, n) => sum + n, 0));
     assert.ok(batches.filter((b) => b.status === 200).length >= 2);
+  });
+
+  it('answers 503 within seconds during a network partition (nothing answers, nothing resets), and recovers', {
+    todo: 'src/platform/db/database.ts needs a client-side `query_timeout` (DB_STATEMENT_TIMEOUT_MS + 1 s) and `keepAlive`, and http.ts must treat "Query read timeout" as database_unavailable: today a query on a pooled connection waits for the partition to end',
+  }, async () => {
+    proxy.cut('blackhole');
+    const cutAt = Date.now();
+    try {
+      const [ready, company] = await Promise.all([call(instance.url, token, '/readyz'), call(instance.url, token, '/api/v1/company/configuration')]);
+      assert.equal(ready.status, 503, JSON.stringify(ready));
+      assert.equal(company.status, 503, JSON.stringify(company));
+      assert.ok(Date.now() - cutAt < 5000, `answered after ${Date.now() - cutAt} ms`);
+    } finally {
+      proxy.restore();
+    }
+    await eventually('ready again after the partition', 10_000, async () => (await call(instance.url, token, '/readyz')).status === 200);
+    assert.equal((await call(instance.url, token, '/api/v1/company/configuration')).status, 200);
   });
 });

@@ -1,7 +1,10 @@
 // A tiny in-process TCP proxy for fault tests: the application connects to the proxy instead of its
-// real peer (PostgreSQL, Redis), and the test cuts and restores the link. Cutting resets every open
-// connection and every new attempt, as a crashed or restarted database server would, while the real
-// server (shared with other test suites) keeps running untouched.
+// real peer (PostgreSQL, Redis), and the test cuts and restores the link while the real server
+// (shared with other test suites) keeps running untouched. Two kinds of cut:
+// - 'reset': every open connection and every new attempt is reset, as when the server process dies
+//   or restarts;
+// - 'blackhole': nothing passes and nothing is answered, as in a network partition; connections
+//   opened meanwhile wait, and everything flows again on restore.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface TcpProxy {
@@ -9,12 +12,14 @@ export interface TcpProxy {
   readonly port: number;
   /** Whether the link is currently cut. */
   readonly isCut: boolean;
-  /** Resets every open connection and refuses new ones until `restore()`. */
-  cut(): void;
+  /** Cuts the link until `restore()` (default 'reset'). */
+  cut(mode?: CutMode): void;
   /** Lets connections through again. */
   restore(): void;
   close(): Promise<void>;
 }
+
+export type CutMode = 'reset' | 'blackhole';
 
 export interface ProxyTarget {
   host: string;
@@ -26,28 +31,56 @@ function reset(socket: Socket): void {
   if (!socket.destroyed) socket.resetAndDestroy();
 }
 
-export async function startTcpProxy(target: ProxyTarget): Promise<TcpProxy> {
-  const open = new Set<Socket>();
-  let cut = false;
+interface Link {
+  client: Socket;
+  upstream: Socket;
+}
 
-  const server: Server = createServer({ pauseOnConnect: true }, (client) => {
-    if (cut) {
-      reset(client);
-      return;
-    }
+function flow(link: Link): void {
+  link.client.pipe(link.upstream);
+  link.upstream.pipe(link.client);
+  link.client.resume();
+  link.upstream.resume();
+}
+
+function hold(link: Link): void {
+  link.client.unpipe(link.upstream);
+  link.upstream.unpipe(link.client);
+  link.client.pause();
+  link.upstream.pause();
+}
+
+export async function startTcpProxy(target: ProxyTarget): Promise<TcpProxy> {
+  const links = new Set<Link>();
+  /** Clients that connected during a blackhole: their upstream is opened on restore. */
+  const waiting = new Set<Socket>();
+  let cut: CutMode | undefined;
+
+  const link = (client: Socket) => {
     const upstream = connect(target.port, target.host);
+    const pair = { client, upstream };
+    links.add(pair);
     for (const socket of [client, upstream]) {
-      open.add(socket);
-      socket.on('close', () => open.delete(socket));
-      // Errors end the pair; the other side is reset so neither end waits on a dead half.
+      // An error or close ends the pair; the other side is reset so neither end waits on a dead half.
       socket.on('error', () => {
         reset(client);
         reset(upstream);
       });
+      socket.on('close', () => {
+        links.delete(pair);
+        reset(client === socket ? upstream : client);
+      });
     }
-    client.pipe(upstream);
-    upstream.pipe(client);
-    client.resume();
+    flow(pair);
+  };
+
+  const server: Server = createServer({ pauseOnConnect: true }, (client) => {
+    if (cut === 'reset') reset(client);
+    else if (cut === 'blackhole') {
+      waiting.add(client);
+      client.on('error', () => reset(client));
+      client.on('close', () => waiting.delete(client));
+    } else link(client);
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -60,17 +93,27 @@ export async function startTcpProxy(target: ProxyTarget): Promise<TcpProxy> {
   return {
     port: address.port,
     get isCut() {
-      return cut;
+      return cut !== undefined;
     },
-    cut() {
-      cut = true;
-      for (const socket of open) reset(socket);
+    cut(mode = 'reset') {
+      cut = mode;
+      for (const pair of links) {
+        if (mode === 'reset') {
+          reset(pair.client);
+          reset(pair.upstream);
+        } else hold(pair);
+      }
     },
     restore() {
-      cut = false;
+      const was = cut;
+      cut = undefined;
+      if (was !== 'blackhole') return;
+      for (const pair of links) flow(pair);
+      for (const client of waiting) link(client);
+      waiting.clear();
     },
     async close() {
-      for (const socket of open) reset(socket);
+      for (const socket of [...waiting, ...[...links].flatMap((pair) => [pair.client, pair.upstream])]) reset(socket);
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
