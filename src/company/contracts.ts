@@ -1,7 +1,7 @@
 // getCompanyContracts: contracts overlapping the period (by default: active today).
 import { Type, type Static } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
-import { afterPosition, toPage, type PageRequest } from '../platform/collection.ts';
+import { afterPosition, toPage, type PageRequest, type SortKey } from '../platform/collection.ts';
 import type { Period } from '../platform/period.ts';
 import { formatInstant } from './local-time.ts';
 
@@ -24,15 +24,20 @@ export const Contract = Type.Object({
 });
 export type Contract = Static<typeof Contract>;
 
-export async function listContracts(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
+/** Contracts overlapping `period`, after the keyset position, in page order. */
+export function contractsQuery(db: Db, companyId: string, period: Period, after: SortKey | undefined) {
   let query = db
     .selectFrom('contracts')
     .selectAll()
-    .where('company_id', '=', company.id)
+    .where('company_id', '=', companyId)
     .where('start_date', '<=', period.to)
     .where((eb) => eb.or([eb('end_date', 'is', null), eb('end_date', '>=', period.from)]));
-  if (page.after) query = query.where(afterPosition(['start_date', 'id'], page.after));
-  const rows = await query.orderBy('start_date').orderBy('id').limit(page.limit + 1).execute();
+  if (after) query = query.where(afterPosition(['start_date', 'id'], after));
+  return query.orderBy('start_date').orderBy('id');
+}
+
+export async function listContracts(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
+  const rows = await contractsQuery(db, company.id, period, page.after).limit(page.limit + 1).execute();
   return toPage(rows, page.limit, page.scope, (row) => [row.start_date, row.id], (row): Contract => ({
     id: row.id,
     userId: row.employee_id,

@@ -42,8 +42,9 @@ export function feedDate(requested: string | undefined, timezone: string, now = 
   return date;
 }
 
-export async function timetableFeed(db: Db, company: { id: string; name: string; timezone: string }, date: string): Promise<TimetableFeed> {
-  const rows = await shiftsOf(db, company.id)
+/** One day's shifts of a company with the rows they refer to, every join naming the company. */
+export function feedQuery(db: Db, companyId: string, date: string) {
+  return shiftsOf(db, companyId)
     .innerJoin('departments', (join) => join.onRef('departments.id', '=', 'shifts.department_id').onRef('departments.company_id', '=', 'shifts.company_id'))
     .leftJoin('employees', (join) => join.onRef('employees.id', '=', 'shifts.employee_id').onRef('employees.company_id', '=', 'shifts.company_id'))
     .leftJoin('positions', (join) => join.onRef('positions.id', '=', 'shifts.position_id').onRef('positions.company_id', '=', 'shifts.company_id'))
@@ -56,8 +57,11 @@ export async function timetableFeed(db: Db, company: { id: string; name: string;
     ])
     .where('shifts.date', '=', date)
     .orderBy('shifts.starts_at')
-    .orderBy('shifts.id')
-    .execute();
+    .orderBy('shifts.id');
+}
+
+export async function timetableFeed(db: Db, company: { id: string; name: string; timezone: string }, date: string): Promise<TimetableFeed> {
+  const rows = await feedQuery(db, company.id, date).execute();
   return {
     date,
     company: { id: company.id, name: company.name, timezone: company.timezone },

@@ -1,7 +1,7 @@
 // getTimetable: shifts whose (company-local) date lies in the period, in start order.
 import { Type, type Static } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
-import { afterPosition, toPage, type PageRequest } from '../platform/collection.ts';
+import { afterPosition, toPage, type PageRequest, type SortKey } from '../platform/collection.ts';
 import type { Period } from '../platform/period.ts';
 import { ShiftCategory } from './configuration.ts';
 import { formatInstant } from './local-time.ts';
@@ -67,9 +67,14 @@ export function shiftsOf(db: Db, companyId: string) {
     .where('shifts.company_id', '=', companyId);
 }
 
+/** Shifts dated in `period`, after the keyset position, in page order. */
+export function shiftsQuery(db: Db, companyId: string, period: Period, after: SortKey | undefined) {
+  let query = shiftsOf(db, companyId).select(SHIFT_COLUMNS).where('shifts.date', '>=', period.from).where('shifts.date', '<=', period.to);
+  if (after) query = query.where(afterPosition(['shifts.date', 'shifts.starts_at', 'shifts.id'], after));
+  return query.orderBy('shifts.date').orderBy('shifts.starts_at').orderBy('shifts.id');
+}
+
 export async function listShifts(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
-  let query = shiftsOf(db, company.id).select(SHIFT_COLUMNS).where('shifts.date', '>=', period.from).where('shifts.date', '<=', period.to);
-  if (page.after) query = query.where(afterPosition(['shifts.date', 'shifts.starts_at', 'shifts.id'], page.after));
-  const rows = await query.orderBy('shifts.date').orderBy('shifts.starts_at').orderBy('shifts.id').limit(page.limit + 1).execute();
+  const rows = await shiftsQuery(db, company.id, period, page.after).limit(page.limit + 1).execute();
   return toPage(rows, page.limit, page.scope, (row) => [row.date, row.starts_at, row.id], (row) => presentShift(row, company.timezone));
 }

@@ -1,7 +1,7 @@
 // getCompanyUsers: employees whose employment overlaps the period (by default: active or future).
 import { Type, type Static } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
-import { afterPosition, toPage, type PageRequest } from '../platform/collection.ts';
+import { afterPosition, toPage, type PageRequest, type SortKey } from '../platform/collection.ts';
 import type { Period } from '../platform/period.ts';
 import { formatInstant } from './local-time.ts';
 
@@ -23,15 +23,20 @@ export type CompanyUser = Static<typeof CompanyUser>;
 /** "Active or starting later": the period from today with no end. */
 export const ACTIVE_OR_FUTURE_END = '9999-12-31';
 
-export async function listUsers(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
+/** Employees whose employment overlaps `period`, after the keyset position, in page order. */
+export function usersQuery(db: Db, companyId: string, period: Period, after: SortKey | undefined) {
   let query = db
     .selectFrom('employees')
     .select(['id', 'employee_number', 'first_name', 'last_name', 'email', 'department_ids', 'position_ids', 'employment_start', 'employment_end', 'timeclock_active', 'updated_at'])
-    .where('company_id', '=', company.id)
+    .where('company_id', '=', companyId)
     .where('employment_start', '<=', period.to)
     .where((eb) => eb.or([eb('employment_end', 'is', null), eb('employment_end', '>=', period.from)]));
-  if (page.after) query = query.where(afterPosition(['employee_number', 'id'], page.after));
-  const rows = await query.orderBy('employee_number').orderBy('id').limit(page.limit + 1).execute();
+  if (after) query = query.where(afterPosition(['employee_number', 'id'], after));
+  return query.orderBy('employee_number').orderBy('id');
+}
+
+export async function listUsers(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
+  const rows = await usersQuery(db, company.id, period, page.after).limit(page.limit + 1).execute();
   return toPage(rows, page.limit, page.scope, (row) => [row.employee_number, row.id], (row): CompanyUser => ({
     id: row.id,
     employeeNumber: row.employee_number,
