@@ -4,9 +4,9 @@ import { Type } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
 import type { Period } from '../platform/period.ts';
 import { addDays } from '../platform/period.ts';
-import type { SortKey } from '../platform/collection.ts';
+import { afterPosition, type SortKey } from '../platform/collection.ts';
 import type { InboundStream } from './tables.ts';
-import { orNull } from './or-null.ts';
+import { orNull } from './schemas.ts';
 
 export const BatchOutcome = Type.Object({
   received: Type.Integer({ description: 'Items in the batch.' }),
@@ -55,10 +55,7 @@ export async function listFigures(db: Db, companyId: string, stream: InboundStre
     .where('period_end', '>=', filter.from);
   if (filter.departmentId !== undefined) query = query.where('department_id', '=', filter.departmentId);
   if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
-  if (after) {
-    const [start, id] = [String(after[0]), String(after[1])];
-    query = query.where((eb) => eb.or([eb('period_start', '>', start), eb.and([eb('period_start', '=', start), eb('id', '>', id)])]));
-  }
+  if (after) query = query.where(afterPosition(['period_start', 'id'], after));
   const rows = await query.orderBy('period_start').orderBy('id').limit(limit + 1).execute();
   return rows.map((row) => ({ ...row, amount_minor: Number(row.amount_minor), hours_centi: row.hours_centi === null ? null : Number(row.hours_centi) }));
 }

@@ -5,7 +5,7 @@ import { formatInstant } from '../company/local-time.ts';
 import type { FieldError } from '../platform/errors.ts';
 import { readHundredths, type StreamRules } from './batch.ts';
 import { fromHundredths } from './decimal.ts';
-import { orNull } from './or-null.ts';
+import { orNull } from './schemas.ts';
 import { DepartmentId, ItemDate, ItemWeek, type FigureRow } from './figures.ts';
 
 export const RevenueKind = Type.Enum(['realised', 'prognosis'], { description: '`realised` revenue, or a `prognosis`.' });

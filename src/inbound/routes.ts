@@ -5,12 +5,13 @@ import { Type, type TSchema } from 'typebox';
 import type { App } from '../platform/http.ts';
 import type { AppContext } from '../platform/context.ts';
 import { Collection, problemResponses } from '../platform/schemas.ts';
-import { PageQuery, decodeCursor, replyWithEtag, toPage, type CursorScope } from '../platform/collection.ts';
+import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
 import { findCompany } from '../company/configuration.ts';
 import { MAX_BATCH_ITEMS, batchTooLarge, ingestBatch, type BatchItem, type StreamRules } from './batch.ts';
 import { BatchOutcome, figurePosition, listFigures, type FigureRow } from './figures.ts';
 import { acceptJsonOnly } from './exact-json.ts';
+import { NotModified } from './schemas.ts';
 import { RevenueItem, RevenueItemInput, RevenueKind, presentRevenue, revenueRules } from './revenue.ts';
 import { WageBudgetItem, WageBudgetItemInput, presentWageBudget, wageBudgetRules } from './wage-budget.ts';
 
@@ -32,8 +33,6 @@ interface ListQuery {
   to?: string;
   departmentId?: string;
   kind?: string;
-  limit?: number;
-  cursor?: string;
 }
 
 const BATCH_RULES =
@@ -73,7 +72,7 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
         description: 'Items whose day lies in `from`..`to` (default today, at most 92 days), and week items whose ISO week overlaps it; ordered by first day, then id.',
         security: [{ idToken: [] }],
         querystring: Type.Object({ ...PeriodQuery, departmentId: Type.Optional(Type.String({ maxLength: 100 })), ...spec.filters, ...PageQuery }, { additionalProperties: false }),
-        response: { 200: Collection(spec.output), ...problemResponses(400, 401, 429) },
+        response: { 200: Collection(spec.output), 304: NotModified, ...problemResponses(400, 401, 429) },
       },
     },
     async (request, reply) => {
@@ -82,10 +81,9 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
       const { timezone } = await findCompany(ctx.db, companyId);
       const period = resolvePeriod(query, timezone);
       const filter = { ...period, ...(query.departmentId ? { departmentId: query.departmentId } : {}), ...(query.kind ? { kind: query.kind } : {}) };
-      const scope: CursorScope = { key: ctx.cursorKey, tenant: companyId, query: JSON.stringify([spec.path, filter]) };
-      const limit = query.limit ?? 500;
-      const rows = await listFigures(ctx.db, companyId, spec.rules.stream, filter, limit, query.cursor ? decodeCursor(scope, query.cursor) : undefined);
-      return replyWithEtag(request, reply, toPage(rows, limit, scope, figurePosition, (row) => spec.present(row, timezone)));
+      const page = pageRequest(ctx.cursorKey, companyId, spec.path, request.query);
+      const rows = await listFigures(ctx.db, companyId, spec.rules.stream, filter, page.limit, page.after);
+      return replyWithEtag(request, reply, toPage(rows, page.limit, page.scope, figurePosition, (row) => spec.present(row, timezone)));
     },
   );
 }

@@ -4,7 +4,7 @@ import type { NotNull } from 'kysely';
 import { Type, type Static } from 'typebox';
 import { formatInstant } from '../company/local-time.ts';
 import type { Db } from '../platform/db/database.ts';
-import type { SortKey } from '../platform/collection.ts';
+import { afterPosition, type SortKey } from '../platform/collection.ts';
 
 export const Badge = Type.Object({
   id: Type.String({ description: 'The badge id (items of this collection are badges).' }),
@@ -44,7 +44,7 @@ export async function listBadges(db: Db, organisationId: string, companyId: stri
     .where('p.timeclock_active', '=', 1)
     .where('p.badge_id', 'is not', null);
   if (companyId !== undefined) query = query.where('p.company_id', '=', companyId);
-  if (after) query = query.where('p.badge_id', '>', String(after[0]));
+  if (after) query = query.where(afterPosition(['p.badge_id'], after));
   return query.orderBy('p.badge_id').limit(limit + 1).$narrowType<{ badge_id: NotNull }>().execute();
 }
 

@@ -4,7 +4,7 @@
 import { DateTime } from 'luxon';
 import type { Db } from '../platform/db/database.ts';
 import type { Period } from '../platform/period.ts';
-import type { SortKey } from '../platform/collection.ts';
+import { afterPosition, type SortKey } from '../platform/collection.ts';
 import type { TimeclockEventsTable } from './tables.ts';
 
 export interface EventFilter {
@@ -38,9 +38,6 @@ export async function listEvents(db: Db, organisationId: string, range: { start:
     .where('e.occurred_at', '<', range.end);
   if (filter.userId !== undefined) query = query.where('e.employee_id', '=', filter.userId);
   if (filter.companyId !== undefined) query = query.where('e.company_id', '=', filter.companyId);
-  if (after) {
-    const [occurredAt, id] = [Number(after[0]), String(after[1])];
-    query = query.where((eb) => eb.or([eb('e.occurred_at', '>', occurredAt), eb.and([eb('e.occurred_at', '=', occurredAt), eb('e.id', '>', id)])]));
-  }
+  if (after) query = query.where(afterPosition(['e.occurred_at', 'e.id'], after));
   return query.orderBy('e.occurred_at').orderBy('e.id').limit(limit + 1).execute();
 }

@@ -4,10 +4,11 @@ import { Type } from 'typebox';
 import type { App } from '../platform/http.ts';
 import type { AppContext } from '../platform/context.ts';
 import { Collection, problemResponses } from '../platform/schemas.ts';
-import { PageQuery, decodeCursor, replyWithEtag, toPage, type CursorScope } from '../platform/collection.ts';
+import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
 import { findCompany } from '../company/configuration.ts';
 import { acceptJsonOnly } from '../inbound/exact-json.ts';
+import { NotModified } from '../inbound/schemas.ts';
 import { Badge, badgePosition, listBadges, presentBadge } from './badges.ts';
 import { TimeclockEvent, TimeclockEventInput, presentEvent } from './events.ts';
 import { eventPosition, listEvents, periodInstants } from './history.ts';
@@ -35,16 +36,16 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
         summary: 'Badges of every user with an active timeclock in the organisation',
         security: [{ idToken: [] }],
         querystring: Type.Object({ companyId: CompanyFilter, ...PageQuery }, { additionalProperties: false }),
-        response: { 200: Collection(Badge), ...problemResponses(400, 401, 404, 429) },
+        response: { 200: Collection(Badge), 304: NotModified, ...problemResponses(400, 401, 404, 429) },
       },
     },
     async (request, reply) => {
       const { organisationId } = request.principal;
-      const { companyId, cursor, limit = 500 } = request.query;
+      const { companyId } = request.query;
       if (companyId !== undefined) await requireOrganisationCompany(ctx.db, organisationId, companyId);
-      const scope: CursorScope = { key: ctx.cursorKey, tenant: organisationId, query: JSON.stringify(['badges', companyId ?? null]) };
-      const rows = await listBadges(ctx.db, organisationId, companyId, limit, cursor ? decodeCursor(scope, cursor) : undefined);
-      return replyWithEtag(request, reply, toPage(rows, limit, scope, badgePosition, presentBadge));
+      const page = pageRequest(ctx.cursorKey, organisationId, 'timeclock/badges', request.query);
+      const rows = await listBadges(ctx.db, organisationId, companyId, page.limit, page.after);
+      return replyWithEtag(request, reply, toPage(rows, page.limit, page.scope, badgePosition, presentBadge));
     },
   );
 
@@ -77,19 +78,19 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
           { ...PeriodQuery, userId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only this person\'s events.' })), companyId: CompanyFilter, ...PageQuery },
           { additionalProperties: false },
         ),
-        response: { 200: Collection(TimeclockEvent), ...problemResponses(400, 401, 404, 429) },
+        response: { 200: Collection(TimeclockEvent), 304: NotModified, ...problemResponses(400, 401, 404, 429) },
       },
     },
     async (request, reply) => {
       const { organisationId, companyId: tokenCompanyId } = request.principal;
-      const { userId, companyId, cursor, limit = 500 } = request.query;
+      const { userId, companyId } = request.query;
       if (companyId !== undefined) await requireOrganisationCompany(ctx.db, organisationId, companyId);
       const { timezone } = await findCompany(ctx.db, tokenCompanyId);
       const period = resolvePeriod(request.query, timezone);
       const filter = { ...(userId !== undefined ? { userId } : {}), ...(companyId !== undefined ? { companyId } : {}) };
-      const scope: CursorScope = { key: ctx.cursorKey, tenant: organisationId, query: JSON.stringify(['events', period, filter]) };
-      const rows = await listEvents(ctx.db, organisationId, periodInstants(period, timezone), filter, limit, cursor ? decodeCursor(scope, cursor) : undefined);
-      return replyWithEtag(request, reply, toPage(rows, limit, scope, eventPosition, (row) => presentEvent(row, row.timezone)));
+      const page = pageRequest(ctx.cursorKey, organisationId, 'timeclock/events', request.query);
+      const rows = await listEvents(ctx.db, organisationId, periodInstants(period, timezone), filter, page.limit, page.after);
+      return replyWithEtag(request, reply, toPage(rows, page.limit, page.scope, eventPosition, (row) => presentEvent(row, row.timezone)));
     },
   );
 }

@@ -51,6 +51,9 @@ test('badges cover every company of the organisation, only active timeclocks wit
     { id: 'A-002', badgeId: 'A-002', userId: bob.id, companyId: south.companyId, employeeNumber: '2001', displayName: 'Bob Marley', activatedAt: '2026-06-01T08:30:00+01:00' },
   ]);
   assert.equal(all.body.nextCursor, null);
+  const unchanged = await fetch(`${server.baseUrl}/api/v1/timeclock/badges`, { headers: { authorization: `Bearer ${token}`, 'if-none-match': all.headers.get('etag') ?? '' } });
+  assert.equal(unchanged.status, 304);
+  assert.equal(await unchanged.text(), '');
 
   assert.deepEqual((await badges(`?companyId=${south.companyId}`)).body.data.map((b) => b.badgeId), ['A-002']);
   const page = await badges('?limit=1');
