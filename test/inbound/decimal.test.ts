@@ -1,0 +1,35 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fromHundredths, toHundredths } from '../../src/inbound/decimal.ts';
+import { parseJsonKeepingNumbers, numberText } from '../../src/inbound/exact-json.ts';
+
+test('a JSON number text becomes exact hundredths', () => {
+  const cases: [string, number][] = [
+    ['0', 0], ['-0', 0], ['12', 1200], ['12.3', 1230], ['12.3000', 1230], ['0.1', 10], ['0.07', 7],
+    ['-0.07', -7], ['1.5e2', 15000], ['1.25E+1', 1250], ['125e-2', 125], ['10000000000000', 1_000_000_000_000_000],
+  ];
+  for (const [text, hundredths] of cases) assert.deepEqual(toHundredths(text), { ok: true, value: hundredths }, text);
+});
+
+test('more than 2 significant decimals, or out of range, is refused', () => {
+  for (const text of ['12.345', '12.345000', '0.001', '1.0000000000000001', '1e-3', '0.30000000000000004']) {
+    assert.deepEqual(toHundredths(text), { ok: false, message: 'must have at most 2 decimals' }, text);
+  }
+  for (const text of ['10000000000000.01', '1e14', '1e400']) assert.equal(toHundredths(text).ok, false, text);
+  assert.deepEqual(toHundredths('abc'), { ok: false, message: 'must be a number' });
+});
+
+test('hundredths are written back as the shortest JSON number', () => {
+  assert.equal(JSON.stringify([fromHundredths(10), fromHundredths(20), fromHundredths(1234567890199), fromHundredths(-7)]), '[0.1,0.2,12345678901.99,-0.07]');
+});
+
+test('the parser keeps each number\'s text beside the value JSON.parse makes of it', () => {
+  const body = parseJsonKeepingNumbers('{"items":[{"amount":1.0000000000000001,"hours":7.50}]}') as { items: { amount: number; hours: number }[] };
+  const item = body.items[0];
+  assert.ok(item);
+  assert.equal(item.amount, 1);
+  assert.equal(numberText(item, 'amount', item.amount), '1.0000000000000001');
+  assert.equal(numberText(item, 'hours', item.hours), '7.50');
+  assert.equal(numberText({ amount: 0.5 }, 'amount', 0.5), '0.5', 'falls back to the value when not parsed here');
+  assert.throws(() => parseJsonKeepingNumbers('{"__proto__":{"x":1}}'), SyntaxError);
+});
