@@ -5,9 +5,10 @@
 // Concurrency is settled by the database, so it holds across server processes: appending advances
 // the person's state row with a conditional UPDATE (`where last_sequence = <what we read>`) in the
 // same transaction as the insert. Two appends that read the same state cannot both succeed — the
-// loser's UPDATE matches no row (PostgreSQL re-checks the condition after the winner commits) and it
-// starts over from the idempotency check, now seeing the winner's event. Unique indexes on
-// (organisation, eventId) and (person, sequence) back this up; a violation also means "start over".
+// loser's UPDATE matches no row (PostgreSQL re-checks the condition after the winner commits). The
+// loser then looks its eventId up (the winner may have stored this very event: a replay) and
+// otherwise starts over with the new state. Unique indexes on (organisation, eventId) and (person,
+// sequence) back this up; a violation also means "look up, start over".
 import type { Db } from '../platform/db/database.ts';
 import { ProblemError, badRequest, conflict, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
