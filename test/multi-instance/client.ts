@@ -72,6 +72,15 @@ export async function renew(instanceUrl: string, refreshToken: string): Promise<
   return fetch(`${instanceUrl}/api/v1/iam/idToken`, { method: 'POST', headers: { authorization: `Bearer ${refreshToken}` } });
 }
 
+/** RFC 7009 revocation, the client authenticating in the form body. */
+export async function revoke(instanceUrl: string, tenant: Tenant, token: string): Promise<Response> {
+  return fetch(`${instanceUrl}/api/v1/iam/oauth/revoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token, client_id: tenant.clientId, client_secret: tenant.clientSecret }),
+  });
+}
+
 export interface TokenBody {
   access_token: string;
   id_token: string;

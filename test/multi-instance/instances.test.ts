@@ -11,7 +11,7 @@ import { freshDatabase, testDialect, type FreshDatabase } from '../support/datab
 import { freePorts, runWfs, startCluster, type Cluster } from '../support/processes.ts';
 import { importClockingStaff } from './staff.ts';
 import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
-import { api, eventually, exchangeCode, jwtClaims, jwtHeader, logIn, renew, tokens } from './client.ts';
+import { api, eventually, exchangeCode, jwtClaims, jwtHeader, logIn, renew, revoke, tokens } from './client.ts';
 
 const needsPostgres = testDialect === 'postgres' ? false : 'needs PostgreSQL (run with WFS_TEST_DATABASE=postgres)';
 const TOKEN_BUDGET = 10;
@@ -138,6 +138,20 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
       }));
       assert.deepEqual(answers.map((a) => a.status).toSorted(), [200, 400, 400]);
       for (const answer of answers.filter((a) => a.status === 400)) assert.equal(answer.body.error, 'invalid_grant');
+    });
+
+    it('revokes a grant on one instance for all: its refresh token fails at once elsewhere, its ID token within 5 s everywhere', async () => {
+      const [a = '', b = ''] = urls;
+      const client = await freshClient();
+      const issued = await mintTokens(ctx, client);
+      for (const url of urls) assert.equal((await api(url, issued.id_token, CONFIGURATION)).status, 200);
+
+      const revoked = await revoke(a, client, issued.refresh_token ?? '');
+      const revokedAt = Date.now();
+      assert.equal(revoked.status, 200, await revoked.text());
+      assert.equal((await renew(b, issued.refresh_token ?? '')).status, 401);
+      await Promise.all(urls.map((url) => eventually(`the revoked grant's ID token refused by ${url}`, 5000 - (Date.now() - revokedAt), async () =>
+        (await api(url, issued.id_token, CONFIGURATION)).status === 401)));
     });
 
     it('counts the token rate limit once for all instances (Redis), not once per instance', async () => {
