@@ -48,7 +48,7 @@ function loginCommand(program: Command): void {
     .option('--base-url <url>', 'the service\'s BASE_URL (default: from the credentials file)')
     .option('--client-id <id>', 'the API Client id (default: from the credentials file)')
     .option('--client-secret <secret>', 'the API Client secret (default: $WFS_CLIENT_SECRET, then the credentials file)')
-    .option('--redirect-uri <uri>', 'a redirect URI registered on the API Client: loopback (any port matches) or another page, whose address you then paste', 'http://127.0.0.1/callback')
+    .option('--redirect-uri <uri>', 'a redirect URI registered on the API Client: a loopback one without port (wfs listens on a free port), or a page (e.g. the demo\'s /demo/callback) whose address you then paste', 'http://127.0.0.1/callback')
     .option('--audience <audience>', 'token audience', 'service-api')
     .option('--credentials-file <path>', 'where to store the refresh token (mode 0600)', defaultCredentialsFile())
     .option('--no-browser', 'print the login URL without opening a browser')

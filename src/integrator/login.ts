@@ -76,8 +76,13 @@ async function exchange(discovery: Discovery, options: LoginOptions, code: strin
   return body;
 }
 
-function isLoopback(uri: URL): boolean {
-  return uri.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(uri.hostname);
+/**
+ * A loopback URI without a port (`http://127.0.0.1/callback`) is ours to listen on, at any port
+ * (RFC 8252 §7.3). With a port it names a page someone already serves (the demo's
+ * `http://localhost:8080/demo/callback`), so the person pastes where it sent them instead.
+ */
+function listensOnLoopback(uri: URL): boolean {
+  return uri.protocol === 'http:' && uri.port === '' && ['127.0.0.1', '[::1]', 'localhost'].includes(uri.hostname);
 }
 
 function authorizationUrl(attempt: Attempt, clientId: string, redirectUri: string): string {
@@ -124,7 +129,7 @@ function codeFromPasted(text: string, attempt: Attempt): string {
 export async function login(options: LoginOptions): Promise<TokenResponse> {
   const attempt: Attempt = { discovery: await discover(options.baseUrl), state: base64url(randomBytes(24)), verifier: base64url(randomBytes(32)) };
   const registered = new URL(options.redirectUri);
-  if (!isLoopback(registered)) {
+  if (!listensOnLoopback(registered)) {
     const url = authorizationUrl(attempt, options.clientId, options.redirectUri);
     await ensureAccepted(url, options.redirectUri);
     options.announce(url);

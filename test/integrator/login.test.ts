@@ -152,17 +152,18 @@ test('wfs api without a login says to log in', async () => {
   assert.match(String(lastJson(run).error), /run "wfs login" first/);
 });
 
-test('wfs login with a redirect URI that is not loopback (e.g. the demo page) takes the address the browser ended on', async () => {
-  const web = await provisionTenant(server.ctx, { name: 'Web', redirectUris: ['https://app.example.com/callback'] });
+test('wfs login with a page as redirect URI (the demo\'s /demo/callback, on a port) takes the address the browser ended on', async () => {
+  const page = `${server.baseUrl}/demo/callback`;
+  const web = await provisionTenant(server.ctx, { name: 'Web', redirectUris: [page] });
   const credentialsFile = join(dir, 'pasted.json');
   let driven: Promise<void> | undefined;
   const login = await wfs(
-    ['login', '--base-url', server.baseUrl, '--client-id', web.clientId, '--client-secret', web.clientSecret, '--redirect-uri', 'https://app.example.com/callback', '--credentials-file', credentialsFile, '--no-browser', '--json'],
+    ['login', '--base-url', server.baseUrl, '--client-id', web.clientId, '--client-secret', web.clientSecret, '--redirect-uri', page, '--credentials-file', credentialsFile, '--no-browser', '--json'],
     (stderr, answer) => {
       const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
       if (url && !driven && /paste the address/.test(stderr)) {
         driven = browserLogin(url, web).then((location) => {
-          assert.equal(location.origin + location.pathname, 'https://app.example.com/callback');
+          assert.equal(location.origin + location.pathname, page);
           answer(location.toString());
         });
       }
