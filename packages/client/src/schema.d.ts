@@ -359,31 +359,7 @@ export interface paths {
             cookie?: never;
         };
         /** JSON Web Key Set (includes keys about to sign and retired keys still verifying) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["RequestId"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            keys: {
-                                [key: string]: unknown;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["jwks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -400,29 +376,7 @@ export interface paths {
             cookie?: never;
         };
         /** OpenID Provider metadata */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["RequestId"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["openidConfiguration"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1630,7 +1584,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Seconds before the new key signs; at least how long verifiers cache the JWKS. Default 60. */
+                    /** @description Seconds before the new key signs; at least how long verifiers cache the JWKS. Default 120. */
                     activateInSeconds?: number;
                 };
             };
@@ -1874,6 +1828,14 @@ export interface operations {
                         nextCursor: string | null;
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag; empty body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
@@ -2169,6 +2131,14 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: If-None-Match matched the current ETag; empty body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
@@ -2362,6 +2332,54 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    jwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    openidConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     idTokenGet: {
@@ -2815,6 +2833,14 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: If-None-Match matched the current ETag; empty body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
@@ -2901,6 +2927,14 @@ export interface operations {
                         nextCursor: string | null;
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag; empty body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
