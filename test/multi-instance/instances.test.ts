@@ -140,6 +140,23 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
       for (const answer of answers.filter((a) => a.status === 400)) assert.equal(answer.body.error, 'invalid_grant');
     });
 
+    it('penalises failed client authentications spread across the instances as one (Redis)', async () => {
+      const client = await freshClient();
+      const attempt = async (url: string) => {
+        const response = await exchangeCode(url, { ...client, clientSecret: 'not-the-secret' }, 'no-such-code');
+        return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as { error?: string } };
+      };
+      // Five failures, never more than two on one instance: each instance alone would not penalise yet.
+      for (let i = 0; i < 5; i += 1) {
+        const failed = await attempt(urls[i % 3] ?? '');
+        assert.equal(failed.status, 401);
+        assert.equal(failed.body.error, 'invalid_client');
+      }
+      const blocked = await attempt(urls[2] ?? '');
+      assert.equal(blocked.status, 429, JSON.stringify(blocked.body));
+      assert.equal(blocked.retryAfter, '1');
+    });
+
     it('revokes a grant on one instance for all: its refresh token fails at once elsewhere, its ID token within 5 s everywhere', async () => {
       const [a = '', b = ''] = urls;
       const client = await freshClient();
