@@ -78,6 +78,17 @@ function baseDocument(config: Config): Json {
             },
           },
         },
+        refreshToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT (typ rt+jwt)',
+          description: 'A refresh token, accepted only by idToken (never by the company API).',
+        },
+        clientSecretBasic: {
+          type: 'http',
+          scheme: 'basic',
+          description: 'API Client authentication at the token and revocation endpoints: `client_id:client_secret` (RFC 6749 §2.3.1); the same two fields in the body work too.',
+        },
         adminToken: {
           type: 'http',
           scheme: 'bearer',
