@@ -65,13 +65,15 @@ function loginCommand(program: Command): void {
       const clientId = flags.clientId ?? stored?.clientId;
       const clientSecret = flags.clientSecret ?? process.env.WFS_CLIENT_SECRET ?? (clientId === stored?.clientId ? stored?.clientSecret : undefined);
       if (!baseUrl || !clientId || !clientSecret) throw new Error('Give --base-url, --client-id and --client-secret (or $WFS_CLIENT_SECRET).');
+      const timeoutSeconds = Number(flags.timeout);
+      if (!(timeoutSeconds > 0)) throw new Error(`--timeout takes a number of seconds, got "${flags.timeout}".`);
       const tokens = await login({
         baseUrl,
         clientId,
         clientSecret,
         redirectUri: flags.redirectUri,
         audience: flags.audience,
-        timeoutMs: Number(flags.timeout) * 1000,
+        timeoutMs: timeoutSeconds * 1000,
         announce: (url) => {
           const opened = flags.browser && openBrowser(url);
           process.stderr.write(`${opened ? 'Opening your browser. If it does not open, visit' : 'Open this address in a browser and log in as the API User'}:\n${url}\n`);

@@ -93,3 +93,23 @@ test('a refused request is an ApiError carrying the problem details', async () =
     return true;
   });
 });
+
+test('a 401 on a call (token revoked early, or a slow local clock) renews the ID token once and retries', async () => {
+  let refused = 0;
+  const client = new WfsClient({ baseUrl: server.baseUrl, refreshToken: await refreshToken(), retry: FAST, fetch: async (request) => {
+    if (!request.url.endsWith('/idToken') && refused++ === 0) {
+      return new Response(JSON.stringify({ type: 'x', title: 'Unauthorized', status: 401, detail: 'The token has expired.', code: 'invalid_token', requestId: 'r' }), { status: 401 });
+    }
+    return fetch(request);
+  } });
+  const answer = (await client.request('GET', '/api/v1/company/configuration')) as { company: { id: string } };
+  assert.ok(answer.company.id);
+  assert.equal(client.tokens.renewals, 2);
+
+  const always = new WfsClient({ baseUrl: server.baseUrl, refreshToken: await refreshToken(), retry: FAST, fetch: async (request) => {
+    if (request.url.endsWith('/idToken')) return fetch(request);
+    return new Response(JSON.stringify({ type: 'x', title: 'Unauthorized', status: 401, detail: 'no', code: 'invalid_token', requestId: 'r' }), { status: 401 });
+  } });
+  await assert.rejects(always.request('GET', '/api/v1/company/configuration'), (error: unknown) => error instanceof ApiError && error.status === 401);
+  assert.equal(always.tokens.renewals, 2, 'renewed once, not in a loop');
+});
