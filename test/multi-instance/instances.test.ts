@@ -15,6 +15,7 @@ import { api, eventually, exchangeCode, jwtClaims, jwtHeader, logIn, renew, revo
 
 const needsPostgres = testDialect === 'postgres' ? false : 'needs PostgreSQL (run with WFS_TEST_DATABASE=postgres)';
 const TOKEN_BUDGET = 10;
+const GRACE_SECONDS = 1;
 const CONFIGURATION = '/api/v1/company/configuration';
 
 interface TimeclockEvent {
@@ -72,6 +73,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
       REDIS_URL: 'redis://127.0.0.1:6379',
       BASE_URL: `http://127.0.0.1:${ports[0]}`,
       RATE_LIMIT_TOKEN_PER_MINUTE: String(TOKEN_BUDGET),
+      REFRESH_GRACE_SECONDS: String(GRACE_SECONDS),
       RATE_LIMIT_API_PER_MINUTE: '100000',
       REVOCATION_REFRESH_MS: '200',
     };
@@ -169,6 +171,24 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
       assert.equal((await renew(b, issued.refresh_token ?? '')).status, 401);
       await Promise.all(urls.map((url) => eventually(`the revoked grant's ID token refused by ${url}`, 5000 - (Date.now() - revokedAt), async () =>
         (await api(url, issued.id_token, CONFIGURATION)).status === 401)));
+    });
+
+    it('detects a superseded refresh token reused on another instance and revokes the chain everywhere', async () => {
+      const [a = '', b = '', c = ''] = urls;
+      const client = await freshClient();
+      // A refresh token with a 6 s lifetime: renewed after 3 s, still unexpired when reused after the grace.
+      const first = await mintTokens({ ...ctx, config: { ...ctx.config, refreshTokenTtl: 6 } }, client);
+      await new Promise((resolve) => setTimeout(resolve, 3100));
+      const renewed = await tokens(await renew(a, first.refresh_token ?? ''));
+      assert.ok(renewed.refresh_token, 'renewed: less than half its lifetime was left');
+
+      await new Promise((resolve) => setTimeout(resolve, (GRACE_SECONDS + 0.1) * 1000));
+      const reuse = await renew(b, first.refresh_token ?? '');
+      const reusedAt = Date.now();
+      assert.equal(reuse.status, 401);
+      assert.equal((await renew(c, renewed.refresh_token ?? '')).status, 401, 'the successor dies with the chain');
+      await Promise.all(urls.map((url) => eventually(`the chain's ID token refused by ${url}`, 5000 - (Date.now() - reusedAt), async () =>
+        (await api(url, renewed.id_token, CONFIGURATION)).status === 401)));
     });
 
     it('counts the token rate limit once for all instances (Redis), not once per instance', async () => {
