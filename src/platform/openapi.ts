@@ -53,7 +53,8 @@ function baseDocument(config: Config): Json {
         '',
         '**Versioning.** The major version is part of the path (`/api/v1`). Within a version, fields and operations are only added, never removed or changed in meaning; clients must ignore unknown fields.',
       ].join('\n'),
-      contact: { name: 'Workforce Scheduling Service API support', url: `${config.baseUrl}/docs` },
+      // Support is whoever operates this deployment; the service cannot know their address.
+      contact: { name: 'The operator of this deployment (quote the requestId of a failed call)' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: config.baseUrl, description: 'This deployment (BASE_URL)' }],
