@@ -49,7 +49,7 @@ function wfs(args: string[], onStderr: (text: string, answer: (line: string) => 
 test('wfs offers the integrator commands login and api', async () => {
   const help = await wfs(['--help']);
   // src/cli/main.ts lists registerIntegratorCommands (src/integrator/commands.ts) among its command groups.
-  assert.match(help.stdout + help.stderr, /\blogin\b[\s\S]*\bapi\b|\bapi\b[\s\S]*\blogin\b/);
+  assert.match(help.stdout + help.stderr, /\blogin\b[\s\S]*\bapi\b|\bapi\b[\s\S]*\blogin\b/, 'src/cli/main.ts must list registerIntegratorCommands in COMMAND_GROUPS');
 });
 
 const lastJson = (run: Run): Record<string, unknown> => JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as Record<string, unknown>;
