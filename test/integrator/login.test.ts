@@ -18,7 +18,10 @@ before(async () => {
   server = await startTestServer();
   // RFC 8252: the client registers a loopback redirect URI; `wfs login` listens on any free port.
   tenant = await provisionTenant(server.ctx, { name: 'Integrator', redirectUris: ['http://127.0.0.1/callback'] });
-  await importCompanyData(server.ctx.db, tenant.companyId, { departments: [{ ref: 'kitchen', name: 'Kitchen', code: 'KIT' }] });
+  await importCompanyData(server.ctx.db, tenant.companyId, {
+    departments: [{ ref: 'kitchen', name: 'Kitchen', code: 'KIT' }],
+    users: ['Ann', 'Ben', 'Cas'].map((name, i) => ({ ref: name, employeeNumber: `E${i}`, firstName: name, lastName: 'Cook', email: null, employmentStart: '2026-06-01', employmentEnd: null, badgeId: null })),
+  });
   dir = mkdtempSync(join(tmpdir(), 'wfs-login-'));
 });
 after(async () => {
@@ -109,7 +112,13 @@ test('wfs login: browser login with PKCE through a loopback redirect stores the 
 
   const users = await wfs(['api', 'GET', '/api/v1/company/users', '--from', '2026-01-01', '--to', '2026-01-31', '--credentials-file', credentialsFile, '--json']);
   assert.equal(users.code, 0, users.stderr);
-  assert.deepEqual(lastJson(users), { data: [], nextCursor: null });
+  assert.deepEqual(lastJson(users), { data: [], nextCursor: null }, 'nobody employed in January 2026');
+
+  const everyone = await wfs(['api', 'GET', '/api/v1/company/users', '--limit', '2', '--all', '--credentials-file', credentialsFile, '--json']);
+  assert.equal(everyone.code, 0, everyone.stderr);
+  const all = lastJson(everyone) as { data: { firstName: string }[]; nextCursor: null };
+  assert.deepEqual(all.data.map((user) => user.firstName).sort(), ['Ann', 'Ben', 'Cas'], 'both pages of two');
+  assert.equal(all.nextCursor, null);
 
   const batch = join(dir, 'revenue.json');
   writeFileSync(batch, JSON.stringify({ items: [{ departmentId: body.departments[0]?.id, date: '2026-11-20', kind: 'realised', amount: 1234.5 }] }));
