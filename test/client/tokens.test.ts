@@ -4,12 +4,12 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
 import { TokenError, WfsClient, decodeJwtClaims } from '../../packages/client/src/index.ts';
 
-// ID tokens live 4 s (the client renews a fifth of that, 0.8 s, before exp); refresh tokens live 6 s,
-// so the service renews them once less than 3 s remain. Claims count whole seconds, so waits are
+// ID tokens live 5 s (the client renews a fifth of that, 1 s, before exp); refresh tokens live 8 s,
+// so the service renews them once less than 4 s remain. Claims count whole seconds, so waits are
 // computed from `exp`.
 let server: TestServer;
 before(async () => {
-  server = await startTestServer({ ACCESS_TOKEN_TTL: '4', REFRESH_TOKEN_TTL: '6' });
+  server = await startTestServer({ ACCESS_TOKEN_TTL: '5', REFRESH_TOKEN_TTL: '8' });
 });
 after(() => server.close());
 
@@ -39,7 +39,7 @@ test('the client logs in with the refresh token once and reuses the ID token unt
 
   const first = await client.tokens.idToken();
   const { exp } = decodeJwtClaims(first) as { exp: number };
-  await sleep(exp * 1000 - 1000 - Date.now()); // 1 s before exp: outside the 0.8 s margin
+  await sleep(exp * 1000 - 2000 - Date.now()); // 2 s before exp: outside the 1 s margin
   assert.equal(await client.tokens.idToken(), first, 'reused until the renewal margin');
   assert.equal(client.tokens.renewals, 1);
 
@@ -49,7 +49,7 @@ test('the client logs in with the refresh token once and reuses the ID token unt
   const second = await client.tokens.idToken();
   assert.notEqual(second, first);
   const claims = decodeJwtClaims(second) as { exp: number; iat: number; sub: string };
-  assert.equal(claims.exp - claims.iat, 4);
+  assert.equal(claims.exp - claims.iat, 5);
   assert.equal(claims.sub, tenant.userId);
 });
 
@@ -61,7 +61,7 @@ test('every renewed refresh token reaches the caller\'s store, and the client ke
   await client.request('GET', '/api/v1/company/configuration');
   assert.deepEqual(stored, [], 'a fresh refresh token is not renewed');
 
-  await sleep(3200); // past half of the refresh token's 6 s life, and past the ID token's exp
+  await sleep(4200); // past half of the refresh token's 8 s life
   await client.request('GET', '/api/v1/company/configuration');
   assert.equal(stored.length, 1);
   assert.notEqual(stored[0], refreshToken);
