@@ -62,8 +62,8 @@ export class WfsClient {
     this.tokens = new TokenSession({
       baseUrl: this.#baseUrl,
       refreshToken: options.refreshToken,
-      ...(options.onRefreshToken ? { onRefreshToken: options.onRefreshToken } : {}),
-      ...(options.renewBeforeSeconds !== undefined ? { renewBeforeSeconds: options.renewBeforeSeconds } : {}),
+      onRefreshToken: options.onRefreshToken,
+      renewBeforeSeconds: options.renewBeforeSeconds,
       send: (request) => sendWithRetries(this.#fetch, request, this.#retry, { idempotent: true }),
     });
     this.api = createClient<paths>({ baseUrl: this.#baseUrl, fetch: (request) => this.#send(request) });
