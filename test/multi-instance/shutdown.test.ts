@@ -1,0 +1,73 @@
+// Graceful shutdown (docs/deployment.md): an instance told to stop (SIGTERM, as an orchestrator does
+// during a rolling deploy) finishes the request it is serving, stores what it answered 200 for, stops
+// taking new connections and exits 0. Runs on SQLite and PostgreSQL.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadConfig } from '../../src/platform/config.ts';
+import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
+import type { AppContext } from '../../src/platform/context.ts';
+import { freshDatabase, type FreshDatabase } from '../support/database.ts';
+import { freePorts, startInstance, type Instance } from '../support/processes.ts';
+import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { importClockingStaff } from './staff.ts';
+
+const ITEMS = 500;
+
+describe('an instance stopped with SIGTERM', () => {
+  let database: FreshDatabase;
+  let ctx: AppContext;
+  let instance: Instance;
+  let tenant: Tenant;
+  let token: string;
+  let departmentId: string;
+
+  before(async () => {
+    database = await freshDatabase();
+    const [port = 0] = await freePorts(1);
+    const env = { DATABASE_URL: database.url, BASE_URL: `http://127.0.0.1:${port}` };
+    ctx = await createContext(loadConfig(env), { poll: false });
+    tenant = await provisionTenant(ctx, { timezone: 'UTC' });
+    await importClockingStaff(ctx, tenant.companyId, []);
+    const department = await ctx.db.selectFrom('departments').select('id').where('company_id', '=', tenant.companyId).executeTakeFirstOrThrow();
+    departmentId = department.id;
+    token = (await mintTokens(ctx, tenant)).id_token;
+    instance = await startInstance({ port, env });
+  });
+
+  after(async () => {
+    if (instance?.alive()) instance.child.kill('SIGKILL');
+    await instance?.stop();
+    if (ctx) await closeContext(ctx);
+    await database?.drop();
+  });
+
+  it('finishes the batch it is receiving, stores it, and exits 0 at once', {
+    todo: 'src/server.ts / src/app.ts: a response finished while closing keeps its connection alive (no `Connection: close`), so app.close() waits for the client and the process is force-exited with status 1 after 10 s',
+  }, async () => {
+    const items = Array.from({ length: ITEMS }, (_, day) => ({ departmentId, date: new Date(Date.UTC(2026, 0, 1) + day * 86_400_000).toISOString().slice(0, 10), kind: 'prognosis', amount: 100.5 }));
+    const payload = new TextEncoder().encode(JSON.stringify({ items }));
+    let sender!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start: (controller) => void (sender = controller) });
+    // Half the body now: the request is in flight when the signal arrives.
+    sender.enqueue(payload.subarray(0, payload.length / 2));
+    const answer = fetch(`${instance.url}/api/v1/company/revenue`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body, duplex: 'half' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const exited = instance.stop();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.ok(instance.alive(), 'still draining the request in flight');
+    await assert.rejects(fetch(`${instance.url}/healthz`), 'no new connections once draining');
+    sender.enqueue(payload.subarray(payload.length / 2));
+    sender.close();
+
+    const response = await answer;
+    const outcome = (await response.json()) as Record<string, unknown>;
+    assert.equal(response.status, 200, JSON.stringify(outcome));
+    assert.deepEqual(outcome, { received: ITEMS, created: ITEMS, updated: 0, unchanged: 0 });
+    const stored = await ctx.db.selectFrom('inbound_items').select((eb) => eb.fn.countAll<number>().as('count')).where('company_id', '=', tenant.companyId).executeTakeFirstOrThrow();
+    assert.equal(Number(stored.count), ITEMS);
+    // The draining request was the last one: the process must not wait for its 10 s forced exit.
+    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running after 3 s'), 3000))]);
+    assert.equal(code, 0);
+  });
+});
