@@ -194,13 +194,15 @@ function completeResponse(status: string, response: Json): Json {
   };
 }
 
-function isSecured(operation: Operation): boolean {
-  return (operation.security ?? []).some((requirement) => 'idToken' in requirement);
+function requires(operation: Operation, scheme: string): boolean {
+  return (operation.security ?? []).some((requirement) => scheme in requirement);
 }
 
 function completeOperation(operation: Operation): Operation {
   const responses = Object.fromEntries(Object.entries(operation.responses ?? {}).map(([status, response]) => [status, completeResponse(status, response)]));
-  if (!isSecured(operation)) return { ...operation, security: operation.security ?? [], responses };
+  // The operator API reads and writes the database like the company API, so it can answer 503 too.
+  if (requires(operation, 'adminToken')) responses['503'] ??= { $ref: '#/components/responses/ServiceUnavailable' };
+  if (!requires(operation, 'idToken')) return { ...operation, security: operation.security ?? [], responses };
   // These answers come from the shared authentication hook, rate limit and error handler, not from
   // the route, so every secured operation documents the same ones.
   for (const [status, { name }] of Object.entries(SECURED_RESPONSES)) {

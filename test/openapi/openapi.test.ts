@@ -54,7 +54,7 @@ const COMPANY_API = [
 let server: TestServer;
 let document: Document;
 before(async () => {
-  server = await startTestServer({ AUTH_URL: 'http://login.localhost:9999' });
+  server = await startTestServer({ AUTH_URL: 'http://login.localhost:9999', ADMIN_TOKEN: 'openapi-test-admin-token' });
   const response = await fetch(`${server.baseUrl}/openapi.json`);
   assert.equal(response.status, 200);
   document = (await response.json()) as Document;
@@ -119,6 +119,15 @@ test('every operation uses declared, described tags and carries X-Request-Id on 
         if (!response.$ref) assert.ok(response.headers?.['X-Request-Id'], `${method} ${path} ${status}: X-Request-Id`);
       }
     }
+  }
+});
+
+test('the operator API is documented with the adminToken scheme and the shared 503', () => {
+  const operations = Object.values(document.paths).flatMap((item) => Object.values(item)).filter((operation) => operation.tags?.includes('operator'));
+  assert.ok(operations.length >= 10, `${operations.length} operator operations`);
+  for (const operation of operations) {
+    assert.deepEqual(operation.security, [{ adminToken: [] }], operation.operationId);
+    assert.deepEqual(operation.responses['503'], { $ref: '#/components/responses/ServiceUnavailable' }, operation.operationId);
   }
 });
 
