@@ -108,7 +108,7 @@ async function runDatabase(dialect: Dialect, columns: Column[]): Promise<LoadedC
         await one.stop();
       }
       if (dialect === 'postgres' && options.twoInstances && (wants('config') || wants('timeclock'))) {
-        const double: Column = { id: 'postgres-2', title: 'PostgreSQL, 2 instances', outcomes: new Map(), scalesFrom: 'postgres' };
+        const double: Column = { id: 'postgres-2', title: 'PostgreSQL, 2 instances (same 2 cores)', outcomes: new Map(), scalesFrom: 'postgres' };
         await runColumnSafely(double, columns, async () => {
           const two = await startService(settings, 2);
           try {
