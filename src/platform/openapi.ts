@@ -232,6 +232,11 @@ function completeDocument(document: Json, config: Config): Json {
 export async function registerOpenApi(app: App, ctx: AppContext): Promise<void> {
   await app.register(swagger, {
     openapi: baseDocument(ctx.config),
+    // Browser pages (errorFormat 'html': the login page, the demo callback) answer HTML, errors included.
+    transform: ({ schema, url, route }) => ({
+      schema: route.config?.errorFormat === 'html' ? { ...schema, produces: ['text/html'] } : schema,
+      url,
+    }),
     transformObject: (generated) => completeDocument(('openapiObject' in generated ? generated.openapiObject : {}) as Json, ctx.config),
   });
   await app.register(swaggerUi, {

@@ -131,9 +131,13 @@ test('the operator API is documented with the adminToken scheme and the shared 5
   }
 });
 
-test('the login page is documented on AUTH_URL when it differs from BASE_URL', () => {
+test('the login page is documented on AUTH_URL when it differs from BASE_URL, answering HTML', () => {
   const item = document.paths['/oauth/authorize'] as unknown as { servers?: { url: string }[] } | undefined;
   assert.deepEqual(item?.servers?.map((s) => s.url), ['http://login.localhost:9999']);
+  for (const method of ['get', 'post']) {
+    const responses = document.paths['/oauth/authorize']?.[method]?.responses ?? {};
+    assert.deepEqual(Object.keys(responses['200']?.content ?? {}), ['text/html'], method);
+  }
 });
 
 test('Redocly lint (redocly.yaml) finds no error in the served document', async () => {
