@@ -112,18 +112,30 @@ async function validateBatch<Item extends BatchItem>(db: Db, companyId: string, 
   return { drafts, errors };
 }
 
+/**
+ * The stored figures the batch could touch, by key. The query narrows on every key column whose
+ * distinct values are few enough to list (they usually are: a batch spans few departments, kinds
+ * and categories), so it reads about the batch's own rows, not everything else on those days.
+ */
 async function existingFigures(trx: Transaction<Database>, companyId: string, stream: InboundStream, drafts: Draft[]): Promise<Map<string, { amountMinor: number; hoursCenti: number | null }>> {
-  const periodKeys = [...new Set(drafts.map((d) => d.period.key))];
+  const distinct = (pick: (draft: Draft) => string) => [...new Set(drafts.map(pick))];
+  const listable = (values: string[]) => (values.length <= CHUNK ? values : undefined);
+  const periodKeys = distinct((d) => d.period.key);
+  const departmentIds = listable(distinct((d) => d.departmentId));
+  const kinds = listable(distinct((d) => d.kind));
+  const categories = listable(distinct((d) => d.category));
   const existing = new Map<string, { amountMinor: number; hoursCenti: number | null }>();
   for (let i = 0; i < periodKeys.length; i += CHUNK) {
-    const rows = await trx
+    let query = trx
       .selectFrom('inbound_items')
       .select(['department_id', 'period_key', 'kind', 'category', 'amount_minor', 'hours_centi'])
       .where('company_id', '=', companyId)
       .where('stream', '=', stream)
-      .where('period_key', 'in', periodKeys.slice(i, i + CHUNK))
-      .execute();
-    for (const row of rows) {
+      .where('period_key', 'in', periodKeys.slice(i, i + CHUNK));
+    if (departmentIds) query = query.where('department_id', 'in', departmentIds);
+    if (kinds) query = query.where('kind', 'in', kinds);
+    if (categories) query = query.where('category', 'in', categories);
+    for (const row of await query.execute()) {
       existing.set(figureKey(row.department_id, row.period_key, row.kind, row.category), { amountMinor: Number(row.amount_minor), hoursCenti: row.hours_centi === null ? null : Number(row.hours_centi) });
     }
   }

@@ -2,13 +2,13 @@
 // answer, whatever else has changed since), then the future check, the person (badge or user, within
 // the organisation, in the given company, timeclock active), then per-person order.
 //
-// Concurrency is settled by the database, so it holds across server processes: appending advances
-// the person's state row with a conditional UPDATE (`where last_sequence = <what we read>`) in the
-// same transaction as the insert. Two appends that read the same state cannot both succeed — the
-// loser's UPDATE matches no row (PostgreSQL re-checks the condition after the winner commits). The
-// loser then looks its eventId up (the winner may have stored this very event: a replay) and
-// otherwise starts over with the new state. Unique indexes on (organisation, eventId) and (person,
-// sequence) back this up; a violation also means "look up, start over".
+// Concurrency is settled by the database, so it holds across server processes. An append reads the
+// person's latest event and inserts the next one with sequence = latest + 1, in one statement. Two
+// appends that read the same latest event claim the same sequence, and the unique (person,
+// sequence) index lets only one of them in — on PostgreSQL the loser waits for the winner's commit
+// and then fails. The loser looks its eventId up (the winner may have stored this very event: a
+// replay) and otherwise starts over from the new latest event. The unique (organisation, eventId)
+// index likewise turns a duplicate into "look up, start over". The insert commits before the 200.
 import type { Db } from '../platform/db/database.ts';
 import { ProblemError, badRequest, conflict, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -20,6 +20,7 @@ const FUTURE_LEEWAY_MS = 5 * 60_000;
 /** Each round at least one competing append succeeds, so this bounds a burst of that many per person. */
 const MAX_ATTEMPTS = 100;
 
+/** A person and where they stand: their latest event's sequence, time and state (0, null, off before any). */
 interface Person {
   id: string;
   companyId: string;
@@ -51,8 +52,17 @@ async function findPerson(db: Db, organisationId: string, input: TimeclockEventI
   const row = await db
     .selectFrom('employees as p')
     .innerJoin('companies as c', 'c.id', 'p.company_id')
-    .leftJoin('timeclock_states as s', 's.employee_id', 'p.id')
-    .select(['p.id', 'p.company_id', 'p.timeclock_active', 'c.timezone', 's.last_sequence', 's.last_occurred_at', 's.state'])
+    .select(['p.id', 'p.company_id', 'p.timeclock_active', 'c.timezone'])
+    // The latest event's fields, each a backward probe of the unique (person, sequence) index that
+    // stops at the first entry; a plain join on max(sequence) can be planned as a scan of all events.
+    .select((eb) => {
+      const latest = () => eb.selectFrom('timeclock_events as e').whereRef('e.employee_id', '=', 'p.id').orderBy('e.sequence', 'desc').limit(1);
+      return [
+        latest().select('e.sequence').as('last_sequence'),
+        latest().select('e.occurred_at').as('last_occurred_at'),
+        latest().select('e.state_after').as('last_state'),
+      ];
+    })
     .where('p.organisation_id', '=', organisationId)
     .where(input.badgeId != null ? 'p.badge_id' : 'p.id', '=', input.badgeId ?? input.userId ?? '')
     .executeTakeFirst();
@@ -66,41 +76,22 @@ async function findPerson(db: Db, organisationId: string, input: TimeclockEventI
     companyId: row.company_id,
     timezone: row.timezone,
     lastSequence: row.last_sequence ?? 0,
-    lastOccurredAt: row.last_occurred_at ?? null,
-    state: row.state ?? 'off',
+    lastOccurredAt: row.last_occurred_at === null ? null : Number(row.last_occurred_at),
+    state: row.last_state ?? 'off',
   };
 }
 
 function lostRace(error: unknown): boolean {
   const { code, errcode, message } = (error ?? {}) as { code?: string; errcode?: number; message?: string };
-  // PostgreSQL: unique_violation, serialization_failure, deadlock_detected; SQLite: SQLITE_CONSTRAINT_UNIQUE / PRIMARYKEY.
-  return code === '23505' || code === '40001' || code === '40P01' || errcode === 2067 || errcode === 1555 || /UNIQUE constraint failed/.test(message ?? '');
+  // PostgreSQL unique_violation; SQLite SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY.
+  return code === '23505' || errcode === 2067 || errcode === 1555 || /UNIQUE constraint failed/.test(message ?? '');
 }
 
-/** Stores the event and advances the person's state, or returns false when another append won the race. */
-async function append(db: Db, person: Person, event: TimeclockEventsTable, state: PresenceState): Promise<boolean> {
+/** Stores the event (committed when this returns), or returns false when a concurrent append won. */
+async function append(db: Db, event: TimeclockEventsTable): Promise<boolean> {
   try {
-    return await db.transaction().execute(async (trx) => {
-      const advanced =
-        person.lastSequence === 0
-          ? await trx
-            .insertInto('timeclock_states')
-            .values({ employee_id: person.id, organisation_id: event.organisation_id, last_sequence: 1, last_occurred_at: event.occurred_at, state, updated_at: event.received_at })
-            .onConflict((oc) => oc.column('employee_id').doNothing())
-            .executeTakeFirst()
-            .then((result) => Number(result.numInsertedOrUpdatedRows ?? 0))
-          : await trx
-            .updateTable('timeclock_states')
-            .set({ last_sequence: event.sequence, last_occurred_at: event.occurred_at, state, updated_at: event.received_at })
-            .where('organisation_id', '=', event.organisation_id)
-            .where('employee_id', '=', person.id)
-            .where('last_sequence', '=', person.lastSequence)
-            .executeTakeFirst()
-            .then((result) => Number(result.numUpdatedRows));
-      if (advanced === 0) return false;
-      await trx.insertInto('timeclock_events').values(event).execute();
-      return true;
-    });
+    await db.insertInto('timeclock_events').values(event).execute();
+    return true;
   } catch (error) {
     if (lostRace(error)) return false;
     throw error;
@@ -133,8 +124,9 @@ async function tryAppend(db: Db, organisationId: string, input: TimeclockEventIn
     device_id: input.deviceId ?? null,
     location: input.location ? JSON.stringify({ latitude: input.location.latitude, longitude: input.location.longitude }) : null,
     anomaly: next.anomaly,
+    state_after: next.state,
   };
-  return (await append(db, person, event, next.state)) ? presentEvent(event, person.timezone) : undefined;
+  return (await append(db, event)) ? presentEvent(event, person.timezone) : undefined;
 }
 
 export async function recordEvent(db: Db, organisationId: string, input: TimeclockEventInput, now = Date.now()): Promise<TimeclockEvent> {

@@ -1,7 +1,7 @@
 // Row types of the timeclock. Events are kept forever (they happened), even after their person is
-// removed, so they reference employees without a foreign key. One state row per person carries the
-// position of that person's event stream; appending an event advances it conditionally, which is
-// what serialises concurrent appends for one person in the database (see events.ts).
+// removed, so they reference employees without a foreign key. A person's latest event (highest
+// sequence) is where that person stands: its time, its sequence and the presence state after it.
+// The unique (person, sequence) index is what serialises concurrent appends (see record.ts).
 
 export type PunchType = 'clock_in' | 'clock_out' | 'break_start' | 'break_end';
 export type PresenceState = 'off' | 'working' | 'on_break';
@@ -26,18 +26,10 @@ export interface TimeclockEventsTable {
   /** JSON `{latitude, longitude}` or null. */
   location: string | null;
   anomaly: string | null;
-}
-
-export interface TimeclockStatesTable {
-  employee_id: string;
-  organisation_id: string;
-  last_sequence: number;
-  last_occurred_at: number;
-  state: PresenceState;
-  updated_at: number;
+  /** Where the person stands after this punch; the next punch is judged against it. */
+  state_after: PresenceState;
 }
 
 export interface TimeclockTables {
   timeclock_events: TimeclockEventsTable;
-  timeclock_states: TimeclockStatesTable;
 }

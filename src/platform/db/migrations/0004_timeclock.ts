@@ -1,7 +1,7 @@
-// Timeclock events and the per-person stream state (src/timeclock/tables.ts). The two unique
-// indexes are the database's guarantees: an eventId is stored once per organisation, and a
-// person's sequence numbers never repeat (that index also serves one person's read-back). Every
-// index costs each append a page write, so there is no other.
+// Timeclock events (src/timeclock/tables.ts). The two unique indexes are the database's guarantees:
+// an eventId is stored once per organisation, and a person's sequence numbers never repeat (that
+// index also finds a person's latest event and serves one person's read-back). Every index costs
+// each append a page write, so there is only one more, for the organisation's read-back.
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -22,23 +22,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('device_id', 'text')
     .addColumn('location', 'text')
     .addColumn('anomaly', 'text')
+    .addColumn('state_after', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('timeclock_events_event_id').on('timeclock_events').columns(['organisation_id', 'event_id']).unique().execute();
   await db.schema.createIndex('timeclock_events_sequence').on('timeclock_events').columns(['employee_id', 'sequence']).unique().execute();
   await db.schema.createIndex('timeclock_events_occurred').on('timeclock_events').columns(['organisation_id', 'occurred_at', 'id']).execute();
-
-  await db.schema
-    .createTable('timeclock_states')
-    .addColumn('employee_id', 'text', (c) => c.primaryKey())
-    .addColumn('organisation_id', 'text', (c) => c.notNull())
-    .addColumn('last_sequence', 'integer', (c) => c.notNull())
-    .addColumn('last_occurred_at', 'bigint', (c) => c.notNull())
-    .addColumn('state', 'text', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropTable('timeclock_states').execute();
   await db.schema.dropTable('timeclock_events').execute();
 }
