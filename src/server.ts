@@ -19,7 +19,10 @@ function readConfig(): Config {
 
 async function main(): Promise<void> {
   const config = readConfig();
-  const ctx = await createContext(config, { onBackgroundError: (error) => process.stderr.write(`background task failed: ${String(error)}\n`) });
+  const ctx = await createContext(config, {
+    onBackgroundError: (error) => process.stderr.write(`background task failed: ${String(error)}\n`),
+    onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
+  });
   const app = await buildApp(ctx);
   if (!config.adminToken) app.log.info('ADMIN_TOKEN is unset: the operator API (/api/v1/admin) is off');
   if (config.baseUrl.startsWith('http://') && !/^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|$)/.test(config.baseUrl)) {
@@ -34,6 +37,10 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'shutting down: draining requests');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
+    // Keep-alive connections (a load balancer's) would hold close() open: close each one as soon as
+    // its in-flight response is done.
+    const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+    idle.unref();
     app.close()
       .then(() => closeContext(ctx))
       .then(() => process.exit(0))

@@ -33,7 +33,9 @@ export async function seedDemo(db: Db, config: Config, options: DemoOptions = {}
   // The company data goes in like any customer's: one import document, checked and applied whole.
   await importCompanyData(db, companyId, demoCompanyDocument(today(DEMO_TIMEZONE, now), options.seed), now);
   const redirectUri = `${config.baseUrl}/demo/callback`;
-  const { clientId, clientSecret } = await createApiClient(db, { companyId, name: 'Demo integration', redirectUris: [redirectUri] });
+  // The loopback URI lets `wfs login` run its own listener on any port (RFC 8252 §7.3).
+  const redirectUris = [redirectUri, 'http://127.0.0.1/callback'];
+  const { clientId, clientSecret } = await createApiClient(db, { companyId, name: 'Demo integration', redirectUris });
   const user = await createApiUser(db, { clientId, email: `api-user+${companyId.slice(-6).toLowerCase()}@demo.example` });
   return { organisationId, companyId, clientId, clientSecret, redirectUri, userEmail: user.email, userSecret: user.secret };
 }

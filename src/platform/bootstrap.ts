@@ -13,11 +13,14 @@ export interface ContextOptions {
   /** Start the background revocation poll (servers do; one-shot CLI commands do not). */
   poll?: boolean;
   onBackgroundError?: (error: unknown) => void;
+  onWarning?: (message: string) => void;
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const db = createDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, statementTimeoutMs: config.dbStatementTimeoutMs });
-  await migrateToLatest(db);
+  await migrateToLatest(db, (names) =>
+    options.onWarning?.(`the database has migrations this release does not know (${names.join(', ')}); serving without migrating`),
+  );
   await ensureSigningKey(db);
   const revocations = new RevocationList(db, (config.accessTokenTtl + config.clockSkewSeconds) * 1000);
   await revocations.refresh();
@@ -25,7 +28,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
   redis?.on('error', options.onBackgroundError ?? (() => {}));
   const cursorKey = Buffer.from(await sharedSecret(db, 'cursor_hmac'), 'base64url');
-  return { config, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, 30_000), revocations, redis, cursorKey };
+  return { config, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs), revocations, redis, cursorKey };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

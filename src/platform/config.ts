@@ -22,6 +22,7 @@ export interface Config {
   readonly dbPoolSize: number;
   readonly dbStatementTimeoutMs: number;
   readonly revocationRefreshMs: number;
+  readonly keyRefreshMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -94,5 +95,6 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1),
     dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 1),
     revocationRefreshMs: integer(env, 'REVOCATION_REFRESH_MS', 1000, 50),
+    keyRefreshMs: integer(env, 'KEY_REFRESH_MS', 30_000, 100),
   });
 }

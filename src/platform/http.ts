@@ -80,7 +80,7 @@ function toProblem(error: FastifyError): ProblemError {
 function isDatabaseDown(error: unknown): boolean {
   const code = (error as { code?: string } | null)?.code ?? '';
   return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003'].includes(code)
-    || /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test((error as Error | null)?.message ?? '');
+    || /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|not queryable|Query read timeout/i.test((error as Error | null)?.message ?? '');
 }
 
 export function escapeHtml(text: string): string {

@@ -18,6 +18,8 @@ export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promis
     max: ctx.config.rateLimitApiPerMinute,
     timeWindow: 60_000,
     hook: 'preHandler',
+    // Redis down must not take the API down with it: the limit fails open (and /readyz reports it).
+    skipOnError: true,
     keyGenerator: (request) => `api:${request.principal.clientId}`,
     ...(ctx.redis ? { redis: ctx.redis, nameSpace: 'wfs-rl-api:' } : {}),
   });

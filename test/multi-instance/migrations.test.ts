@@ -35,9 +35,7 @@ describe('migrating a shared PostgreSQL database', { skip: needsPostgres }, () =
     assert.deepEqual(again.json, { applied: [] });
   });
 
-  it('lets an instance of the previous release start on a database the next release has migrated', {
-    todo: 'src/platform/db/migrate.ts fails start-up with "corrupted migrations" when the database holds a migration this release does not know',
-  }, async () => {
+  it('lets an instance of the previous release start on a database the next release has migrated', async () => {
     // What the next release's `wfs migrate` leaves behind: one more (additive) migration recorded.
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();

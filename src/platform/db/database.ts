@@ -33,14 +33,20 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
     const database = new NodeSqliteDatabase(sqlitePath(url));
     return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   }
+  const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
-    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    statement_timeout: statementTimeoutMs,
+    // The server-side timeout cannot fire across a network partition; this client-side one can.
+    query_timeout: statementTimeoutMs + 1_000,
     connectionTimeoutMillis: 5_000,
+    keepAlive: true,
   });
-  // A dropped connection must not crash the process; the pool replaces it on the next checkout.
+  // A dropped connection must not crash the process: idle and checked-out clients both emit 'error';
+  // the query in flight fails (answered 503) and the pool replaces the client on the next checkout.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
