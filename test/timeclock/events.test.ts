@@ -190,3 +190,20 @@ test('the read-back defaults to today, spans at most 92 days and refuses unknown
   assert.equal(typo.status, 400);
   assert.match(JSON.stringify(typo.body.errors), /user/);
 });
+
+test('idempotency comes first: a replay is answered even after the timeclock was deactivated or the person removed', async () => {
+  const person = await addEmployee(server.ctx.db, tenant);
+  const event = { eventId: randomUUID(), badgeId: person.badgeId, type: 'clock_in', occurredAt: yesterdayAt('05:00'), source: 'terminal' };
+  const first = await postJson<StoredEvent>(url, token, event);
+  assert.equal(first.status, 200);
+
+  await server.ctx.db.updateTable('employees').set({ timeclock_active: 0 }).where('id', '=', person.id).execute();
+  assert.deepEqual((await postJson<StoredEvent>(url, token, event)).body, first.body);
+  const fresh = await postJson<ProblemBody>(url, token, { ...event, eventId: randomUUID(), occurredAt: yesterdayAt('06:00') });
+  assert.equal(fresh.status, 409);
+  assert.equal(fresh.body.code, 'timeclock_inactive');
+
+  await server.ctx.db.deleteFrom('employees').where('id', '=', person.id).execute();
+  assert.deepEqual((await postJson<StoredEvent>(url, token, event)).body, first.body);
+  assert.equal((await postJson<ProblemBody>(url, token, { ...event, eventId: randomUUID(), occurredAt: yesterdayAt('07:00') })).status, 404);
+});
