@@ -11,6 +11,7 @@ import { registerOpenApi } from './platform/openapi.ts';
 import { healthRoutes } from './platform/health.ts';
 import { iamRoutes } from './iam/routes.ts';
 import { securedApi } from './platform/secured-api.ts';
+import { conditionalGet } from './platform/collection.ts';
 import { adminRoutes } from './admin/routes.ts';
 
 export interface BuildOptions {
@@ -36,6 +37,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  app.addHook('onSend', conditionalGet);
   installValidators(app);
   installErrorHandling(app);
   await app.register(formbody);

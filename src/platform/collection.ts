@@ -63,16 +63,31 @@ export function toPage<Row, Item>(rows: Row[], limit: number, scope: CursorScope
   return { data: pageRows.map(present), nextCursor: more && last !== undefined ? encodeCursor(scope, position(last)) : null };
 }
 
-/** Strong validator of the serialised body: a client polling an unchanged collection gets a 304. */
-export function replyWithEtag<T>(request: FastifyRequest, reply: FastifyReply, body: T): T | FastifyReply {
-  const etag = `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
-  reply.header('ETag', etag);
+const conditionalReplies = new WeakSet<FastifyReply>();
+
+/**
+ * Marks a 200 answer as conditional: the `conditionalGet` onSend hook gives it a strong ETag computed
+ * from the serialised body (hashing what is sent, not serialising twice) and answers a matching
+ * If-None-Match with an empty 304, so a client polling an unchanged collection downloads nothing.
+ */
+export function replyWithEtag<T>(_request: FastifyRequest, reply: FastifyReply, body: T): T {
+  conditionalReplies.add(reply);
   reply.header('Cache-Control', 'private, no-cache');
-  const match = request.headers['if-none-match'];
-  if (match && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
-    return reply.code(304).send();
-  }
   return body;
+}
+
+function etagMatches(header: string | undefined, etag: string): boolean {
+  return header !== undefined && header.split(',').some((tag) => tag.trim() === '*' || tag.trim().replace(/^W\//, '') === etag);
+}
+
+export async function conditionalGet(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  if (!conditionalReplies.has(reply) || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+  const etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
+  reply.header('ETag', etag);
+  if (!etagMatches(request.headers['if-none-match'], etag)) return payload;
+  reply.code(304);
+  reply.removeHeader('Content-Type');
+  return '';
 }
 
 /** The page a request asks for: its size, where it resumes, and the scope that binds its cursors. */
