@@ -56,6 +56,7 @@ export async function demoCallbackRoutes(app: App, { ctx }: { ctx: AppContext })
         tags: ['demo'],
         operationId: 'demoCallback',
         summary: 'Redirect URI of the demo client: shows the code and the command that exchanges it',
+        description: 'An HTML page for newcomers walking the flow with a browser and curl; the client secret appears as a placeholder.',
         querystring: CallbackQuery,
         response: { 200: HtmlPage('The code, the state and the curl command'), 400: HtmlPage('Bad query') },
       },

@@ -69,7 +69,7 @@ export async function authorizeRoutes(app: App, { ctx, throttle }: { ctx: AppCon
     '/oauth/authorize',
     {
       config: { errorFormat: 'html' },
-      schema: { tags: ['identity'], operationId: 'authorize', summary: 'Login page of the authorization code flow (browser)', querystring: AuthorizationParams, response: responses },
+      schema: { tags: ['identity'], operationId: 'authorize', summary: 'Login page of the authorization code flow (browser)', description: 'Served on AUTH_URL. Unknown client_id or an unregistered redirect_uri: 400 HTML page, never redirected. Other bad parameters (response_type, scope other than `all`/`all openid`, bad PKCE): redirect with error, error_description, state and iss. Otherwise a CSRF-protected login form for the API User of that client.', querystring: AuthorizationParams, response: responses },
     },
     async (request, reply) => {
       const checked = await checkAuthorizationRequest(ctx.db, ctx.config.issuer, request.query);
@@ -87,6 +87,7 @@ export async function authorizeRoutes(app: App, { ctx, throttle }: { ctx: AppCon
         tags: ['identity'],
         operationId: 'authorizeSubmit',
         summary: 'Submit the login form (email, secret, CSRF token and the authorization request)',
+        description: 'Success: 302 to redirect_uri with code (single use, AUTH_CODE_TTL seconds), state byte for byte, and iss. Wrong credentials: the form again with status 401; repeated failures: 429 page with Retry-After; bad CSRF token: 403.',
         consumes: ['application/x-www-form-urlencoded'],
         body: LoginSubmission,
         response: responses,

@@ -33,7 +33,7 @@ export function discoveryDocument(ctx: AppContext): Record<string, unknown> {
 export async function discoveryRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
   app.get(
     '/api/v1/iam/.well-known/openid-configuration',
-    { schema: { tags: ['identity'], operationId: 'openidConfiguration', summary: 'OpenID Provider metadata', response: { 200: Type.Record(Type.String(), Type.Unknown()) } } },
+    { schema: { tags: ['identity'], operationId: 'openidConfiguration', summary: 'OpenID Provider metadata', description: 'Everything a strict OpenID client needs (endpoints, ES256, PKCE S256, `iss` in the authorization response). Cacheable for 5 minutes.', response: { 200: Type.Record(Type.String(), Type.Unknown()) } } },
     async (_request, reply) => {
       reply.header('Cache-Control', 'public, max-age=300');
       return discoveryDocument(ctx);
@@ -42,7 +42,7 @@ export async function discoveryRoutes(app: App, { ctx }: { ctx: AppContext }): P
 
   app.get(
     '/api/v1/iam/.well-known/jwks.json',
-    { schema: { tags: ['identity'], operationId: 'jwks', summary: 'JSON Web Key Set (includes keys about to sign and retired keys still verifying)', response: { 200: Jwks } } },
+    { schema: { tags: ['identity'], operationId: 'jwks', summary: 'JSON Web Key Set (includes keys about to sign and retired keys still verifying)', description: 'A new key appears here at least 120 s before it signs; a retired key stays until every token it signed has expired. Cacheable for 60 s; refetch on an unknown kid.', response: { 200: Jwks } } },
     async (_request, reply) => {
       // Short cache: a key published ahead of rotation must reach clients before it signs.
       reply.header('Cache-Control', 'public, max-age=60');

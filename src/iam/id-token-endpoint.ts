@@ -39,6 +39,7 @@ export async function idTokenRoutes(app: App, { ctx, throttle }: { ctx: AppConte
     description:
       'Returns a new ID token each time; `refresh_token` only when renewed (less than half its lifetime left). ' +
       'A superseded refresh token works for REFRESH_GRACE_SECONDS more; used later, the whole login is revoked.',
+    security: [{ refreshToken: [] }],
     querystring: NoQuery,
     response: { 200: TokenResponseBody, ...oauthErrorResponses(401, 429, 503) },
   });

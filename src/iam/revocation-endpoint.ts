@@ -42,6 +42,8 @@ export async function revocationRoutes(app: App, { ctx, throttle }: { ctx: AppCo
         tags: ['identity'],
         operationId: 'revokeToken',
         summary: 'Revoke the grant of an ID token or refresh token (RFC 7009)',
+        description: 'Client-authenticated. Given either token of a login, revokes the whole grant: its refresh tokens fail at once and its ID tokens within 5 seconds on every instance. Unknown tokens, or tokens of another client, answer 200 and revoke nothing.',
+        security: [{ clientSecretBasic: [] }, {}],
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: RevocationRequest,
         response: { 200: Type.Object({}, { description: 'Revoked, or nothing to revoke: an empty object' }), ...oauthErrorResponses(400, 401, 415, 429, 503) },

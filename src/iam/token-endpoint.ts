@@ -133,6 +133,8 @@ export async function tokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext
         description:
           'Body as JSON or application/x-www-form-urlencoded. Client authentication by client_id + client_secret in the body or HTTP Basic. ' +
           'client_credentials and refresh_token work only where the operator enabled them for the client.',
+        // Client secret in the body (no scheme) or HTTP Basic.
+        security: [{ clientSecretBasic: [] }, {}],
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         querystring: TokenQuery,
         body: TokenRequest,

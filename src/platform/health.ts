@@ -21,11 +21,11 @@ async function pingRedis(ctx: AppContext): Promise<boolean> {
 }
 
 export async function healthRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
-  app.get('/healthz', { schema: { tags: ['health'], summary: 'Liveness', response: { 200: Health } } }, async () => ({ status: 'ok' as const }));
+  app.get('/healthz', { schema: { tags: ['health'], operationId: 'healthz', summary: 'Liveness', description: 'Answers 200 while the process serves; checks nothing else.', security: [], response: { 200: Health } } }, async () => ({ status: 'ok' as const }));
 
   app.get(
     '/readyz',
-    { schema: { tags: ['health'], summary: 'Readiness: database and Redis answer', response: { 200: Health, 503: Health } } },
+    { schema: { tags: ['health'], operationId: 'readyz', summary: 'Readiness: database and Redis answer', description: 'Answers 200 when the database (and Redis, when REDIS_URL is set) answer, else 503 naming what is down; point a load balancer\'s readiness check here.', security: [], response: { 200: Health, 503: Health } } },
     async (_request, reply) => {
       const [database, redis] = await Promise.all([pingDatabase(ctx.db), pingRedis(ctx)]);
       const checks: Record<string, 'ok' | 'down'> = { database: database ? 'ok' : 'down' };
