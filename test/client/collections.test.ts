@@ -1,25 +1,24 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
-import { importCompanyData } from '../../src/company/import.ts';
+import { startCompanyServer } from '../support/company.ts';
+import type { TestServer } from '../support/server.ts';
 import { WfsClient } from '../../packages/client/src/index.ts';
 
 let server: TestServer;
-let tenant: Tenant;
 let client: WfsClient;
 before(async () => {
-  server = await startTestServer();
-  tenant = await provisionTenant(server.ctx, { name: 'Shop' });
-  await importCompanyData(server.ctx.db, tenant.companyId, {
-    departments: [{ ref: 'till', name: 'Till', code: 'TIL' }],
-    users: Array.from({ length: 7 }, (_, i) => ({
-      ref: `u${i}`, employeeNumber: `E${i}`, firstName: `First${i}`, lastName: 'Last', email: null,
-      employmentStart: '2020-01-01', employmentEnd: null, departmentRefs: ['till'], badgeId: null,
-    })),
+  const shop = await startCompanyServer({
+    name: 'Shop',
+    data: {
+      departments: [{ ref: 'till', name: 'Till', code: 'TIL' }],
+      users: Array.from({ length: 7 }, (_, i) => ({
+        ref: `u${i}`, employeeNumber: `E${i}`, firstName: `First${i}`, lastName: 'Last', email: null,
+        employmentStart: '2020-01-01', employmentEnd: null, departmentRefs: ['till'], badgeId: null,
+      })),
+    },
   });
-  const tokens = await mintTokens(server.ctx, tenant);
-  client = new WfsClient({ baseUrl: server.baseUrl, refreshToken: tokens.refresh_token ?? '' });
+  server = shop.server;
+  client = new WfsClient({ baseUrl: server.baseUrl, refreshToken: shop.refreshToken });
 });
 after(() => server.close());
 

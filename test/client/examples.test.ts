@@ -5,36 +5,34 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
-import { importCompanyData } from '../../src/company/import.ts';
+import { startCompanyServer, type CompanyServer } from '../support/company.ts';
 import { writeCredentials } from '../../src/integrator/credentials.ts';
 
 // The examples run as an integrator runs them: their own process, the credentials file `wfs login` writes.
 const run = promisify(execFile);
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
 
-let server: TestServer;
-let tenant: Tenant;
+let shop: CompanyServer;
 let dir: string;
 let credentialsFile: string;
 before(async () => {
-  server = await startTestServer();
-  tenant = await provisionTenant(server.ctx, { name: 'Corner Shop' });
-  await importCompanyData(server.ctx.db, tenant.companyId, {
-    departments: [{ ref: 'bar', name: 'Bar', code: 'BAR' }, { ref: 'kitchen', name: 'Kitchen', code: 'KIT' }],
-    users: ['Ann', 'Ben', 'Cas'].map((name, i) => ({
-      ref: name, employeeNumber: `E${i}`, firstName: name, lastName: 'Example', email: null,
-      employmentStart: '2020-01-01', employmentEnd: null, badgeId: `BADGE-${i}`, timeclockActive: true,
-    })),
+  shop = await startCompanyServer({
+    name: 'Corner Shop',
+    data: {
+      departments: [{ ref: 'bar', name: 'Bar', code: 'BAR' }, { ref: 'kitchen', name: 'Kitchen', code: 'KIT' }],
+      users: ['Ann', 'Ben', 'Cas'].map((name, i) => ({
+        ref: name, employeeNumber: `E${i}`, firstName: name, lastName: 'Example', email: null,
+        employmentStart: '2020-01-01', employmentEnd: null, badgeId: `BADGE-${i}`, timeclockActive: true,
+      })),
+    },
   });
   dir = mkdtempSync(join(tmpdir(), 'wfs-examples-'));
   credentialsFile = join(dir, 'credentials.json');
-  const tokens = await mintTokens(server.ctx, tenant);
-  writeCredentials(credentialsFile, { baseUrl: server.baseUrl, clientId: tenant.clientId, clientSecret: tenant.clientSecret, refreshToken: tokens.refresh_token ?? '' });
+  const { server, tenant, refreshToken } = shop;
+  writeCredentials(credentialsFile, { baseUrl: server.baseUrl, clientId: tenant.clientId, clientSecret: tenant.clientSecret, refreshToken });
 });
 after(async () => {
-  await server.close();
+  await shop?.server.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -46,7 +44,7 @@ test('examples/pos-revenue.ts pushes realised days and a weekly prognosis; a rer
   assert.match(first.stdout, /received 8: 8 created, 0 updated, 0 unchanged/);
   const second = await run(process.execPath, args);
   assert.match(second.stdout, /received 8: 0 created, 0 updated, 8 unchanged/);
-  assert.equal((JSON.parse(readFileSync(credentialsFile, 'utf8')) as { baseUrl: string }).baseUrl, server.baseUrl);
+  assert.equal((JSON.parse(readFileSync(credentialsFile, 'utf8')) as { baseUrl: string }).baseUrl, shop.server.baseUrl);
 });
 
 test('examples/timeclock-terminal.ts punches people in order and every punch is stored', async () => {
@@ -57,6 +55,6 @@ test('examples/timeclock-terminal.ts punches people in order and every punch is 
   const stored = Number(done[1]);
   assert.ok(stored >= 6, `${stored} punches`);
   assert.equal(done[2], '0', 'each person follows clock_in → break_start → break_end → clock_out');
-  const events = await server.ctx.db.selectFrom('timeclock_events').select(['id']).where('company_id', '=', tenant.companyId).execute();
+  const events = await shop.server.ctx.db.selectFrom('timeclock_events').select(['id']).where('company_id', '=', shop.tenant.companyId).execute();
   assert.equal(events.length, stored);
 });

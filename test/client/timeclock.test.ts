@@ -1,9 +1,8 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DateTime } from 'luxon';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
-import { importCompanyData } from '../../src/company/import.ts';
+import { useCompanyServer } from '../support/company.ts';
+import { mintTokens } from '../support/tenants.ts';
 import { ApiError, WfsClient } from '../../packages/client/src/index.ts';
 
 // A terminal at a site: many people punch at once; the network drops answers and the service has
@@ -11,19 +10,15 @@ import { ApiError, WfsClient } from '../../packages/client/src/index.ts';
 const PEOPLE = 24;
 const PUNCHES = ['clock_in', 'break_start', 'break_end', 'clock_out'] as const;
 
-let server: TestServer;
-let tenant: Tenant;
-before(async () => {
-  server = await startTestServer();
-  tenant = await provisionTenant(server.ctx, { name: 'Site' });
-  await importCompanyData(server.ctx.db, tenant.companyId, {
+const site = useCompanyServer({
+  name: 'Site',
+  data: {
     users: Array.from({ length: PEOPLE }, (_, i) => ({
       ref: `u${i}`, employeeNumber: `E${100 + i}`, firstName: `Person${i}`, lastName: 'Test', email: null,
       employmentStart: '2020-01-01', employmentEnd: null, badgeId: `B${100 + i}`, timeclockActive: true,
     })),
-  });
+  },
 });
-after(() => server.close());
 
 interface Traffic {
   fetch: (request: Request) => Promise<Response>;
@@ -67,14 +62,14 @@ function unreliableNetwork(): Traffic {
 }
 
 async function client(fetchImpl?: (request: Request) => Promise<Response>): Promise<WfsClient> {
-  const tokens = await mintTokens(server.ctx, tenant);
-  return new WfsClient({ baseUrl: server.baseUrl, refreshToken: tokens.refresh_token ?? '', timeclock: { backoffMs: 5 }, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
+  const tokens = await mintTokens(site.server.ctx, site.tenant);
+  return new WfsClient({ baseUrl: site.server.baseUrl, refreshToken: tokens.refresh_token ?? '', timeclock: { backoffMs: 5 }, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
 }
 
 test('a terminal simulation: every punch of every person arrives once, in order, despite lost answers and 503s', async () => {
   const traffic = unreliableNetwork();
   const terminal = await client(traffic.fetch);
-  const { data: badges } = await terminal.api.GET('/api/v1/timeclock/badges', { params: { query: { companyId: tenant.companyId } } });
+  const { data: badges } = await terminal.api.GET('/api/v1/timeclock/badges', { params: { query: { companyId: site.tenant.companyId } } });
   assert.equal(badges?.data.length, PEOPLE);
 
   const start = DateTime.now().minus({ minutes: 30 });

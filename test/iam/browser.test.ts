@@ -4,24 +4,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { chromium, type Browser } from 'playwright-core';
+import { useBrowser } from '../support/browser.ts';
 import { freePort, startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant } from '../support/tenants.ts';
 import { authorizeUrl, defaultParams, postToken } from './helpers.ts';
 
 let server: TestServer;
-let browser: Browser;
 before(async () => {
   server = await startTestServer();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
 });
-after(async () => {
-  await browser?.close();
-  await server.close();
-});
+after(() => server.close());
+const browser = useBrowser();
 
 test('a browser signs in on the login page and arrives at the redirect URI with code and state', async () => {
   const tenant = await provisionTenant(server.ctx, { name: 'Browser', redirectUris: [`${server.baseUrl}/demo/callback`] });

@@ -1,7 +1,7 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { signedInCompany, useCompanyServer } from '../support/company.ts';
+import { provisionTenant } from '../support/tenants.ts';
 import { addDepartment, getJson, postJson, type Page, type ProblemBody } from '../timeclock/fixtures.ts';
 
 interface Outcome {
@@ -22,33 +22,23 @@ interface RevenueItem {
   updatedAt: string;
 }
 
-let server: TestServer;
-let tenant: Tenant;
-let token: string;
-let url: string;
-
-before(async () => {
-  server = await startTestServer();
-  tenant = await provisionTenant(server.ctx, { name: 'Bistro' });
-  token = (await mintTokens(server.ctx, tenant)).id_token;
-  url = `${server.baseUrl}/api/v1/company/revenue`;
-});
-after(() => server.close());
+const company = useCompanyServer({ name: 'Bistro' });
+const url = () => `${company.server.baseUrl}/api/v1/company/revenue`;
 
 function list(query: string) {
-  return getJson<Page<RevenueItem>>(`${url}?${query}`, token);
+  return getJson<Page<RevenueItem>>(`${url()}?${query}`, company.token);
 }
 
 test('a batch of day and week items, realised and prognosis, is stored and read back by period', async () => {
-  const kitchen = await addDepartment(server.ctx.db, tenant.companyId, 'Kitchen');
-  const bar = await addDepartment(server.ctx.db, tenant.companyId, 'Bar');
+  const kitchen = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Kitchen');
+  const bar = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Bar');
   const items = [
     { departmentId: kitchen, date: '2026-11-20', kind: 'realised', amount: 1234.5 },
     { departmentId: kitchen, date: '2026-11-20', kind: 'prognosis', amount: 1300 },
     { departmentId: bar, week: '2026-W47', kind: 'prognosis', amount: 8000.25, category: 'drinks' },
     { departmentId: bar, date: '2026-11-20', kind: 'realised', amount: -12.5, category: 'refunds' },
   ];
-  const stored = await postJson<Outcome>(url, token, { items });
+  const stored = await postJson<Outcome>(url(), company.token, { items });
   assert.equal(stored.status, 200);
   assert.deepEqual(stored.body, { received: 4, created: 4, updated: 0, unchanged: 0 });
 
@@ -79,22 +69,22 @@ test('a batch of day and week items, realised and prognosis, is stored and read 
 });
 
 test('sending the same batch again changes nothing; a changed amount updates only that item', async () => {
-  const department = await addDepartment(server.ctx.db, tenant.companyId, 'Terrace');
+  const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Terrace');
   const items = [
     { departmentId: department, date: '2026-10-01', kind: 'realised', amount: 100.1 },
     { departmentId: department, date: '2026-10-02', kind: 'realised', amount: 200.2 },
     { departmentId: department, week: '2026-W40', kind: 'prognosis', amount: 900 },
   ];
-  assert.deepEqual((await postJson<Outcome>(url, token, { items })).body, { received: 3, created: 3, updated: 0, unchanged: 0 });
+  assert.deepEqual((await postJson<Outcome>(url(), company.token, { items })).body, { received: 3, created: 3, updated: 0, unchanged: 0 });
   const before = (await list(`from=2026-10-01&to=2026-10-02&departmentId=${department}`)).body.data;
 
-  const again = await postJson<Outcome>(url, token, { items });
+  const again = await postJson<Outcome>(url(), company.token, { items });
   assert.equal(again.status, 200);
   assert.deepEqual(again.body, { received: 3, created: 0, updated: 0, unchanged: 3 });
   assert.deepEqual((await list(`from=2026-10-01&to=2026-10-02&departmentId=${department}`)).body.data, before);
 
   const changed = items.map((item, i) => (i === 1 ? { ...item, amount: 250 } : item));
-  assert.deepEqual((await postJson<Outcome>(url, token, { items: changed })).body, { received: 3, created: 0, updated: 1, unchanged: 2 });
+  assert.deepEqual((await postJson<Outcome>(url(), company.token, { items: changed })).body, { received: 3, created: 0, updated: 1, unchanged: 2 });
   const after = (await list(`from=2026-10-02&to=2026-10-02&departmentId=${department}&kind=realised`)).body.data;
   assert.equal(after.length, 1);
   assert.equal(after[0]?.amount, 250);
@@ -102,27 +92,27 @@ test('sending the same batch again changes nothing; a changed amount updates onl
 });
 
 test('amounts are exact: decimals are read from the JSON text, never through a float', async () => {
-  const department = await addDepartment(server.ctx.db, tenant.companyId, 'Exact');
+  const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Exact');
   const body = `{"items":[
     {"departmentId":"${department}","date":"2026-09-01","kind":"realised","amount":0.1},
     {"departmentId":"${department}","date":"2026-09-02","kind":"realised","amount":0.2},
     {"departmentId":"${department}","date":"2026-09-03","kind":"realised","amount":1.50},
     {"departmentId":"${department}","date":"2026-09-04","kind":"realised","amount":12345678901.99},
     {"departmentId":"${department}","date":"2026-09-05","kind":"realised","amount":1.5e2}]}`;
-  assert.deepEqual((await postJson<Outcome>(url, token, body)).body, { received: 5, created: 5, updated: 0, unchanged: 0 });
+  assert.deepEqual((await postJson<Outcome>(url(), company.token, body)).body, { received: 5, created: 5, updated: 0, unchanged: 0 });
   const stored = (await list(`from=2026-09-01&to=2026-09-05&departmentId=${department}`)).body.data;
   assert.deepEqual(stored.map((i) => i.amount), [0.1, 0.2, 1.5, 12345678901.99, 150]);
-  const rows = await server.ctx.db.selectFrom('inbound_items').select('amount_minor').where('department_id', '=', department).orderBy('period_key').execute();
+  const rows = await company.server.ctx.db.selectFrom('inbound_items').select('amount_minor').where('department_id', '=', department).orderBy('period_key').execute();
   assert.deepEqual(rows.map((r) => Number(r.amount_minor)), [10, 20, 150, 1234567890199, 15000]);
 });
 
 test('three decimals are refused, also when a float would round them away', async () => {
-  const department = await addDepartment(server.ctx.db, tenant.companyId, 'Decimals');
+  const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Decimals');
   const body = `{"items":[
     {"departmentId":"${department}","date":"2026-09-01","kind":"realised","amount":12.345},
     {"departmentId":"${department}","date":"2026-09-02","kind":"realised","amount":1.0000000000000001},
     {"departmentId":"${department}","date":"2026-09-03","kind":"realised","amount":1e-3}]}`;
-  const refused = await postJson<ProblemBody>(url, token, body);
+  const refused = await postJson<ProblemBody>(url(), company.token, body);
   assert.equal(refused.status, 400);
   assert.equal(refused.body.code, 'invalid_batch');
   assert.deepEqual(refused.body.errors, [
@@ -134,9 +124,9 @@ test('three decimals are refused, also when a float would round them away', asyn
 });
 
 test('every bad item is listed by JSON path and nothing of the batch is stored', async () => {
-  const department = await addDepartment(server.ctx.db, tenant.companyId, 'Bakery');
-  const other = await provisionTenant(server.ctx, { name: 'Other' });
-  const foreignDepartment = await addDepartment(server.ctx.db, other.companyId, 'Foreign');
+  const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Bakery');
+  const other = await provisionTenant(company.server.ctx, { name: 'Other' });
+  const foreignDepartment = await addDepartment(company.server.ctx.db, other.companyId, 'Foreign');
   const items = [
     { departmentId: department, date: '2026-08-01', kind: 'realised', amount: 10 },
     { departmentId: foreignDepartment, date: '2026-08-01', kind: 'realised', amount: 10 },
@@ -147,7 +137,7 @@ test('every bad item is listed by JSON path and nothing of the batch is stored',
     { departmentId: department, date: '2026-08-01', kind: 'realised', amount: 11 },
     { departmentId: department, date: '2026-08-01', kind: 'realised', amount: 12, category: 'food' },
   ];
-  const refused = await postJson<ProblemBody>(url, token, { items });
+  const refused = await postJson<ProblemBody>(url(), company.token, { items });
   assert.equal(refused.status, 400);
   assert.equal(refused.body.code, 'invalid_batch');
   assert.match(refused.body.detail, /6 of 8 items are invalid; nothing was stored/);
@@ -163,7 +153,7 @@ test('every bad item is listed by JSON path and nothing of the batch is stored',
 });
 
 test('one bad item among 5,000 stores nothing and is reported; 5,000 good ones are stored at once', async () => {
-  const department = await addDepartment(server.ctx.db, tenant.companyId, 'Large');
+  const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Large');
   const items = Array.from({ length: 5000 }, (_, i) => ({
     departmentId: department,
     date: '2026-07-01',
@@ -172,16 +162,16 @@ test('one bad item among 5,000 stores nothing and is reported; 5,000 good ones a
     amount: i + 0.25,
   }));
   const bad = items.map((item, i) => (i === 3217 ? { ...item, amount: 1.005 } : item));
-  const refused = await postJson<ProblemBody>(url, token, { items: bad });
+  const refused = await postJson<ProblemBody>(url(), company.token, { items: bad });
   assert.equal(refused.status, 400);
   assert.equal(refused.body.code, 'invalid_batch');
   assert.deepEqual(refused.body.errors, [{ path: '/items/3217/amount', message: 'must have at most 2 decimals' }]);
   assert.deepEqual((await list(`from=2026-07-01&to=2026-07-01&departmentId=${department}&limit=1`)).body.data, []);
 
-  const accepted = await postJson<Outcome>(url, token, { items });
+  const accepted = await postJson<Outcome>(url(), company.token, { items });
   assert.equal(accepted.status, 200);
   assert.deepEqual(accepted.body, { received: 5000, created: 5000, updated: 0, unchanged: 0 });
-  const again = await postJson<Outcome>(url, token, { items });
+  const again = await postJson<Outcome>(url(), company.token, { items });
   assert.deepEqual(again.body, { received: 5000, created: 0, updated: 0, unchanged: 5000 });
 
   // Paged read-back: 1000 per page, five pages, no item twice.
@@ -201,38 +191,38 @@ test('one bad item among 5,000 stores nothing and is reported; 5,000 good ones a
 });
 
 test('5,001 items are refused as batch_too_large; an empty batch is a 400', async () => {
-  const department = await addDepartment(server.ctx.db, tenant.companyId, 'TooLarge');
+  const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'TooLarge');
   const items = Array.from({ length: 5001 }, (_, i) => ({ departmentId: department, date: '2026-06-01', kind: 'realised', category: `c${i}`, amount: 1 }));
-  const refused = await postJson<ProblemBody>(url, token, { items });
+  const refused = await postJson<ProblemBody>(url(), company.token, { items });
   assert.equal(refused.status, 400);
   assert.equal(refused.body.code, 'batch_too_large');
   assert.deepEqual(refused.body.errors, [{ path: '/items', message: 'must have at most 5000 items' }]);
-  const empty = await postJson<ProblemBody>(url, token, { items: [] });
+  const empty = await postJson<ProblemBody>(url(), company.token, { items: [] });
   assert.equal(empty.status, 400);
   assert.equal(empty.body.code, 'validation_failed');
 });
 
 test('malformed JSON is 400, another content type 415, a body over 2 MiB 413', async () => {
-  const malformed = await postJson<ProblemBody>(url, token, '{"items": [');
+  const malformed = await postJson<ProblemBody>(url(), company.token, '{"items": [');
   assert.equal(malformed.status, 400);
   assert.equal(malformed.body.code, 'malformed_body');
-  const poisoned = await postJson<ProblemBody>(url, token, '{"items":[],"__proto__":{"admin":true}}');
+  const poisoned = await postJson<ProblemBody>(url(), company.token, '{"items":[],"__proto__":{"admin":true}}');
   assert.equal(poisoned.status, 400);
   assert.equal(poisoned.body.code, 'malformed_body');
 
   for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
-    const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, body: 'items=1' });
+    const response = await fetch(url(), { method: 'POST', headers: { authorization: `Bearer ${company.token}`, 'content-type': contentType }, body: 'items=1' });
     assert.equal(response.status, 415, contentType);
     assert.match(response.headers.get('content-type') ?? '', /application\/problem\+json/);
     assert.equal(((await response.json()) as ProblemBody).code, 'unsupported_media_type');
   }
 
   const huge = JSON.stringify({ items: [{ departmentId: 'x'.repeat(2 * 1024 * 1024), date: '2026-01-01', kind: 'realised', amount: 1 }] });
-  const tooLarge = await postJson<ProblemBody>(url, token, huge);
+  const tooLarge = await postJson<ProblemBody>(url(), company.token, huge);
   assert.equal(tooLarge.status, 413);
   assert.equal(tooLarge.body.code, 'payload_too_large');
 
-  const wrongType = await postJson<ProblemBody>(url, token, { items: [{ departmentId: 'd', date: '2026-01-01', kind: 'realised', amount: '12.50' }] });
+  const wrongType = await postJson<ProblemBody>(url(), company.token, { items: [{ departmentId: 'd', date: '2026-01-01', kind: 'realised', amount: '12.50' }] });
   assert.equal(wrongType.status, 400);
   assert.deepEqual(wrongType.body.errors, [{ path: '/items/0/amount', message: 'must be number' }]);
 });
@@ -247,27 +237,26 @@ test('the read-back rejects unknown parameters and periods over 92 days', async 
 });
 
 test('a company sees and changes only its own figures', async () => {
-  const department = await addDepartment(server.ctx.db, tenant.companyId, 'Private');
-  await postJson<Outcome>(url, token, { items: [{ departmentId: department, date: '2026-05-05', kind: 'realised', amount: 42 }] });
-  const other = await provisionTenant(server.ctx, { name: 'Neighbour', organisationId: tenant.organisationId });
-  const otherToken = (await mintTokens(server.ctx, other)).id_token;
-  const seen = await getJson<Page<RevenueItem>>(`${url}?from=2026-05-05&to=2026-05-05`, otherToken);
+  const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Private');
+  await postJson<Outcome>(url(), company.token, { items: [{ departmentId: department, date: '2026-05-05', kind: 'realised', amount: 42 }] });
+  const { token: otherToken } = await signedInCompany(company.server.ctx, { name: 'Neighbour', organisationId: company.tenant.organisationId });
+  const seen = await getJson<Page<RevenueItem>>(`${url()}?from=2026-05-05&to=2026-05-05`, otherToken);
   assert.equal(seen.status, 200);
   assert.deepEqual(seen.body.data, []);
-  const write = await postJson<ProblemBody>(url, otherToken, { items: [{ departmentId: department, date: '2026-05-05', kind: 'realised', amount: 1 }] });
+  const write = await postJson<ProblemBody>(url(), otherToken, { items: [{ departmentId: department, date: '2026-05-05', kind: 'realised', amount: 1 }] });
   assert.equal(write.status, 400);
   assert.deepEqual(write.body.errors, [{ path: '/items/0/departmentId', message: 'is not a department of this company' }]);
   assert.deepEqual((await list(`from=2026-05-05&to=2026-05-05&departmentId=${department}`)).body.data.map((i) => i.amount), [42]);
 });
 
 test('concurrent batches over the same keys, in opposite orders, both succeed and leave one row per key', async () => {
-  const department = await addDepartment(server.ctx.db, tenant.companyId, 'Busy');
+  const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Busy');
   const items = Array.from({ length: 300 }, (_, i) => ({ departmentId: department, date: '2026-04-10', kind: 'realised', category: `c${i}`, amount: i }));
   const answers = await Promise.all([
-    postJson<Outcome>(url, token, { items }),
-    postJson<Outcome>(url, token, { items: [...items].reverse().map((item) => ({ ...item, amount: item.amount + 1 })) }),
+    postJson<Outcome>(url(), company.token, { items }),
+    postJson<Outcome>(url(), company.token, { items: [...items].reverse().map((item) => ({ ...item, amount: item.amount + 1 })) }),
   ]);
   assert.deepEqual(answers.map((a) => a.status), [200, 200]);
-  const rows = await server.ctx.db.selectFrom('inbound_items').select((eb) => eb.fn.countAll().as('n')).where('department_id', '=', department).executeTakeFirstOrThrow();
+  const rows = await company.server.ctx.db.selectFrom('inbound_items').select((eb) => eb.fn.countAll().as('n')).where('department_id', '=', department).executeTakeFirstOrThrow();
   assert.equal(Number(rows.n), 300);
 });

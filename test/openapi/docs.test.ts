@@ -1,21 +1,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium, type Browser } from 'playwright-core';
+import { useBrowser } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
-let browser: Browser;
 before(async () => {
   server = await startTestServer();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
 });
-after(async () => {
-  await browser?.close();
-  await server.close();
-});
+after(() => server.close());
+const browser = useBrowser();
 
 test('/docs renders the operations in a real browser from local assets only', async () => {
   const page = await browser.newPage();

@@ -2,7 +2,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { signedInCompany, type SignedInCompany } from '../support/company.ts';
+import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { addEmployee, getJson, postJson, type Page, type ProblemBody } from './fixtures.ts';
 
 interface Badge {
@@ -17,41 +18,37 @@ interface Badge {
 }
 
 let server: TestServer;
-let north: Tenant;
+let north: SignedInCompany;
 let south: Tenant;
-let stranger: Tenant;
-let token: string;
-let strangerToken: string;
+let stranger: SignedInCompany;
 
 before(async () => {
   server = await startTestServer();
-  north = await provisionTenant(server.ctx, { name: 'North', timezone: 'Europe/Amsterdam' });
-  south = await provisionTenant(server.ctx, { name: 'South', organisationId: north.organisationId, timezone: 'Europe/Lisbon' });
-  stranger = await provisionTenant(server.ctx, { name: 'Stranger' });
-  token = (await mintTokens(server.ctx, north)).id_token;
-  strangerToken = (await mintTokens(server.ctx, stranger)).id_token;
+  north = await signedInCompany(server.ctx, { name: 'North', timezone: 'Europe/Amsterdam' });
+  south = await provisionTenant(server.ctx, { name: 'South', organisationId: north.tenant.organisationId, timezone: 'Europe/Lisbon' });
+  stranger = await signedInCompany(server.ctx, { name: 'Stranger' });
 });
 after(() => server.close());
 
-const badges = (query: string, bearer = token) => getJson<Page<Badge> & ProblemBody>(`${server.baseUrl}/api/v1/timeclock/badges${query}`, bearer);
+const badges = (query: string, bearer = north.token) => getJson<Page<Badge> & ProblemBody>(`${server.baseUrl}/api/v1/timeclock/badges${query}`, bearer);
 
 test('badges cover every company of the organisation, only active timeclocks with a badge, narrowed by companyId', async () => {
   const activatedAt = Date.UTC(2026, 5, 1, 7, 30);
-  const ada = await addEmployee(server.ctx.db, north, { badgeId: 'A-001', firstName: 'Ada', lastName: 'Lovelace', employeeNumber: '1001', activatedAt });
+  const ada = await addEmployee(server.ctx.db, north.tenant, { badgeId: 'A-001', firstName: 'Ada', lastName: 'Lovelace', employeeNumber: '1001', activatedAt });
   const bob = await addEmployee(server.ctx.db, south, { badgeId: 'A-002', firstName: 'Bob', lastName: 'Marley', employeeNumber: '2001', activatedAt });
-  await addEmployee(server.ctx.db, north, { badgeId: 'A-003', timeclockActive: false });
-  await addEmployee(server.ctx.db, north, { badgeId: null });
-  await addEmployee(server.ctx.db, stranger, { badgeId: 'A-000' });
+  await addEmployee(server.ctx.db, north.tenant, { badgeId: 'A-003', timeclockActive: false });
+  await addEmployee(server.ctx.db, north.tenant, { badgeId: null });
+  await addEmployee(server.ctx.db, stranger.tenant, { badgeId: 'A-000' });
 
   const all = await badges('');
   assert.equal(all.status, 200);
   assert.ok(all.headers.get('etag'));
   assert.deepEqual(all.body.data.map(({ updatedAt: _u, ...badge }) => badge), [
-    { id: 'A-001', badgeId: 'A-001', userId: ada.id, companyId: north.companyId, employeeNumber: '1001', displayName: 'Ada Lovelace', activatedAt: '2026-06-01T09:30:00+02:00' },
+    { id: 'A-001', badgeId: 'A-001', userId: ada.id, companyId: north.tenant.companyId, employeeNumber: '1001', displayName: 'Ada Lovelace', activatedAt: '2026-06-01T09:30:00+02:00' },
     { id: 'A-002', badgeId: 'A-002', userId: bob.id, companyId: south.companyId, employeeNumber: '2001', displayName: 'Bob Marley', activatedAt: '2026-06-01T08:30:00+01:00' },
   ]);
   assert.equal(all.body.nextCursor, null);
-  const unchanged = await fetch(`${server.baseUrl}/api/v1/timeclock/badges`, { headers: { authorization: `Bearer ${token}`, 'if-none-match': all.headers.get('etag') ?? '' } });
+  const unchanged = await fetch(`${server.baseUrl}/api/v1/timeclock/badges`, { headers: { authorization: `Bearer ${north.token}`, 'if-none-match': all.headers.get('etag') ?? '' } });
   assert.equal(unchanged.status, 304);
   assert.equal(await unchanged.text(), '');
 
@@ -60,33 +57,33 @@ test('badges cover every company of the organisation, only active timeclocks wit
   assert.deepEqual(page.body.data.map((b) => b.badgeId), ['A-001']);
   const next = await badges(`?limit=1&cursor=${encodeURIComponent(page.body.nextCursor ?? '')}`);
   assert.deepEqual(next.body.data.map((b) => b.badgeId), ['A-002']);
-  assert.equal((await badges(`?limit=1&companyId=${north.companyId}&cursor=${encodeURIComponent(page.body.nextCursor ?? '')}`)).status, 400, 'a cursor is bound to its filters');
+  assert.equal((await badges(`?limit=1&companyId=${north.tenant.companyId}&cursor=${encodeURIComponent(page.body.nextCursor ?? '')}`)).status, 400, 'a cursor is bound to its filters');
 
-  const outside = await badges(`?companyId=${stranger.companyId}`);
+  const outside = await badges(`?companyId=${stranger.tenant.companyId}`);
   assert.equal(outside.status, 404);
   assert.equal(outside.body.code, 'not_found');
-  assert.deepEqual((await badges('', strangerToken)).body.data.map((b) => b.badgeId), ['A-000']);
+  assert.deepEqual((await badges('', stranger.token)).body.data.map((b) => b.badgeId), ['A-000']);
   assert.equal((await badges('?company=x')).status, 400);
 });
 
 test('another organisation\'s badge, user and company are out of reach for events, and its events for the read-back', async () => {
-  const theirs = await addEmployee(server.ctx.db, stranger, { badgeId: 'S-1' });
+  const theirs = await addEmployee(server.ctx.db, stranger.tenant, { badgeId: 'S-1' });
   const ours = await addEmployee(server.ctx.db, south, { badgeId: 'S-2' });
   const url = `${server.baseUrl}/api/v1/timeclock/events`;
   const occurredAt = new Date(Date.now() - 1000).toISOString();
   const base = { type: 'clock_in', occurredAt, source: 'terminal' };
-  for (const who of [{ badgeId: 'S-1' }, { userId: theirs.id }, { badgeId: 'S-2', companyId: stranger.companyId }]) {
-    const response = await postJson<ProblemBody>(url, token, { eventId: randomUUID(), ...base, ...who });
+  for (const who of [{ badgeId: 'S-1' }, { userId: theirs.id }, { badgeId: 'S-2', companyId: stranger.tenant.companyId }]) {
+    const response = await postJson<ProblemBody>(url, north.token, { eventId: randomUUID(), ...base, ...who });
     assert.equal(response.status, 404, JSON.stringify(who));
   }
   // A terminal of the organisation punches for a sibling company's employee.
   const eventId = randomUUID();
-  assert.equal((await postJson<ProblemBody>(url, token, { eventId, ...base, badgeId: 'S-2' })).status, 200);
-  assert.equal((await postJson<ProblemBody>(url, strangerToken, { eventId, ...base, badgeId: 'S-1' })).status, 200, 'eventIds are per organisation');
+  assert.equal((await postJson<ProblemBody>(url, north.token, { eventId, ...base, badgeId: 'S-2' })).status, 200);
+  assert.equal((await postJson<ProblemBody>(url, stranger.token, { eventId, ...base, badgeId: 'S-1' })).status, 200, 'eventIds are per organisation');
 
-  const mine = await getJson<Page<{ userId: string }>>(url, token);
+  const mine = await getJson<Page<{ userId: string }>>(url, north.token);
   assert.deepEqual(mine.body.data.map((e) => e.userId), [ours.id]);
-  const theirsRead = await getJson<Page<{ userId: string }>>(`${url}?userId=${ours.id}`, strangerToken);
+  const theirsRead = await getJson<Page<{ userId: string }>>(`${url}?userId=${ours.id}`, stranger.token);
   assert.deepEqual(theirsRead.body.data, []);
-  assert.equal((await getJson<ProblemBody>(`${url}?companyId=${north.companyId}`, strangerToken)).status, 404);
+  assert.equal((await getJson<ProblemBody>(`${url}?companyId=${north.tenant.companyId}`, stranger.token)).status, 404);
 });

@@ -1,8 +1,7 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { useCompanyServer } from '../support/company.ts';
 import { addEmployee, postJson, type ProblemBody } from './fixtures.ts';
 
 interface StoredEvent {
@@ -12,29 +11,19 @@ interface StoredEvent {
   occurredAt: string;
 }
 
-let server: TestServer;
-let tenant: Tenant;
-let token: string;
-let url: string;
-
-before(async () => {
-  server = await startTestServer();
-  tenant = await provisionTenant(server.ctx);
-  token = (await mintTokens(server.ctx, tenant)).id_token;
-  url = `${server.baseUrl}/api/v1/timeclock/events`;
-});
-after(() => server.close());
+const company = useCompanyServer();
+const url = () => `${company.server.baseUrl}/api/v1/timeclock/events`;
 
 const hourAgo = () => Date.now() - 3_600_000;
 
 async function storedFor(employeeId: string) {
-  return server.ctx.db.selectFrom('timeclock_events').select(['sequence', 'occurred_at', 'event_id']).where('employee_id', '=', employeeId).orderBy('sequence').execute();
+  return company.server.ctx.db.selectFrom('timeclock_events').select(['sequence', 'occurred_at', 'event_id']).where('employee_id', '=', employeeId).orderBy('sequence').execute();
 }
 
 test('40 parallel copies of one event store exactly one and all answer it', async () => {
-  const person = await addEmployee(server.ctx.db, tenant);
+  const person = await addEmployee(company.server.ctx.db, company.tenant);
   const event = { eventId: randomUUID(), badgeId: person.badgeId, type: 'clock_in', occurredAt: new Date(hourAgo()).toISOString(), source: 'terminal' };
-  const answers = await Promise.all(Array.from({ length: 40 }, () => postJson<StoredEvent>(url, token, event)));
+  const answers = await Promise.all(Array.from({ length: 40 }, () => postJson<StoredEvent>(url(), company.token, event)));
   assert.deepEqual(new Set(answers.map((a) => a.status)), new Set([200]));
   assert.equal(new Set(answers.map((a) => JSON.stringify(a.body))).size, 1, 'every copy gets the same stored event');
   assert.equal(answers[0]?.body.sequence, 1);
@@ -42,19 +31,19 @@ test('40 parallel copies of one event store exactly one and all answer it', asyn
 });
 
 test('40 people punching in parallel are all accepted', async () => {
-  const people = await Promise.all(Array.from({ length: 40 }, () => addEmployee(server.ctx.db, tenant)));
+  const people = await Promise.all(Array.from({ length: 40 }, () => addEmployee(company.server.ctx.db, company.tenant)));
   const at = new Date(hourAgo()).toISOString();
-  const answers = await Promise.all(people.map((person) => postJson<StoredEvent>(url, token, { eventId: randomUUID(), userId: person.id, type: 'clock_in', occurredAt: at, source: 'terminal' })));
+  const answers = await Promise.all(people.map((person) => postJson<StoredEvent>(url(), company.token, { eventId: randomUUID(), userId: person.id, type: 'clock_in', occurredAt: at, source: 'terminal' })));
   assert.deepEqual(answers.map((a) => a.status), people.map(() => 200));
   assert.deepEqual(answers.map((a) => [a.body.userId, a.body.sequence]), people.map((p) => [p.id, 1]));
 });
 
 test('20 parallel events for one person: only 200/409, and a gapless, strictly increasing stream', async () => {
-  const person = await addEmployee(server.ctx.db, tenant);
+  const person = await addEmployee(company.server.ctx.db, company.tenant);
   const start = hourAgo();
   const answers = await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
-      postJson<StoredEvent & ProblemBody>(url, token, { eventId: randomUUID(), badgeId: person.badgeId, type: i % 2 === 0 ? 'clock_in' : 'clock_out', occurredAt: new Date(start + i * 60_000).toISOString(), source: 'terminal' }),
+      postJson<StoredEvent & ProblemBody>(url(), company.token, { eventId: randomUUID(), badgeId: person.badgeId, type: i % 2 === 0 ? 'clock_in' : 'clock_out', occurredAt: new Date(start + i * 60_000).toISOString(), source: 'terminal' }),
     ),
   );
   assert.deepEqual([...new Set(answers.map((a) => a.status))].filter((s) => s !== 200 && s !== 409), []);
