@@ -1,6 +1,6 @@
 // One column of the table: every measurement against one set-up (a database and N instances).
 import type { BenchOptions } from './options.ts';
-import type { BenchTenant } from './tenant.ts';
+import { BENCH_TIMEZONE, type BenchTenant } from './tenant.ts';
 import { measureLoad, type LoadRequest } from './load.ts';
 import { measureTimeclock, type Person } from './timeclock.ts';
 import { measureRevenueBatch } from './revenue.ts';
@@ -8,7 +8,6 @@ import { JsonClient } from './client.ts';
 import type { Outcome } from './report.ts';
 import type { LoadedCompany } from './company.ts';
 import { addDays, today } from '../src/platform/period.ts';
-import { BENCH_TIMEZONE } from './tenant.ts';
 
 /** What the scenarios of one database share; `people` carries each person's event count across columns. */
 export interface Workload {
@@ -33,7 +32,7 @@ async function probe(url: string, request: LoadRequest): Promise<string | undefi
   return `answered ${response.status}: ${text.slice(0, 120).replaceAll('|', '/')}`;
 }
 
-export function httpRequests(workload: Workload): Record<string, LoadRequest> {
+function httpRequests(workload: Workload): Record<string, LoadRequest> {
   const { tenant } = workload;
   const day = today(BENCH_TIMEZONE);
   return {
