@@ -14,6 +14,12 @@ function seconds(value: string): number {
   return Number(value);
 }
 
+/** What disable-api-… / enable-api-… act on, and what disabling stops besides its grants. */
+const SWITCHABLE = [
+  { noun: 'client', label: 'API Client', effect: 'logins and token requests fail', apply: switchClient },
+  { noun: 'user', label: 'API User', effect: 'logins fail', apply: switchUser },
+] as const;
+
 const grantOption = () => new Option('--grant <grant>', 'grant type to switch').choices(OPTIONAL_GRANTS).makeOptionMandatory();
 
 export function identityCommands(program: Command): void {
@@ -81,26 +87,18 @@ export function identityCommands(program: Command): void {
       return { json: result, summary: `Rotated the secret of client ${result.clientId}; its earlier tokens are revoked.`, secrets: { 'Client secret': result.clientSecret } };
     }));
 
-  for (const [name, disabled] of [['disable-api-client', true], ['enable-api-client', false]] as const) {
-    program
-      .command(name)
-      .description(disabled ? 'disable an API Client: revokes its grants and pending codes; logins and token requests fail' : 're-enable an API Client (revoked grants stay revoked)')
-      .requiredOption('--client <clientId>', 'API Client id')
-      .action(operatorAction<{ client: string }>(async ({ db }, options) => {
-        const result = await switchClient(db, options.client, disabled);
-        return { json: result, summary: `API client ${result.clientId} is ${disabled ? 'disabled; its tokens are revoked' : 'enabled'}.` };
-      }));
-  }
-
-  for (const [name, disabled] of [['disable-api-user', true], ['enable-api-user', false]] as const) {
-    program
-      .command(name)
-      .description(disabled ? 'disable an API User: revokes its grants and pending codes; logins fail' : 're-enable an API User (revoked grants stay revoked)')
-      .requiredOption('--user <userId>', 'API User id')
-      .action(operatorAction<{ user: string }>(async ({ db }, options) => {
-        const result = await switchUser(db, options.user, disabled);
-        return { json: result, summary: `API user ${result.userId} is ${disabled ? 'disabled; its tokens are revoked' : 'enabled'}.` };
-      }));
+  for (const { noun, label, effect, apply } of SWITCHABLE) {
+    for (const disabled of [true, false]) {
+      program
+        .command(`${disabled ? 'disable' : 'enable'}-api-${noun}`)
+        .description(disabled ? `disable an ${label}: revokes its grants and pending codes; ${effect}` : `re-enable an ${label} (revoked grants stay revoked)`)
+        .requiredOption(`--${noun} <${noun}Id>`, `${label} id`)
+        .action(operatorAction<Record<string, string>>(async ({ db }, options) => {
+          const id = String(options[noun]);
+          const result = await apply(db, id, disabled);
+          return { json: result, summary: `API ${noun} ${id} is ${disabled ? 'disabled; its tokens are revoked' : 'enabled'}.` };
+        }));
+    }
   }
 
   program

@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
 import { afterPosition, toPage, type PageRequest, type SortKey } from '../platform/collection.ts';
 import type { Period } from '../platform/period.ts';
+import { overlapsPeriod } from './date-range.ts';
 import { formatInstant } from './local-time.ts';
 
 export const Contract = Type.Object({
@@ -30,8 +31,7 @@ export function contractsQuery(db: Db, companyId: string, period: Period, after:
     .selectFrom('contracts')
     .selectAll()
     .where('company_id', '=', companyId)
-    .where('start_date', '<=', period.to)
-    .where((eb) => eb.or([eb('end_date', 'is', null), eb('end_date', '>=', period.from)]));
+    .where(overlapsPeriod('start_date', 'end_date', period));
   if (after) query = query.where(afterPosition(['start_date', 'id'], after));
   return query.orderBy('start_date').orderBy('id');
 }

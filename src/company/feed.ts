@@ -4,19 +4,18 @@ import { Type, type Static } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
 import { badRequest } from '../platform/errors.ts';
 import { addDays, parseDate, today } from '../platform/period.ts';
+import { nullable } from '../platform/schemas.ts';
 import { ShiftCategory } from './configuration.ts';
 import { presentShift, Shift, SHIFT_COLUMNS, shiftsOf } from './shifts.ts';
 
 export const FEED_DAYS_BACK = 8;
 export const FEED_DAYS_AHEAD = 38;
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-
 export const FeedShift = Type.Object({
   ...Shift.properties,
-  user: Nullable(Type.Object({ id: Type.String(), employeeNumber: Type.String(), firstName: Type.String(), lastName: Type.String() }, { description: 'null for an open shift' })),
+  user: nullable(Type.Object({ id: Type.String(), employeeNumber: Type.String(), firstName: Type.String(), lastName: Type.String() }, { description: 'null for an open shift' })),
   department: Type.Object({ id: Type.String(), name: Type.String(), code: Type.String() }),
-  position: Nullable(Type.Object({ id: Type.String(), name: Type.String(), departmentId: Type.String() })),
+  position: nullable(Type.Object({ id: Type.String(), name: Type.String(), departmentId: Type.String() })),
   shiftType: Type.Object({ id: Type.String(), name: Type.String(), category: ShiftCategory, paid: Type.Boolean() }),
 });
 

@@ -41,7 +41,7 @@ interface SchemaError {
   message: string;
 }
 
-/** One message per path; the branches of a nullable field read "must be string or must be null". */
+/** One message per path; the branches of a union (a shift category, a wage period) are joined with "or". */
 function toFieldErrors(base: string, errors: Iterable<SchemaError>): FieldError[] {
   const messages = new Map<string, string[]>();
   const add = (path: string, message: string) => {

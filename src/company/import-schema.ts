@@ -2,6 +2,7 @@
 // and it documents the format in the OpenAPI description. Every entity is upserted by the caller's
 // `ref`; an entry `{ref, deleted: true}` removes it.
 import { Type, type Static, type TObject, type TProperties } from 'typebox';
+import { orNull } from '../platform/schemas.ts';
 import { ShiftCategory } from './configuration.ts';
 
 const DATE = '^\\d{4}-\\d{2}-\\d{2}$';
@@ -9,7 +10,6 @@ const TIME = '^([01]\\d|2[0-3]):[0-5]\\d$';
 
 const Ref = Type.String({ minLength: 1, maxLength: 100, description: 'The caller\'s own key for this entity, unique per kind within the company.' });
 const Text = (max = 200) => Type.String({ minLength: 1, maxLength: max });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
 const LocalDate = (description: string) => Type.String({ pattern: DATE, description });
 const Decimal = (maximum: number, description: string) => Type.Number({ minimum: 0, maximum, description: `${description}; at most 2 decimals` });
 
@@ -31,12 +31,12 @@ export const UserEntry = entity(
     employeeNumber: Text(50),
     firstName: Text(),
     lastName: Text(),
-    email: Nullable(Type.String({ maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+$' })),
+    email: orNull(Type.String({ maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+$' })),
     employmentStart: LocalDate('First day of employment (company time zone).'),
-    employmentEnd: Nullable(LocalDate('Last day of employment; null or absent while open.')),
+    employmentEnd: orNull(LocalDate('Last day of employment; null or absent while open.')),
     departmentRefs: Type.Optional(Type.Array(Ref, { maxItems: 100 })),
     positionRefs: Type.Optional(Type.Array(Ref, { maxItems: 100 })),
-    badgeId: Nullable(Type.String({ minLength: 1, maxLength: 100, description: 'Unique within the organisation.' })),
+    badgeId: orNull(Type.String({ minLength: 1, maxLength: 100, description: 'Unique within the organisation.' })),
     timeclockActive: Type.Optional(Type.Boolean({ description: 'May clock in and out; sets activatedAt when turned on.' })),
   },
   'An employee (company user).',
@@ -57,12 +57,12 @@ export const ContractEntry = entity(
     userRef: Ref,
     contractTypeRef: Ref,
     startDate: LocalDate('First day of the contract.'),
-    endDate: Nullable(LocalDate('Last day of the contract; null or absent while open.')),
+    endDate: orNull(LocalDate('Last day of the contract; null or absent while open.')),
     hoursPerWeek: Decimal(168, 'Hours per week'),
     daysPerWeek: Decimal(7, 'Days per week'),
     wage: Wage,
-    departmentRef: Nullable(Ref),
-    positionRef: Nullable(Ref),
+    departmentRef: orNull(Ref),
+    positionRef: orNull(Ref),
   },
   'A contract of an employee.',
 );
@@ -70,15 +70,15 @@ export const ContractEntry = entity(
 export const ShiftEntry = entity(
   {
     ref: Ref,
-    userRef: Nullable(Ref),
+    userRef: orNull(Ref),
     date: LocalDate('The day the shift starts (company time zone).'),
     start: Type.String({ pattern: TIME, description: 'Local start time, HH:MM.' }),
     end: Type.String({ pattern: TIME, description: 'Local end time, HH:MM; not after start means the next day.' }),
     breakMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 1440 })),
     departmentRef: Ref,
-    positionRef: Nullable(Ref),
+    positionRef: orNull(Ref),
     shiftTypeRef: Ref,
-    note: Nullable(Type.String({ maxLength: 1000 })),
+    note: orNull(Type.String({ maxLength: 1000 })),
   },
   'A shift; userRef null or absent makes it an open shift.',
 );

@@ -5,6 +5,7 @@ import { afterPosition, toPage, type PageRequest, type SortKey } from '../platfo
 import type { Period } from '../platform/period.ts';
 import { ShiftCategory } from './configuration.ts';
 import { formatInstant } from './local-time.ts';
+import type { ShiftsTable } from './tables.ts';
 
 export const Shift = Type.Object({
   id: Type.String(),
@@ -22,20 +23,8 @@ export const Shift = Type.Object({
 });
 export type Shift = Static<typeof Shift>;
 
-export interface ShiftRow {
-  id: string;
-  date: string;
-  starts_at: number;
-  ends_at: number;
-  break_minutes: number;
-  employee_id: string | null;
-  department_id: string;
-  position_id: string | null;
-  shift_type_id: string;
-  category: string;
-  note: string | null;
-  updated_at: number;
-}
+/** A shift as SHIFT_COLUMNS selects it: every column but company_id and ref, plus its type's category. */
+export type ShiftRow = Omit<ShiftsTable, 'company_id' | 'ref'> & { category: string };
 
 export const SHIFT_COLUMNS = [
   'shifts.id', 'shifts.date', 'shifts.starts_at', 'shifts.ends_at', 'shifts.break_minutes', 'shifts.employee_id', 'shifts.department_id',

@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
 import { afterPosition, toPage, type PageRequest, type SortKey } from '../platform/collection.ts';
 import type { Period } from '../platform/period.ts';
+import { overlapsPeriod } from './date-range.ts';
 import { formatInstant } from './local-time.ts';
 
 export const CompanyUser = Type.Object({
@@ -29,8 +30,7 @@ export function usersQuery(db: Db, companyId: string, period: Period, after: Sor
     .selectFrom('employees')
     .select(['id', 'employee_number', 'first_name', 'last_name', 'email', 'department_ids', 'position_ids', 'employment_start', 'employment_end', 'timeclock_active', 'updated_at'])
     .where('company_id', '=', companyId)
-    .where('employment_start', '<=', period.to)
-    .where((eb) => eb.or([eb('employment_end', 'is', null), eb('employment_end', '>=', period.from)]));
+    .where(overlapsPeriod('employment_start', 'employment_end', period));
   if (after) query = query.where(afterPosition(['employee_number', 'id'], after));
   return query.orderBy('employee_number').orderBy('id');
 }

@@ -1,7 +1,7 @@
 // A JSON body parser that remembers the source text of every number. JSON.parse turns "0.1" into
 // the nearest double and "1.0000000000000001" into 1, so the decimals a client actually sent are
 // only knowable from the text; amounts are read from it exactly (decimal.ts), never from a float.
-import type { FastifyInstance } from 'fastify';
+// The inbound routes install it with acceptJsonOnly (src/platform/http.ts).
 
 interface ReviverContext {
   source?: string;
@@ -33,24 +33,4 @@ export function parseJsonKeepingNumbers(text: string): unknown {
 /** The text a number property was sent as, or its shortest round-trip form when it was not parsed here. */
 export function numberText(holder: object, key: string, value: number): string {
   return numberSources.get(holder)?.get(key) ?? String(value);
-}
-
-function exactParser(_request: unknown, body: string | Buffer, done: (error: Error | null, body?: unknown) => void): void {
-  try {
-    done(null, parseJsonKeepingNumbers(body as string));
-  } catch (error) {
-    done(Object.assign(error instanceof Error ? error : new SyntaxError(String(error)), { statusCode: 400 }), undefined);
-  }
-}
-
-/**
- * Makes `app` (an encapsulated route scope) accept only application/json: any other content type is
- * 415, malformed JSON 400, a body over bodyLimit 413. With `exactNumbers`, bodies are parsed with
- * parseJsonKeepingNumbers (a reviver call per value, so only routes reading amounts pay for it);
- * otherwise with Fastify's own parser.
- */
-export function acceptJsonOnly(app: FastifyInstance, options: { exactNumbers: boolean }): void {
-  const parser = options.exactNumbers ? exactParser : app.getDefaultJsonParser('error', 'error');
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parser);
 }

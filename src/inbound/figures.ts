@@ -1,12 +1,13 @@
 // Shapes shared by both inbound streams: the batch outcome, the read-back query and the listing of
 // stored figures by period (a week figure is included when its week overlaps the period).
-import { Type } from 'typebox';
+import { Type, type TProperties } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
 import type { Period } from '../platform/period.ts';
 import { addDays } from '../platform/period.ts';
 import { afterPosition, type SortKey } from '../platform/collection.ts';
 import type { InboundStream } from './tables.ts';
-import { orNull } from './schemas.ts';
+import { orNull } from '../platform/schemas.ts';
+import { formatInstant } from '../company/local-time.ts';
 
 export const BatchOutcome = Type.Object({
   received: Type.Integer({ description: 'Items in the batch.' }),
@@ -15,9 +16,24 @@ export const BatchOutcome = Type.Object({
   unchanged: Type.Integer({ description: 'Items already stored with the same values.' }),
 });
 
-export const DepartmentId = Type.String({ minLength: 1, maxLength: 100, description: 'A department id from getConfiguration.' });
-export const ItemDate = orNull(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), 'Day (YYYY-MM-DD, company time zone). Exactly one of date and week.');
-export const ItemWeek = orNull(Type.String({ pattern: '^\\d{4}-W\\d{2}$' }), 'ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday). Exactly one of date and week.');
+/** The fields every input item of both streams starts with: where and when the figure applies. */
+export const FigureInputFields = {
+  departmentId: Type.String({ minLength: 1, maxLength: 100, description: 'A department id from getConfiguration.' }),
+  date: orNull(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), 'Day (YYYY-MM-DD, company time zone). Exactly one of date and week.'),
+  week: orNull(Type.String({ pattern: '^\\d{4}-W\\d{2}$' }), 'ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday). Exactly one of date and week.'),
+};
+
+/** A stored item of a stream as read back: the shared fields around the stream's own `fields`. */
+export function FigureItem<Fields extends TProperties>(fields: Fields) {
+  return Type.Object({
+    id: Type.String(),
+    departmentId: Type.String(),
+    date: Type.Union([Type.String(), Type.Null()]),
+    week: Type.Union([Type.String(), Type.Null()]),
+    ...fields,
+    updatedAt: Type.String({ description: 'Instant of the last change, in the company offset.' }),
+  });
+}
 
 export interface FigureFilter extends Period {
   departmentId?: string;
@@ -35,6 +51,11 @@ export interface FigureRow {
   hours_centi: number | null;
   period_start: string;
   updated_at: number;
+}
+
+/** A stored figure as its stream shows it: the shared fields around the stream's own `values`. */
+export function presentFigure<Values extends object>(row: FigureRow, timezone: string, values: Values) {
+  return { id: row.id, departmentId: row.department_id, date: row.date, week: row.week, ...values, updatedAt: formatInstant(row.updated_at, timezone) };
 }
 
 /** Sort key of the listing: the first day of the figure's period, then its id. */

@@ -1,20 +1,17 @@
 // Revenue figures (createRevenue): realised revenue or a prognosis per department and day or week,
 // optionally split by a free-text category. Upsert key: department, period, kind, category.
 import { Type, type Static } from 'typebox';
-import { formatInstant } from '../company/local-time.ts';
 import type { FieldError } from '../platform/errors.ts';
 import { readHundredths, type StreamRules } from './batch.ts';
 import { fromHundredths } from './decimal.ts';
-import { orNull } from './schemas.ts';
-import { DepartmentId, ItemDate, ItemWeek, type FigureRow } from './figures.ts';
+import { orNull } from '../platform/schemas.ts';
+import { FigureInputFields, FigureItem, presentFigure, type FigureRow } from './figures.ts';
 
 export const RevenueKind = Type.Enum(['realised', 'prognosis'], { description: '`realised` revenue, or a `prognosis`.' });
 
 export const RevenueItemInput = Type.Object(
   {
-    departmentId: DepartmentId,
-    date: ItemDate,
-    week: ItemWeek,
+    ...FigureInputFields,
     kind: RevenueKind,
     amount: Type.Number({ description: 'In the company currency, at most 2 decimals; negative for refunds.' }),
     category: orNull(Type.String({ minLength: 1, maxLength: 100 }), 'Optional split of the revenue (e.g. "food"); part of the upsert key.'),
@@ -23,15 +20,10 @@ export const RevenueItemInput = Type.Object(
 );
 export type RevenueItemInput = Static<typeof RevenueItemInput>;
 
-export const RevenueItem = Type.Object({
-  id: Type.String(),
-  departmentId: Type.String(),
-  date: Type.Union([Type.String(), Type.Null()]),
-  week: Type.Union([Type.String(), Type.Null()]),
+export const RevenueItem = FigureItem({
   kind: RevenueKind,
   category: Type.Union([Type.String(), Type.Null()]),
   amount: Type.Number(),
-  updatedAt: Type.String({ description: 'Instant of the last change, in the company offset.' }),
 });
 export type RevenueItem = Static<typeof RevenueItem>;
 
@@ -46,14 +38,9 @@ export const revenueRules: StreamRules<RevenueItemInput> = {
 };
 
 export function presentRevenue(row: FigureRow, timezone: string): RevenueItem {
-  return {
-    id: row.id,
-    departmentId: row.department_id,
-    date: row.date,
-    week: row.week,
+  return presentFigure(row, timezone, {
     kind: row.kind as RevenueItem['kind'],
     category: row.category === '' ? null : row.category,
     amount: fromHundredths(row.amount_minor),
-    updatedAt: formatInstant(row.updated_at, timezone),
-  };
+  });
 }

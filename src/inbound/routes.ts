@@ -2,16 +2,15 @@
 // period. Both streams share one route shape; they differ in item fields and validation rules.
 // The scope accepts only JSON, parsed keeping each number's text so amounts are read exactly.
 import { Type, type TSchema } from 'typebox';
-import type { App } from '../platform/http.ts';
+import { acceptJsonOnly, type App } from '../platform/http.ts';
 import type { AppContext } from '../platform/context.ts';
-import { Collection, problemResponses } from '../platform/schemas.ts';
+import { Collection, NotModified, problemResponses } from '../platform/schemas.ts';
 import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
 import { findCompany } from '../company/configuration.ts';
 import { MAX_BATCH_ITEMS, batchTooLarge, ingestBatch, type BatchItem, type StreamRules } from './batch.ts';
 import { BatchOutcome, figurePosition, listFigures, type FigureRow } from './figures.ts';
-import { acceptJsonOnly } from './exact-json.ts';
-import { NotModified } from './schemas.ts';
+import { parseJsonKeepingNumbers } from './exact-json.ts';
 import { RevenueItem, RevenueItemInput, RevenueKind, presentRevenue, revenueRules } from './revenue.ts';
 import { WageBudgetItem, WageBudgetItemInput, presentWageBudget, wageBudgetRules } from './wage-budget.ts';
 
@@ -89,7 +88,8 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
 }
 
 export async function inboundRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
-  acceptJsonOnly(app, { exactNumbers: true });
+  // A reviver call per value: only these routes, which read amounts, pay for it.
+  acceptJsonOnly(app, parseJsonKeepingNumbers);
   registerStream(app, ctx, {
     path: '/company/revenue',
     noun: 'revenue',

@@ -136,3 +136,24 @@ export function installErrorHandling(app: FastifyInstance): void {
     sendProblem(request, reply, new ProblemError({ status: 404, code: 'not_found', detail: `No route for ${request.method} ${request.url.split('?')[0]}.` })),
   );
 }
+
+/**
+ * Makes `app` (an encapsulated route scope) accept only application/json: any other content type is
+ * 415, malformed JSON 400, a body over bodyLimit 413. Bodies are parsed with `parse` when given (the
+ * inbound routes keep each number's text), otherwise with Fastify's own parser.
+ */
+export function acceptJsonOnly(app: FastifyInstance, parse?: (text: string) => unknown): void {
+  const parser = parse ? bodyParser(parse) : app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parser);
+}
+
+function bodyParser(parse: (text: string) => unknown) {
+  return (_request: unknown, body: string | Buffer, done: (error: Error | null, body?: unknown) => void): void => {
+    try {
+      done(null, parse(body as string));
+    } catch (error) {
+      done(Object.assign(error instanceof Error ? error : new SyntaxError(String(error)), { statusCode: 400 }), undefined);
+    }
+  };
+}

@@ -1,5 +1,6 @@
-// Schemas shared by every feature: the problem-details body and the collection envelope.
-import { Type, type TSchema } from 'typebox';
+// Schemas shared by every feature: the problem-details body, the collection envelope, the empty 304
+// and nullable fields.
+import { Type, type Static, type TSchema } from 'typebox';
 
 export const Problem = Type.Object(
   {
@@ -35,4 +36,28 @@ export function Collection<T extends TSchema>(item: T) {
     data: Type.Array(item),
     nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` to get the next page; null on the last page.' }),
   });
+}
+
+/**
+ * `schema` with examples for the OpenAPI description (a request body or a response), kept apart from
+ * the schema itself so the same schema serves elsewhere without them. Validation ignores them.
+ */
+export function withExamples<T extends TSchema>(schema: T, ...examples: unknown[]): T {
+  return { ...schema, examples };
+}
+
+/** The empty 304 a collection answers when If-None-Match matches its ETag (see replyWithEtag). */
+export const NotModified = Type.Null({ description: 'Not modified: If-None-Match matched the current ETag; empty body.' });
+
+/**
+ * `schema` or null, as one schema with `type: [t, "null"]` rather than an anyOf, so a bad value is
+ * reported once, not once per branch — which matters in a 5,000-item batch.
+ */
+export function nullable<T extends TSchema & { type: string }>(schema: T, description?: string) {
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'], ...(description ? { description } : {}) });
+}
+
+/** An optional input field that also accepts null (clients often send null for "absent", and the read-backs write null there). */
+export function orNull<T extends TSchema & { type: string }>(schema: T, description?: string) {
+  return Type.Optional(nullable(schema, description));
 }

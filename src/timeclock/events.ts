@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import { DateTime } from 'luxon';
 import { formatInstant } from '../company/local-time.ts';
 import { badRequest } from '../platform/errors.ts';
-import { orNull } from '../inbound/schemas.ts';
+import { orNull } from '../platform/schemas.ts';
 import { ANOMALIES } from './transitions.ts';
 import type { TimeclockEventsTable } from './tables.ts';
 

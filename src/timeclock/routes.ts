@@ -1,14 +1,12 @@
 // The timeclock (CONTRACT §3): badges and events across the companies of the token's organisation
 // (a terminal at a shared site serves several companies), `companyId` narrowing to one of them.
 import { Type } from 'typebox';
-import type { App } from '../platform/http.ts';
+import { acceptJsonOnly, type App } from '../platform/http.ts';
 import type { AppContext } from '../platform/context.ts';
-import { Collection, problemResponses } from '../platform/schemas.ts';
+import { Collection, NotModified, problemResponses } from '../platform/schemas.ts';
 import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
 import { findCompany } from '../company/configuration.ts';
-import { acceptJsonOnly } from '../inbound/exact-json.ts';
-import { NotModified } from '../inbound/schemas.ts';
 import { Badge, badgePosition, listBadges, presentBadge } from './badges.ts';
 import { TimeclockEvent, TimeclockEventInput, presentEvent } from './events.ts';
 import { eventPosition, listEvents, periodInstants } from './history.ts';
@@ -25,7 +23,7 @@ const EVENT_RULES =
   '`occurredAt` more than 5 minutes ahead: `400 occurred_in_future`. The event is stored durably before the `200`.';
 
 export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
-  acceptJsonOnly(app, { exactNumbers: false });
+  acceptJsonOnly(app);
 
   app.get(
     '/timeclock/badges',
