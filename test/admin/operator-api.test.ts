@@ -3,7 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { bearer, mintTokens, provisionTenant } from '../support/tenants.ts';
+import { signedInCompany } from '../support/company.ts';
+import { bearer, provisionTenant } from '../support/tenants.ts';
 import { clientSecretMatches } from '../../src/iam/secrets.ts';
 import { baseDocument, user } from '../company/fixtures.ts';
 
@@ -130,9 +131,8 @@ test('rotate-secret answers a new secret; the old one no longer matches', async 
 });
 
 test('disabling a client revokes its ID tokens on the secured API within 5 s; enabling answers disabled: false', async () => {
-  const tenant = await provisionTenant(server.ctx);
-  const tokens = await mintTokens(server.ctx, tenant);
-  const configuration = () => fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(tokens.id_token) }).then((r) => r.status);
+  const { tenant, token } = await signedInCompany(server.ctx);
+  const configuration = () => fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) }).then((r) => r.status);
   assert.equal(await configuration(), 200);
 
   const disabled = await admin('POST', `/api-clients/${tenant.clientId}/disable`);

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshDatabase, type FreshDatabase } from '../support/database.ts';
-import { baseDocument, contract, user } from '../company/fixtures.ts';
+import { baseDocument, contract, createdCounts, NOTHING_CHANGED, user } from '../company/fixtures.ts';
 import { createDatabase } from '../../src/platform/db/database.ts';
 import { lastJson, wfs, wfsJson } from './wfs.ts';
 
@@ -40,21 +40,14 @@ function document(note: string | null = null) {
   };
 }
 
-const nothing = { created: 0, updated: 0, deleted: 0 };
-
 test('import prints created/updated/deleted per entity; the same file again changes nothing; an edit updates', async () => {
   const file = documentFile('acme.json', document());
-  assert.deepEqual(await wfsJson(database.url, ['import', '--company', companyId, file]), {
-    departments: { created: 2, updated: 0, deleted: 0 },
-    positions: { created: 2, updated: 0, deleted: 0 },
-    shiftTypes: { created: 4, updated: 0, deleted: 0 },
-    contractTypes: { created: 1, updated: 0, deleted: 0 },
-    users: { created: 1, updated: 0, deleted: 0 },
-    contracts: { created: 1, updated: 0, deleted: 0 },
-    shifts: { created: 1, updated: 0, deleted: 0 },
-  });
+  assert.deepEqual(
+    await wfsJson(database.url, ['import', '--company', companyId, file]),
+    createdCounts({ departments: 2, positions: 2, shiftTypes: 4, contractTypes: 1, users: 1, contracts: 1, shifts: 1 }),
+  );
   const again = await wfsJson(database.url, ['import', '--company', companyId, file]);
-  assert.deepEqual(again, { departments: nothing, positions: nothing, shiftTypes: nothing, contractTypes: nothing, users: nothing, contracts: nothing, shifts: nothing });
+  assert.deepEqual(again, NOTHING_CHANGED);
   const edited = await wfsJson(database.url, ['import', '--company', companyId, documentFile('edited.json', document('bring knives'))]);
   assert.deepEqual(edited.shifts, { created: 0, updated: 1, deleted: 0 });
 });

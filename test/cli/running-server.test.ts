@@ -4,7 +4,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { bearer, mintTokens, provisionTenant } from '../support/tenants.ts';
+import { signedInCompany } from '../support/company.ts';
+import { bearer } from '../support/tenants.ts';
 import { wfsJson } from './wfs.ts';
 
 let server: TestServer;
@@ -62,12 +63,11 @@ test('a client created with wfs gets client_credentials tokens once the grant is
 });
 
 test('disable-api-client stops an issued ID token within 5 s and the client can no longer get tokens', async () => {
-  const tenant = await provisionTenant(server.ctx);
-  const tokens = await mintTokens(server.ctx, tenant);
-  assert.equal(await configurationStatus(tokens.id_token), 200);
+  const { tenant, token } = await signedInCompany(server.ctx);
+  assert.equal(await configurationStatus(token), 200);
 
   assert.deepEqual(await wfsJson(databaseUrl, ['disable-api-client', '--client', tenant.clientId]), { clientId: tenant.clientId, disabled: true });
-  const { status, afterMs } = await refusedWithin(tokens.id_token, 5_000);
+  const { status, afterMs } = await refusedWithin(token, 5_000);
   assert.equal(status, 401, `still accepted after ${afterMs} ms`);
   assert.ok(afterMs < 5_000);
 
@@ -76,24 +76,22 @@ test('disable-api-client stops an issued ID token within 5 s and the client can 
   assert.deepEqual([disabled.status, disabled.body.error], [401, 'invalid_client']);
   await wfsJson(databaseUrl, ['enable-api-client', '--client', tenant.clientId]);
   assert.equal((await clientCredentials(tenant.clientId, tenant.clientSecret)).status, 200, 'enabled again');
-  assert.equal(await configurationStatus(tokens.id_token), 401, 'the revoked token stays revoked');
+  assert.equal(await configurationStatus(token), 401, 'the revoked token stays revoked');
 });
 
 test('disable-api-user stops the user\'s ID token within 5 s', async () => {
-  const tenant = await provisionTenant(server.ctx);
-  const tokens = await mintTokens(server.ctx, tenant);
-  assert.equal(await configurationStatus(tokens.id_token), 200);
+  const { tenant, token } = await signedInCompany(server.ctx);
+  assert.equal(await configurationStatus(token), 200);
   await wfsJson(databaseUrl, ['disable-api-user', '--user', tenant.userId]);
-  const { status, afterMs } = await refusedWithin(tokens.id_token, 5_000);
+  const { status, afterMs } = await refusedWithin(token, 5_000);
   assert.equal(status, 401, `still accepted after ${afterMs} ms`);
 });
 
 test('rotate-client-secret: the old secret fails at once, the new one works, earlier tokens stop', async () => {
-  const tenant = await provisionTenant(server.ctx);
-  const tokens = await mintTokens(server.ctx, tenant);
+  const { tenant, token } = await signedInCompany(server.ctx);
   await wfsJson(databaseUrl, ['enable-grant', '--client', tenant.clientId, '--grant', 'client_credentials']);
   const { clientSecret } = (await wfsJson(databaseUrl, ['rotate-client-secret', '--client', tenant.clientId])) as { clientSecret: string };
   assert.equal((await clientCredentials(tenant.clientId, tenant.clientSecret)).status, 401);
   assert.equal((await clientCredentials(tenant.clientId, clientSecret)).status, 200);
-  assert.equal((await refusedWithin(tokens.id_token, 5_000)).status, 401);
+  assert.equal((await refusedWithin(token, 5_000)).status, 401);
 });

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { mintTokens, provisionTenant } from '../support/tenants.ts';
+import { signedInCompany } from '../support/company.ts';
 import { ApiError, NetworkError, WfsClient } from '../../packages/client/src/index.ts';
 
 // Three secured calls per minute per client: the fourth is a real 429 from the service.
@@ -14,8 +14,7 @@ after(() => server.close());
 const FAST = { backoffMs: 10 };
 
 async function refreshToken(): Promise<string> {
-  const tokens = await mintTokens(server.ctx, await provisionTenant(server.ctx));
-  return tokens.refresh_token ?? '';
+  return (await signedInCompany(server.ctx)).refreshToken;
 }
 
 test('over the rate limit the client hands back the 429 as an ApiError when Retry-After is longer than it may wait', async () => {

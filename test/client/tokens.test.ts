@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { signedInCompany } from '../support/company.ts';
 import { TokenError, WfsClient, decodeJwtClaims } from '../../packages/client/src/index.ts';
 
 // ID tokens live 5 s (the client renews a fifth of that, 1 s, before exp); refresh tokens live 8 s,
@@ -21,14 +21,8 @@ function recordingFetch(): { fetch: (request: Request) => Promise<Response>; pat
   return { paths, fetch: (request) => (paths.push(new URL(request.url).pathname), fetch(request)) };
 }
 
-async function loggedIn(): Promise<{ tenant: Tenant; refreshToken: string }> {
-  const tenant = await provisionTenant(server.ctx);
-  const tokens = await mintTokens(server.ctx, tenant);
-  return { tenant, refreshToken: tokens.refresh_token ?? '' };
-}
-
 test('the client logs in with the refresh token once and reuses the ID token until shortly before exp', async () => {
-  const { tenant, refreshToken } = await loggedIn();
+  const { tenant, refreshToken } = await signedInCompany(server.ctx);
   const recorder = recordingFetch();
   const client = new WfsClient({ baseUrl: server.baseUrl, refreshToken, fetch: recorder.fetch });
 
@@ -54,7 +48,7 @@ test('the client logs in with the refresh token once and reuses the ID token unt
 });
 
 test('every renewed refresh token reaches the caller\'s store, and the client keeps using the newest', async () => {
-  const { refreshToken } = await loggedIn();
+  const { refreshToken } = await signedInCompany(server.ctx);
   const stored: string[] = [];
   const client = new WfsClient({ baseUrl: server.baseUrl, refreshToken, onRefreshToken: (token) => void stored.push(token) });
 
@@ -71,7 +65,7 @@ test('every renewed refresh token reaches the caller\'s store, and the client ke
 });
 
 test('a refused refresh token is a TokenError with the OAuth error code', async () => {
-  const { refreshToken } = await loggedIn();
+  const { refreshToken } = await signedInCompany(server.ctx);
   const client = new WfsClient({ baseUrl: server.baseUrl, refreshToken: `${refreshToken}x` });
   await assert.rejects(client.request('GET', '/api/v1/company/configuration'), (error: unknown) => {
     assert.ok(error instanceof TokenError);

@@ -1,7 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { bearer, mintTokens, provisionTenant } from '../support/tenants.ts';
+import { signedInCompany } from '../support/company.ts';
+import { bearer } from '../support/tenants.ts';
 
 let server: TestServer;
 before(async () => {
@@ -10,9 +11,8 @@ before(async () => {
 after(() => server.close());
 
 test('getConfiguration returns the token company with its (empty) entity lists', async () => {
-  const tenant = await provisionTenant(server.ctx, { name: 'Bakery' });
-  const tokens = await mintTokens(server.ctx, tenant);
-  const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(tokens.id_token) });
+  const { tenant, token } = await signedInCompany(server.ctx, { name: 'Bakery' });
+  const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) });
   assert.equal(response.status, 200);
   const body = (await response.json()) as { company: { id: string; name: string; timezone: string } };
   assert.deepEqual(body, {
@@ -35,9 +35,8 @@ test('getConfiguration without a token is 401 problem+json with a bare Bearer ch
 });
 
 test('a refresh token is refused on a secured route', async () => {
-  const tenant = await provisionTenant(server.ctx);
-  const tokens = await mintTokens(server.ctx, tenant);
-  const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(tokens.refresh_token ?? '') });
+  const { refreshToken } = await signedInCompany(server.ctx);
+  const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(refreshToken) });
   assert.equal(response.status, 401);
   assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
   assert.equal(((await response.json()) as { code: string }).code, 'invalid_token');

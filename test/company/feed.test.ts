@@ -3,7 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { signedInCompany } from '../support/company.ts';
+import { type Tenant } from '../support/tenants.ts';
 import { importCompanyData } from '../../src/company/import.ts';
 import { apiGet, baseDocument, dayFromToday, shift, user, type Page } from './fixtures.ts';
 
@@ -51,9 +52,7 @@ function document() {
 
 before(async () => {
   server = await startTestServer();
-  tenant = await provisionTenant(server.ctx, { name: 'Feed Co' });
-  token = (await mintTokens(server.ctx, tenant)).id_token;
-  await importCompanyData(server.ctx.db, tenant.companyId, document());
+  ({ tenant, token } = await signedInCompany(server.ctx, { name: 'Feed Co', data: document() }));
 });
 after(() => server.close());
 

@@ -1,7 +1,7 @@
 // A small, readable company for the company-data tests: two departments, every shift category, and
 // helpers to add users, contracts and shifts to an import document and to read the API back.
 import { DateTime } from 'luxon';
-import type { Section } from '../../src/company/import-schema.ts';
+import { SECTIONS, type Section } from '../../src/company/import-schema.ts';
 
 /** An import document as a test builds it: loose, so a test can also write wrong values. */
 export type TestDocument = Record<Section, Array<Record<string, unknown>>>;
@@ -77,6 +77,23 @@ export function shift(ref: string, date: string, fields: Record<string, unknown>
     ...fields,
   };
 }
+
+export interface Counts {
+  created: number;
+  updated: number;
+  deleted: number;
+}
+
+/** What an import reports for a section it did not change. */
+export const NOTHING: Counts = { created: 0, updated: 0, deleted: 0 };
+
+/** An import's report where it only created: `created` entries per section, nothing elsewhere. */
+export function createdCounts(created: Partial<Record<Section, number>> = {}): Record<Section, Counts> {
+  return Object.fromEntries(SECTIONS.map((section) => [section, { ...NOTHING, created: created[section] ?? 0 }])) as Record<Section, Counts>;
+}
+
+/** An import's report where nothing changed (a re-import of the same document). */
+export const NOTHING_CHANGED = createdCounts();
 
 /** A date `days` from today in `zone`, as YYYY-MM-DD. */
 export function dayFromToday(days: number, zone = 'Europe/Amsterdam'): string {

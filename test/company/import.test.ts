@@ -4,9 +4,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import { importCompanyData } from '../../src/company/import.ts';
-import { apiGet, baseDocument, contract, shift, user, type Page } from './fixtures.ts';
+import { NOTHING, NOTHING_CHANGED, apiGet, baseDocument, contract, createdCounts, shift, user, type Page } from './fixtures.ts';
 
 let server: TestServer;
 before(async () => {
@@ -14,11 +14,8 @@ before(async () => {
 });
 after(() => server.close());
 
-const NOTHING = { created: 0, updated: 0, deleted: 0 };
-
-async function company(name = 'Import Co', organisationId?: string): Promise<{ tenant: Tenant; token: string }> {
-  const tenant = await provisionTenant(server.ctx, { name, ...(organisationId ? { organisationId } : {}) });
-  return { tenant, token: (await mintTokens(server.ctx, tenant)).id_token };
+function company(name = 'Import Co', organisationId?: string): Promise<SignedInCompany> {
+  return signedInCompany(server.ctx, { name, ...(organisationId ? { organisationId } : {}) });
 }
 
 function fullDocument() {
@@ -41,15 +38,7 @@ async function countRows(companyId: string): Promise<Record<string, number>> {
 test('a first import creates everything and reports the counts per entity', async () => {
   const { tenant } = await company();
   const result = await importCompanyData(server.ctx.db, tenant.companyId, fullDocument());
-  assert.deepEqual(result, {
-    departments: { created: 2, updated: 0, deleted: 0 },
-    positions: { created: 2, updated: 0, deleted: 0 },
-    shiftTypes: { created: 4, updated: 0, deleted: 0 },
-    contractTypes: { created: 1, updated: 0, deleted: 0 },
-    users: { created: 2, updated: 0, deleted: 0 },
-    contracts: { created: 2, updated: 0, deleted: 0 },
-    shifts: { created: 3, updated: 0, deleted: 0 },
-  });
+  assert.deepEqual(result, createdCounts({ departments: 2, positions: 2, shiftTypes: 4, contractTypes: 1, users: 2, contracts: 2, shifts: 3 }));
 });
 
 test('a second import of the same document changes nothing, not even updatedAt', async () => {
@@ -57,7 +46,7 @@ test('a second import of the same document changes nothing, not even updatedAt',
   await importCompanyData(server.ctx.db, tenant.companyId, fullDocument(), 1_000);
   const before = await apiGet(server.baseUrl, token, '/company/timetable?from=2026-06-01&to=2026-06-02');
   const result = await importCompanyData(server.ctx.db, tenant.companyId, fullDocument(), 2_000);
-  assert.deepEqual(result, { departments: NOTHING, positions: NOTHING, shiftTypes: NOTHING, contractTypes: NOTHING, users: NOTHING, contracts: NOTHING, shifts: NOTHING });
+  assert.deepEqual(result, NOTHING_CHANGED);
   const after = await apiGet(server.baseUrl, token, '/company/timetable?from=2026-06-01&to=2026-06-02');
   assert.deepEqual(after.body, before.body);
   assert.equal(after.headers.get('etag'), before.headers.get('etag'));

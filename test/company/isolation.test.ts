@@ -3,7 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { signedInCompany } from '../support/company.ts';
+import { type Tenant } from '../support/tenants.ts';
 import { importCompanyData } from '../../src/company/import.ts';
 import { apiGet, baseDocument, contract, dayFromToday, shift, user, walk, type Page } from './fixtures.ts';
 
@@ -19,14 +20,12 @@ let north: Side;
 let south: Side;
 
 async function side(name: string): Promise<Side> {
-  const tenant = await provisionTenant(server.ctx, { name });
-  const token = (await mintTokens(server.ctx, tenant)).id_token;
   const doc = baseDocument();
   // Same refs, badge ids and days on both sides: only the company tells them apart.
   for (let i = 0; i < 12; i++) doc.users.push(user(`u${i}`, { badgeId: `B-${i}`, timeclockActive: true, lastName: `${name} ${i}` }));
   for (let i = 0; i < 12; i++) doc.contracts.push(contract(`c${i}`, `u${i}`));
   for (let i = 0; i < 40; i++) doc.shifts.push(shift(`s${i}`, T((i % 5) - 2), { userRef: i % 4 === 0 ? null : `u${i % 12}`, note: name }));
-  await importCompanyData(server.ctx.db, tenant.companyId, doc);
+  const { tenant, token } = await signedInCompany(server.ctx, { name, data: doc });
   const ids = new Set<string>();
   for (const table of ['employees', 'contracts', 'shifts', 'departments', 'positions', 'shift_types', 'contract_types'] as const) {
     for (const row of await server.ctx.db.selectFrom(table).select('id').where('company_id', '=', tenant.companyId).execute()) ids.add(row.id);

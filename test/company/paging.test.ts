@@ -3,8 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { mintTokens, provisionTenant } from '../support/tenants.ts';
-import { importCompanyData } from '../../src/company/import.ts';
+import { signedInCompany } from '../support/company.ts';
 import { apiGet, baseDocument, shift, user, walk, type Page } from './fixtures.ts';
 
 let server: TestServer;
@@ -15,10 +14,6 @@ const TO = '2026-06-30';
 
 before(async () => {
   server = await startTestServer();
-  const tenant = await provisionTenant(server.ctx, { name: 'Busy' });
-  const other = await provisionTenant(server.ctx, { name: 'Other' });
-  token = (await mintTokens(server.ctx, tenant)).id_token;
-  otherToken = (await mintTokens(server.ctx, other)).id_token;
   const doc = baseDocument();
   for (let i = 0; i < 30; i++) doc.users.push(user(`u${i}`));
   // Many shifts share a date and a start time, so the order must fall back on the id.
@@ -26,8 +21,8 @@ before(async () => {
     const day = String(1 + (i % 30)).padStart(2, '0');
     doc.shifts.push(shift(`s${i}`, `2026-06-${day}`, { start: ['07:00', '09:00', '15:00'][i % 3], end: '23:00', userRef: i % 5 === 0 ? null : `u${i % 30}` }));
   }
-  await importCompanyData(server.ctx.db, tenant.companyId, doc);
-  await importCompanyData(server.ctx.db, other.companyId, { ...baseDocument(), shifts: [shift('theirs', FROM)] });
+  ({ token } = await signedInCompany(server.ctx, { name: 'Busy', data: doc }));
+  ({ token: otherToken } = await signedInCompany(server.ctx, { name: 'Other', data: { ...baseDocument(), shifts: [shift('theirs', FROM)] } }));
 });
 after(() => server.close());
 

@@ -3,8 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { mintTokens, provisionTenant } from '../support/tenants.ts';
-import { importCompanyData } from '../../src/company/import.ts';
+import { signedInCompany } from '../support/company.ts';
 import { apiGet, baseDocument, contract, dayFromToday, shift, user, type Page } from './fixtures.ts';
 
 let server: TestServer;
@@ -14,8 +13,6 @@ const T = (days: number) => dayFromToday(days);
 
 before(async () => {
   server = await startTestServer();
-  const tenant = await provisionTenant(server.ctx, { name: 'Periods' });
-  token = (await mintTokens(server.ctx, tenant)).id_token;
   const doc = baseDocument();
   doc.users.push(
     user('ended-yesterday', { employmentEnd: T(-1) }),
@@ -36,7 +33,9 @@ before(async () => {
     shift('s-to', T(1)),
     shift('s-after', T(2)),
   );
-  await importCompanyData(server.ctx.db, tenant.companyId, doc);
+  const company = await signedInCompany(server.ctx, { name: 'Periods', data: doc });
+  const tenant = company.tenant;
+  token = company.token;
   for (const table of ['employees', 'contracts', 'shifts'] as const) {
     for (const row of await server.ctx.db.selectFrom(table).select(['id', 'ref']).where('company_id', '=', tenant.companyId).execute()) ids.set(row.id, row.ref);
   }

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { setClientDisabled, setUserDisabled } from '../../src/iam/provisioning.ts';
-import { authorizeUrl, defaultParams, loginForCode, openLoginForm, submitLogin } from './helpers.ts';
+import { authorizeUrl, defaultParams, loginForCode, submitLogin } from './helpers.ts';
+import { openLoginForm } from '../support/login.ts';
 
 let server: TestServer;
 let tenant: Tenant;

@@ -4,7 +4,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant } from '../support/tenants.ts';
-import { loginForCode, postToken, unescapeHtml } from './helpers.ts';
+import { loginForCode, postToken } from './helpers.ts';
+import { unescapeHtml } from '../support/login.ts';
 
 let server: TestServer;
 before(async () => {

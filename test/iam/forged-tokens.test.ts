@@ -1,22 +1,13 @@
 // Forged and misused tokens are refused on the secured API and at idToken: alg "none", HS256 keyed
 // with the published public key, an unknown kid, a foreign key under a known kid, and tokens signed
 // with the real key but with a wrong issuer, a wrong audience, the wrong type, or expired.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SignJWT, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { bearer, mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
-import type { TokenResponse } from '../../src/iam/issuance.ts';
+import { useCompanyServer } from '../support/company.ts';
+import { bearer } from '../support/tenants.ts';
 
-let server: TestServer;
-let tenant: Tenant;
-let tokens: TokenResponse;
-before(async () => {
-  server = await startTestServer({ CLOCK_SKEW_SECONDS: '0' });
-  tenant = await provisionTenant(server.ctx);
-  tokens = await mintTokens(server.ctx, tenant);
-});
-after(() => server.close());
+const company = useCompanyServer({ env: { CLOCK_SKEW_SECONDS: '0' } });
 
 function parts(jwt: string): { header: Record<string, unknown>; payload: JWTPayload } {
   const [header, payload] = jwt.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>);
@@ -26,7 +17,7 @@ function parts(jwt: string): { header: Record<string, unknown>; payload: JWTPayl
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 async function realKey() {
-  return server.ctx.keys.signingKey();
+  return company.server.ctx.keys.signingKey();
 }
 
 async function resign(jwt: string, change: { header?: Record<string, unknown>; payload?: JWTPayload }): Promise<string> {
@@ -37,7 +28,7 @@ async function resign(jwt: string, change: { header?: Record<string, unknown>; p
 
 async function forgeries(jwt: string): Promise<Record<string, string>> {
   const { header, payload } = parts(jwt);
-  const jwks = (await (await fetch(`${server.config.issuer}/.well-known/jwks.json`)).json()) as { keys: Record<string, unknown>[] };
+  const jwks = (await (await fetch(`${company.server.config.issuer}/.well-known/jwks.json`)).json()) as { keys: Record<string, unknown>[] };
   const publicJwk = jwks.keys[0] ?? {};
   const hmacKey = new TextEncoder().encode(JSON.stringify(publicJwk));
   const foreign = await generateKeyPair('ES256', { extractable: true });
@@ -57,43 +48,43 @@ async function forgeries(jwt: string): Promise<Record<string, string>> {
 
 test('forged ID tokens are refused on the secured API with invalid_token', async () => {
   const forged = {
-    ...(await forgeries(tokens.id_token)),
-    'wrong audience': await resign(tokens.id_token, { payload: { aud: ['other-api', tenant.clientId] } }),
-    'refresh token type': await resign(tokens.id_token, { header: { typ: 'rt+jwt' } }),
+    ...(await forgeries(company.token)),
+    'wrong audience': await resign(company.token, { payload: { aud: ['other-api', company.tenant.clientId] } }),
+    'refresh token type': await resign(company.token, { header: { typ: 'rt+jwt' } }),
   };
   for (const [name, token] of Object.entries(forged)) {
-    const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) });
+    const response = await fetch(`${company.server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) });
     assert.equal(response.status, 401, name);
     assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token"/, name);
     assert.equal(((await response.json()) as { code: string }).code, 'invalid_token', name);
   }
-  const genuine = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(tokens.id_token) });
+  const genuine = await fetch(`${company.server.baseUrl}/api/v1/company/configuration`, { headers: bearer(company.token) });
   assert.equal(genuine.status, 200, 'the untouched token works: the forgeries failed for their flaw');
 });
 
 test('forged refresh tokens are refused at idToken with invalid_token', async () => {
   const forged = {
-    ...(await forgeries(tokens.refresh_token ?? '')),
-    'wrong audience': await resign(tokens.refresh_token ?? '', { payload: { aud: 'service-api' } }),
-    'ID token type': await resign(tokens.refresh_token ?? '', { header: { typ: 'JWT' } }),
-    'unknown jti': await resign(tokens.refresh_token ?? '', { payload: { jti: 'rt_unknown' } }),
-    'other grant': await resign(tokens.refresh_token ?? '', { payload: { sid: 'sid_other' } }),
+    ...(await forgeries(company.refreshToken)),
+    'wrong audience': await resign(company.refreshToken, { payload: { aud: 'service-api' } }),
+    'ID token type': await resign(company.refreshToken, { header: { typ: 'JWT' } }),
+    'unknown jti': await resign(company.refreshToken, { payload: { jti: 'rt_unknown' } }),
+    'other grant': await resign(company.refreshToken, { payload: { sid: 'sid_other' } }),
   };
   for (const [name, token] of Object.entries(forged)) {
-    const response = await fetch(`${server.config.issuer}/idToken`, { method: 'POST', headers: bearer(token) });
+    const response = await fetch(`${company.server.config.issuer}/idToken`, { method: 'POST', headers: bearer(token) });
     assert.equal(response.status, 401, name);
     assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token"/, name);
     assert.equal(((await response.json()) as { error: string }).error, 'invalid_token', name);
   }
-  const genuine = await fetch(`${server.config.issuer}/idToken`, { method: 'POST', headers: bearer(tokens.refresh_token ?? '') });
+  const genuine = await fetch(`${company.server.config.issuer}/idToken`, { method: 'POST', headers: bearer(company.refreshToken) });
   assert.equal(genuine.status, 200);
 });
 
 test('a refresh token is refused on a secured route, an ID token at idToken', async () => {
-  const onApi = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(tokens.refresh_token ?? '') });
+  const onApi = await fetch(`${company.server.baseUrl}/api/v1/company/configuration`, { headers: bearer(company.refreshToken) });
   assert.equal(onApi.status, 401);
   assert.match(((await onApi.json()) as { detail: string }).detail, /not an ID token/);
-  const atIdToken = await fetch(`${server.config.issuer}/idToken`, { method: 'POST', headers: bearer(tokens.id_token) });
+  const atIdToken = await fetch(`${company.server.config.issuer}/idToken`, { method: 'POST', headers: bearer(company.token) });
   assert.equal(atIdToken.status, 401);
   assert.match(((await atIdToken.json()) as { error_description: string }).error_description, /not a refresh token/);
 });

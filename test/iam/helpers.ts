@@ -1,30 +1,8 @@
-// Helpers that drive the login form over real HTTP the way a browser does: fetch the form, keep its
-// cookie, post the hidden inputs back with the email and secret, and read the redirect.
+// Helpers that drive the login and the token endpoints of one test server over real HTTP; the form
+// itself is read and submitted by test/support/login.ts.
+import { openLoginForm, submitLoginForm, type LoginForm, type TokenBody } from '../support/login.ts';
 import type { TestServer } from '../support/server.ts';
 import type { Tenant } from '../support/tenants.ts';
-
-export function unescapeHtml(text: string): string {
-  return text.replace(/&(amp|lt|gt|quot|#39);/g, (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name] ?? '');
-}
-
-export function hiddenInputs(html: string): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const match of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
-    fields[unescapeHtml(match[1] ?? '')] = unescapeHtml(match[2] ?? '');
-  }
-  return fields;
-}
-
-export function cookiesOf(response: Response): string {
-  return response.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-}
-
-export interface LoginForm {
-  response: Response;
-  html: string;
-  fields: Record<string, string>;
-  cookie: string;
-}
 
 export function authorizeUrl(server: TestServer, params: Record<string, string>): string {
   return `${server.config.authUrl}/oauth/authorize?${new URLSearchParams(params).toString()}`;
@@ -34,20 +12,8 @@ export function defaultParams(tenant: Tenant, extra: Record<string, string> = {}
   return { response_type: 'code', scope: 'all', client_id: tenant.clientId, redirect_uri: tenant.redirectUri, state: 'st-123', ...extra };
 }
 
-export async function openLoginForm(url: string, cookie = ''): Promise<LoginForm> {
-  const response = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
-  const html = await response.text();
-  return { response, html, fields: hiddenInputs(html), cookie: cookiesOf(response) || cookie };
-}
-
 export async function submitLogin(server: TestServer, form: LoginForm, credentials: { email: string; secret: string }, overrides: Record<string, string> = {}): Promise<Response> {
-  const body = new URLSearchParams({ ...form.fields, ...credentials, ...overrides });
-  return fetch(`${server.config.authUrl}/oauth/authorize`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(form.cookie ? { cookie: form.cookie } : {}) },
-    body,
-  });
+  return submitLoginForm(`${server.config.authUrl}/oauth/authorize`, form, credentials, overrides);
 }
 
 /** Logs the tenant's API User in and returns the redirect location (with code, state and iss). */
@@ -70,15 +36,6 @@ export async function postToken(server: TestServer, body: Record<string, string>
 
 export function codeExchange(tenant: Tenant, code: string, extra: Record<string, string> = {}): Record<string, string> {
   return { grant_type: 'authorization_code', code, redirect_uri: tenant.redirectUri, client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: 'service-api', ...extra };
-}
-
-export interface TokenBody {
-  access_token: string;
-  id_token: string;
-  refresh_token?: string;
-  token_type: string;
-  expires_in: number;
-  scope: string;
 }
 
 /** The whole flow without a browser: login, then code exchange; returns the token response. */

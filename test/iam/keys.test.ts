@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { bearer, provisionTenant, type Tenant } from '../support/tenants.ts';
 import { rotateSigningKey } from '../../src/iam/keys.ts';
-import { configurationWith, loginAndExchange, renewAtIdToken, sleep, type TokenBody } from './helpers.ts';
+import { configurationWith, loginAndExchange, renewAtIdToken, sleep } from './helpers.ts';
+import type { TokenBody } from '../support/login.ts';
 
 let server: TestServer;
 let tenant: Tenant;

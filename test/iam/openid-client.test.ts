@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant } from '../support/tenants.ts';
-import { openLoginForm, renewAtIdToken, submitLogin, type TokenBody } from './helpers.ts';
+import { renewAtIdToken, submitLogin } from './helpers.ts';
+import { openLoginForm, type TokenBody } from '../support/login.ts';
 
 let server: TestServer;
 before(async () => {

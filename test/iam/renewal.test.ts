@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant } from '../support/tenants.ts';
 import { setClientDisabled, setGrantEnabled } from '../../src/iam/provisioning.ts';
-import { configurationWith, loginAndExchange, postToken, refusedWithin, renewAtIdToken, sleep, type TokenBody } from './helpers.ts';
+import { configurationWith, loginAndExchange, postToken, refusedWithin, renewAtIdToken, sleep } from './helpers.ts';
+import type { TokenBody } from '../support/login.ts';
 
 const servers: TestServer[] = [];
 async function server(env: Record<string, string> = {}): Promise<TestServer> {

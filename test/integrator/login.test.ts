@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
-import { openLoginForm, submitLogin } from '../iam/helpers.ts';
+import { submitLogin } from '../iam/helpers.ts';
+import { openLoginForm } from '../support/login.ts';
 import { importCompanyData } from '../../src/company/import.ts';
 
 const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
@@ -66,6 +67,21 @@ async function browserLogin(url: string, as: Tenant): Promise<URL> {
   return new URL(answer.headers.get('location') ?? '');
 }
 
+/**
+ * `wfs login --no-browser --json` for `client` into `credentialsFile`. Once the authorize address is
+ * printed (and standard error matches `until`), `drive`, if given, plays the person at the browser;
+ * it may answer a prompt on standard input. Resolves when both are done.
+ */
+async function wfsLogin(client: Tenant, credentialsFile: string, args: string[] = [], drive?: (authorizeUrl: string, answer: (line: string) => void) => Promise<void>, until = /./): Promise<Run> {
+  let driven: Promise<void> | undefined;
+  const run = await wfs(['login', '--base-url', server.baseUrl, '--client-id', client.clientId, '--client-secret', client.clientSecret, ...args, '--credentials-file', credentialsFile, '--no-browser', '--json'], (stderr, answer) => {
+    const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
+    if (url && drive && !driven && until.test(stderr)) driven = drive(url, answer);
+  });
+  await driven;
+  return run;
+}
+
 async function logInAt(url: string): Promise<void> {
   const location = await browserLogin(url, tenant);
   assert.equal(location.hostname, '127.0.0.1');
@@ -77,21 +93,13 @@ async function logInAt(url: string): Promise<void> {
 
 test('wfs login: browser login with PKCE through a loopback redirect stores the refresh token in a 0600 file; wfs api then calls the API', async () => {
   const credentialsFile = join(dir, 'nested', 'credentials.json');
-  let driven: Promise<void> | undefined;
-  const login = await wfs(
-    ['login', '--base-url', server.baseUrl, '--client-id', tenant.clientId, '--client-secret', tenant.clientSecret, '--credentials-file', credentialsFile, '--no-browser', '--timeout', '20', '--json'],
-    (stderr) => {
-      const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
-      if (url && !driven) {
-        const params = new URL(url).searchParams;
-        assert.equal(params.get('code_challenge_method'), 'S256');
-        assert.match(params.get('code_challenge') ?? '', /^[A-Za-z0-9_-]{43}$/);
-        assert.match(params.get('redirect_uri') ?? '', /^http:\/\/127\.0\.0\.1:\d+\/callback$/);
-        driven = logInAt(url);
-      }
-    },
-  );
-  await driven;
+  const login = await wfsLogin(tenant, credentialsFile, ['--timeout', '20'], async (url) => {
+    const params = new URL(url).searchParams;
+    assert.equal(params.get('code_challenge_method'), 'S256');
+    assert.match(params.get('code_challenge') ?? '', /^[A-Za-z0-9_-]{43}$/);
+    assert.match(params.get('redirect_uri') ?? '', /^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    await logInAt(url);
+  });
   assert.equal(login.code, 0, login.stderr);
   assert.deepEqual(lastJson(login), { credentialsFile, baseUrl: server.baseUrl, clientId: tenant.clientId, email: tenant.email, companyId: tenant.companyId });
 
@@ -135,21 +143,13 @@ test('wfs login: browser login with PKCE through a loopback redirect stores the 
 
 test('wfs login reports a refused login (error on the redirect) and stores nothing', async () => {
   const credentialsFile = join(dir, 'refused.json');
-  let driven: Promise<void> | undefined;
-  const login = await wfs(
-    ['login', '--base-url', server.baseUrl, '--client-id', tenant.clientId, '--client-secret', tenant.clientSecret, '--credentials-file', credentialsFile, '--no-browser', '--timeout', '20', '--json'],
-    (stderr) => {
-      const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
-      if (url && !driven) {
-        // The person's browser comes back with an error instead of a code (RFC 6749 §4.1.2.1).
-        const params = new URL(url).searchParams;
-        const back = new URL(params.get('redirect_uri') ?? '');
-        back.search = new URLSearchParams({ error: 'access_denied', error_description: 'the user said no', state: params.get('state') ?? '' }).toString();
-        driven = fetch(back).then((response) => void response.body?.cancel());
-      }
-    },
-  );
-  await driven;
+  const login = await wfsLogin(tenant, credentialsFile, ['--timeout', '20'], async (url) => {
+    // The person's browser comes back with an error instead of a code (RFC 6749 §4.1.2.1).
+    const params = new URL(url).searchParams;
+    const back = new URL(params.get('redirect_uri') ?? '');
+    back.search = new URLSearchParams({ error: 'access_denied', error_description: 'the user said no', state: params.get('state') ?? '' }).toString();
+    await (await fetch(back)).body?.cancel();
+  });
   assert.equal(login.code, 1);
   assert.deepEqual(lastJson(login), { error: 'Login failed: access_denied (the user said no).' });
   assert.throws(() => statSync(credentialsFile));
@@ -165,20 +165,11 @@ test('wfs login with a page as redirect URI (the demo\'s /demo/callback, on a po
   const page = `${server.baseUrl}/demo/callback`;
   const web = await provisionTenant(server.ctx, { name: 'Web', redirectUris: [page] });
   const credentialsFile = join(dir, 'pasted.json');
-  let driven: Promise<void> | undefined;
-  const login = await wfs(
-    ['login', '--base-url', server.baseUrl, '--client-id', web.clientId, '--client-secret', web.clientSecret, '--redirect-uri', page, '--credentials-file', credentialsFile, '--no-browser', '--json'],
-    (stderr, answer) => {
-      const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
-      if (url && !driven && /paste the address/.test(stderr)) {
-        driven = browserLogin(url, web).then((location) => {
-          assert.equal(location.origin + location.pathname, page);
-          answer(location.toString());
-        });
-      }
-    },
-  );
-  await driven;
+  const login = await wfsLogin(web, credentialsFile, ['--redirect-uri', page], async (url, answer) => {
+    const location = await browserLogin(url, web);
+    assert.equal(location.origin + location.pathname, page);
+    answer(location.toString());
+  }, /paste the address/);
   assert.equal(login.code, 0, login.stderr);
   assert.equal(lastJson(login).companyId, web.companyId);
   const configuration = await wfs(['api', 'GET', '/api/v1/company/configuration', '--credentials-file', credentialsFile, '--json']);
@@ -188,7 +179,7 @@ test('wfs login with a page as redirect URI (the demo\'s /demo/callback, on a po
 test('wfs login fails at once when the API Client has no such redirect URI registered', async () => {
   const web = await provisionTenant(server.ctx, { name: 'NoLoopback', redirectUris: ['https://app.example.com/callback'] });
   const started = Date.now();
-  const login = await wfs(['login', '--base-url', server.baseUrl, '--client-id', web.clientId, '--client-secret', web.clientSecret, '--credentials-file', join(dir, 'none.json'), '--no-browser', '--json']);
+  const login = await wfsLogin(web, join(dir, 'none.json'));
   assert.equal(login.code, 1);
   assert.match(String(lastJson(login).error), /http:\/\/127\.0\.0\.1\/callback is not registered on the API Client/);
   assert.ok(Date.now() - started < 10_000);

@@ -1,41 +1,8 @@
 // What an integrator's client does, aimed at one chosen instance: the browser login (form, CSRF
 // cookie and hidden fields, no JavaScript), the code exchange, renewal through idToken, API calls.
 import assert from 'node:assert/strict';
+import { openLoginForm, submitLoginForm, type TokenBody } from '../support/login.ts';
 import type { Tenant } from '../support/tenants.ts';
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'" })[name] ?? '');
-}
-
-function attribute(tag: string, name: string): string | undefined {
-  const match = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'i').exec(tag);
-  const value = match?.[1] ?? match?.[2];
-  return value === undefined ? undefined : decodeEntities(value);
-}
-
-interface LoginForm {
-  action: URL;
-  hidden: Record<string, string>;
-  cookie: string;
-}
-
-/** GET the authorize page on `instanceUrl` and read its form the way a browser would. */
-async function loginForm(instanceUrl: string, tenant: Tenant, state: string): Promise<LoginForm> {
-  const query = new URLSearchParams({ response_type: 'code', scope: 'all', client_id: tenant.clientId, state, redirect_uri: tenant.redirectUri });
-  const page = await fetch(`${instanceUrl}/oauth/authorize?${query.toString()}`);
-  const html = await page.text();
-  assert.equal(page.status, 200, html);
-  const form = /<form\b[^>]*>/i.exec(html)?.[0];
-  assert.ok(form, 'the authorize page has a form');
-  const action = new URL(attribute(form, 'action') ?? `/oauth/authorize?${query.toString()}`, `${instanceUrl}/oauth/authorize`);
-  const hidden: Record<string, string> = {};
-  for (const [input] of html.matchAll(/<input\b[^>]*>/gi)) {
-    const name = attribute(input, 'name');
-    if (name && attribute(input, 'type')?.toLowerCase() === 'hidden') hidden[name] = attribute(input, 'value') ?? '';
-  }
-  const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  return { action, hidden, cookie };
-}
 
 /**
  * Logs the tenant's API User in: the form comes from `formInstance`, the submission goes to
@@ -43,15 +10,14 @@ async function loginForm(instanceUrl: string, tenant: Tenant, state: string): Pr
  * the redirect the browser would follow.
  */
 export async function logIn(formInstance: string, submitInstance: string, tenant: Tenant, state = 'state-123'): Promise<URL> {
-  const form = await loginForm(formInstance, tenant, state);
+  const query = new URLSearchParams({ response_type: 'code', scope: 'all', client_id: tenant.clientId, state, redirect_uri: tenant.redirectUri });
+  const page = `${formInstance}/oauth/authorize?${query.toString()}`;
+  const form = await openLoginForm(page);
+  assert.equal(form.response.status, 200, form.html);
+  assert.ok(form.action !== undefined, 'the authorize page has a form');
   // The form's action names the public address; this request goes to the chosen instance instead.
-  const target = new URL(`${form.action.pathname}${form.action.search}`, submitInstance);
-  const response = await fetch(target, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },
-    body: new URLSearchParams({ ...form.hidden, email: tenant.email, secret: tenant.secret }),
-  });
+  const action = new URL(form.action || page, page);
+  const response = await submitLoginForm(new URL(`${action.pathname}${action.search}`, submitInstance), form, { email: tenant.email, secret: tenant.secret });
   const body = await response.text();
   assert.equal(response.status, 302, body);
   const location = new URL(response.headers.get('location') ?? '');
@@ -79,15 +45,6 @@ export async function revoke(instanceUrl: string, tenant: Tenant, token: string)
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ token, client_id: tenant.clientId, client_secret: tenant.clientSecret }),
   });
-}
-
-export interface TokenBody {
-  access_token: string;
-  id_token: string;
-  refresh_token?: string;
-  token_type: string;
-  expires_in: number;
-  scope: string;
 }
 
 export async function tokens(response: Response): Promise<TokenBody> {

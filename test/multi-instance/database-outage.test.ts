@@ -5,17 +5,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../../src/platform/config.ts';
-import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
-import type { AppContext } from '../../src/platform/context.ts';
-import { freshDatabase, testDialect, type FreshDatabase } from '../support/database.ts';
-import { freePorts, startInstance, type Instance } from '../support/processes.ts';
+import { signedInCompany } from '../support/company.ts';
+import { startInstance, type Instance } from '../support/processes.ts';
+import { needsPostgres, openSharedDatabase, type SharedDatabase } from '../support/shared-database.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
-import { importClockingStaff } from './staff.ts';
-import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { clockingStaff } from './staff.ts';
+import type { Tenant } from '../support/tenants.ts';
 import { eventually } from './client.ts';
 
-const needsPostgres = testDialect === 'postgres' ? false : 'needs PostgreSQL (run with WFS_TEST_DATABASE=postgres)';
 const PEOPLE = ['ana', 'ben', 'cas'];
 const ITEMS_PER_BATCH = 20;
 /** Longer than any answer may take, even during the outage: a request still open by then hangs. */
@@ -60,8 +57,7 @@ async function call(url: string, token: string, path: string, body?: unknown): P
 }
 
 describe('an instance that loses PostgreSQL mid-traffic', { skip: needsPostgres, concurrency: 1 }, () => {
-  let database: FreshDatabase;
-  let ctx: AppContext;
+  let shared: SharedDatabase;
   let proxy: TcpProxy;
   let instance: Instance;
   let tenant: Tenant;
@@ -70,12 +66,9 @@ describe('an instance that loses PostgreSQL mid-traffic', { skip: needsPostgres,
   const userOfBadge = new Map<string, string>();
 
   before(async () => {
-    database = await freshDatabase();
-    const [port = 0] = await freePorts(1);
-    const env = { DATABASE_URL: database.url, BASE_URL: `http://127.0.0.1:${port}`, RATE_LIMIT_API_PER_MINUTE: '100000' };
-    ctx = await createContext(loadConfig(env), { poll: false });
-    tenant = await provisionTenant(ctx, { timezone: 'UTC', name: 'Outage' });
-    await importClockingStaff(ctx, tenant.companyId, PEOPLE);
+    shared = await openSharedDatabase({ env: { RATE_LIMIT_API_PER_MINUTE: '100000' } });
+    const { database, env } = shared;
+    ({ tenant, token } = await signedInCompany(shared.ctx, { timezone: 'UTC', name: 'Outage', data: clockingStaff(PEOPLE) }));
 
     // Only this instance goes through the proxy; the test's own handle keeps the direct connection.
     const direct = new URL(database.url);
@@ -83,9 +76,8 @@ describe('an instance that loses PostgreSQL mid-traffic', { skip: needsPostgres,
     const proxied = new URL(database.url);
     proxied.hostname = '127.0.0.1';
     proxied.port = String(proxy.port);
-    instance = await startInstance({ port, env: { ...env, DATABASE_URL: proxied.toString(), DB_POOL_SIZE: '4', DB_STATEMENT_TIMEOUT_MS: '2000' } });
+    instance = await startInstance({ port: shared.ports[0], env: { ...env, DATABASE_URL: proxied.toString(), DB_POOL_SIZE: '4', DB_STATEMENT_TIMEOUT_MS: '2000' } });
 
-    token = (await mintTokens(ctx, tenant)).id_token;
     const configuration = await call(instance.url, token, '/api/v1/company/configuration');
     departmentId = ((configuration.json?.departments as Array<{ id: string }> | undefined)?.[0]?.id) ?? '';
     const badges = await call(instance.url, token, '/api/v1/timeclock/badges');
@@ -95,8 +87,7 @@ describe('an instance that loses PostgreSQL mid-traffic', { skip: needsPostgres,
   after(async () => {
     await instance?.stop();
     await proxy?.close();
-    if (ctx) await closeContext(ctx);
-    await database?.drop();
+    await shared?.close();
   });
 
   it('answers 503 while cut, recovers without a restart, and keeps every event and batch it accepted, whole', async () => {
@@ -175,7 +166,7 @@ describe('an instance that loses PostgreSQL mid-traffic', { skip: needsPostgres,
 
     // Timeclock: exactly the events answered 200, each with the sequence it was answered with, gapless.
     for (const person of PEOPLE) {
-      const stored = await ctx.db
+      const stored = await shared.ctx.db
         .selectFrom('timeclock_events')
         .select(['event_id', 'sequence'])
         .where('company_id', '=', tenant.companyId)
@@ -188,7 +179,7 @@ describe('an instance that loses PostgreSQL mid-traffic', { skip: needsPostgres,
     }
 
     // Revenue: every batch is stored whole or not at all; every batch answered 200 is stored whole.
-    const rows = await ctx.db
+    const rows = await shared.ctx.db
       .selectFrom('inbound_items')
       .select(['category', 'amount_minor'])
       .where('company_id', '=', tenant.companyId)

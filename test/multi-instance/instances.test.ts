@@ -4,16 +4,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../../src/platform/config.ts';
-import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
-import type { AppContext } from '../../src/platform/context.ts';
-import { freshDatabase, testDialect, type FreshDatabase } from '../support/database.ts';
-import { freePorts, runWfs, startCluster, type Cluster } from '../support/processes.ts';
-import { importClockingStaff } from './staff.ts';
+import { signedInCompany } from '../support/company.ts';
+import { runWfs, startCluster, type Cluster } from '../support/processes.ts';
+import { needsPostgres, openSharedDatabase, type SharedDatabase } from '../support/shared-database.ts';
+import { clockingStaff } from './staff.ts';
 import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
 import { api, eventually, exchangeCode, jwtClaims, jwtHeader, logIn, renew, revoke, tokens } from './client.ts';
 
-const needsPostgres = testDialect === 'postgres' ? false : 'needs PostgreSQL (run with WFS_TEST_DATABASE=postgres)';
 const TOKEN_BUDGET = 10;
 const GRACE_SECONDS = 1;
 const CONFIGURATION = '/api/v1/company/configuration';
@@ -36,10 +33,8 @@ function utcDate(ms: number): string {
 }
 
 describe('three instances on one PostgreSQL database and one Redis', { skip: needsPostgres, concurrency: true }, () => {
-  let database: FreshDatabase;
-  let ctx: AppContext;
+  let shared: SharedDatabase;
   let cluster: Cluster;
-  let env: Record<string, string>;
   let urls: string[];
   let company: Tenant;
   let companyToken: string;
@@ -47,7 +42,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
 
   /** A fresh API Client (its own rate-limit budget) in the shared company's organisation. */
   async function freshClient(): Promise<Tenant> {
-    return provisionTenant(ctx, { organisationId: company.organisationId, timezone: 'UTC', name: 'Client' });
+    return provisionTenant(shared.ctx, { organisationId: company.organisationId, timezone: 'UTC', name: 'Client' });
   }
 
   async function sendEvent(url: string, event: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -66,26 +61,20 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
   }
 
   before(async () => {
-    database = await freshDatabase();
-    const ports = await freePorts(3);
-    env = {
-      DATABASE_URL: database.url,
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      BASE_URL: `http://127.0.0.1:${ports[0]}`,
-      RATE_LIMIT_TOKEN_PER_MINUTE: String(TOKEN_BUDGET),
-      REFRESH_GRACE_SECONDS: String(GRACE_SECONDS),
-      RATE_LIMIT_API_PER_MINUTE: '100000',
-      REVOCATION_REFRESH_MS: '200',
-    };
-    // The test's own handle on the shared database, for provisioning and for minting tokens in tests
-    // that are not about the login. Creating it migrates the database before the instances start.
-    ctx = await createContext(loadConfig(env), { poll: false });
-    company = await provisionTenant(ctx, { timezone: 'UTC', name: 'Shared' });
-    await importClockingStaff(ctx, company.companyId, ['in-order', 'raced', 'copies']);
+    shared = await openSharedDatabase({
+      instances: 3,
+      env: {
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        RATE_LIMIT_TOKEN_PER_MINUTE: String(TOKEN_BUDGET),
+        REFRESH_GRACE_SECONDS: String(GRACE_SECONDS),
+        RATE_LIMIT_API_PER_MINUTE: '100000',
+        REVOCATION_REFRESH_MS: '200',
+      },
+    });
+    ({ tenant: company, token: companyToken } = await signedInCompany(shared.ctx, { timezone: 'UTC', name: 'Shared', data: clockingStaff(['in-order', 'raced', 'copies']) }));
 
-    cluster = await startCluster(ports, env);
+    cluster = await startCluster(shared.ports, shared.env);
     urls = cluster.instances.map((instance) => instance.url);
-    companyToken = (await mintTokens(ctx, company)).id_token;
     const badges = await api(urls[0] ?? '', companyToken, '/api/v1/timeclock/badges');
     const { data } = (await badges.json()) as { data: Array<{ badgeId: string; userId: string }> };
     for (const badge of data) badgeUser.set(badge.badgeId, badge.userId);
@@ -93,8 +82,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
 
   after(async () => {
     await cluster?.stop();
-    if (ctx) await closeContext(ctx);
-    await database?.drop();
+    await shared?.close();
   });
 
   describe('identity', { concurrency: 1 }, () => {
@@ -162,7 +150,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
     it('revokes a grant on one instance for all: its refresh token fails at once elsewhere, its ID token within 5 s everywhere', async () => {
       const [a = '', b = ''] = urls;
       const client = await freshClient();
-      const issued = await mintTokens(ctx, client);
+      const issued = await mintTokens(shared.ctx, client);
       for (const url of urls) assert.equal((await api(url, issued.id_token, CONFIGURATION)).status, 200);
 
       const revoked = await revoke(a, client, issued.refresh_token ?? '');
@@ -177,7 +165,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
       const [a = '', b = '', c = ''] = urls;
       const client = await freshClient();
       // A refresh token with a 6 s lifetime: renewed after 3 s, still unexpired when reused after the grace.
-      const first = await mintTokens({ ...ctx, config: { ...ctx.config, refreshTokenTtl: 6 } }, client);
+      const first = await mintTokens({ ...shared.ctx, config: { ...shared.ctx.config, refreshTokenTtl: 6 } }, client);
       await new Promise((resolve) => setTimeout(resolve, 3100));
       const renewed = await tokens(await renew(a, first.refresh_token ?? ''));
       assert.ok(renewed.refresh_token, 'renewed: less than half its lifetime was left');
@@ -193,7 +181,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
 
     it('counts the token rate limit once for all instances (Redis), not once per instance', async () => {
       const client = await freshClient();
-      const { refresh_token: refreshToken = '' } = await mintTokens(ctx, client);
+      const { refresh_token: refreshToken = '' } = await mintTokens(shared.ctx, client);
       // The budget is per calendar minute: start well inside one, so all requests count against it.
       const toNextMinute = 60_000 - (Date.now() % 60_000);
       if (toNextMinute < 5000) await new Promise((resolve) => setTimeout(resolve, toNextMinute + 50));
@@ -209,7 +197,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
       assert.match(retryAfter ?? '', /^[1-9]\d*$/);
 
       // One client's limit never blocks another, on any instance.
-      const other = (await mintTokens(ctx, await freshClient())).refresh_token ?? '';
+      const other = (await mintTokens(shared.ctx, await freshClient())).refresh_token ?? '';
       for (const url of urls) assert.equal((await renew(url, other)).status, 200);
     });
   });
@@ -265,12 +253,12 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
   // Runs beside the two groups above: it mostly waits for every instance to reload its key set.
   it('rotates the signing key while the instances run: earlier tokens keep verifying everywhere, new tokens carry the new kid', async () => {
     const client = await freshClient();
-    const { refresh_token: refreshToken = '' } = await mintTokens(ctx, client);
+    const { refresh_token: refreshToken = '' } = await mintTokens(shared.ctx, client);
     const earlier = await Promise.all(urls.map(async (url) => (await tokens(await renew(url, refreshToken))).id_token));
     const oldKid = jwtHeader(earlier[0] ?? '').kid;
     for (const token of earlier) assert.equal(jwtHeader(token).kid, oldKid);
 
-    const rotated = await runWfs(['rotate-signing-key', '--activate-in', '1'], env);
+    const rotated = await runWfs(['rotate-signing-key', '--activate-in', '1'], shared.env);
     assert.equal(rotated.code, 0, JSON.stringify(rotated.json) + rotated.stderr);
     const { kid: newKid, activatesAt } = rotated.json as { kid: string; activatesAt: string | number };
     assert.notEqual(newKid, oldKid);

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { freshDatabase, testDialect, type FreshDatabase } from '../support/database.ts';
+import { freshDatabase, type FreshDatabase } from '../support/database.ts';
 import { freePorts, runWfs, startInstance } from '../support/processes.ts';
+import { needsPostgres } from '../support/shared-database.ts';
 
-const needsPostgres = testDialect === 'postgres' ? false : 'needs PostgreSQL (run with WFS_TEST_DATABASE=postgres)';
 const MIGRATIONS = readdirSync(fileURLToPath(new URL('../../src/platform/db/migrations/', import.meta.url)))
   .filter((file) => /^\d{4}_.*\.ts$/.test(file))
   .map((file) => file.replace(/\.ts$/, ''))

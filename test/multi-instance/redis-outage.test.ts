@@ -4,42 +4,31 @@
 // rate limit must do the same rather than answer 500.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '../../src/platform/config.ts';
-import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
-import type { AppContext } from '../../src/platform/context.ts';
-import { freshDatabase, testDialect, type FreshDatabase } from '../support/database.ts';
-import { freePorts, startInstance, type Instance } from '../support/processes.ts';
+import { signedInCompany } from '../support/company.ts';
+import { startInstance, type Instance } from '../support/processes.ts';
+import { needsPostgres, openSharedDatabase, type SharedDatabase } from '../support/shared-database.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
-import { mintTokens, provisionTenant } from '../support/tenants.ts';
 import { api, eventually, renew } from './client.ts';
 
-const needsPostgres = testDialect === 'postgres' ? false : 'needs PostgreSQL (run with WFS_TEST_DATABASE=postgres)';
-
 describe('an instance that loses Redis', { skip: needsPostgres, concurrency: 1 }, () => {
-  let database: FreshDatabase;
-  let ctx: AppContext;
+  let shared: SharedDatabase;
   let proxy: TcpProxy;
   let instance: Instance;
   let idToken: string;
   let refreshToken: string;
 
   before(async () => {
-    database = await freshDatabase();
-    const [port = 0] = await freePorts(1);
     proxy = await startTcpProxy({ host: '127.0.0.1', port: 6379 });
-    const env = { DATABASE_URL: database.url, BASE_URL: `http://127.0.0.1:${port}`, REDIS_URL: `redis://127.0.0.1:${proxy.port}` };
-    ctx = await createContext(loadConfig({ ...env, REDIS_URL: '' }), { poll: false });
-    const tokens = await mintTokens(ctx, await provisionTenant(ctx));
-    idToken = tokens.id_token;
-    refreshToken = tokens.refresh_token ?? '';
-    instance = await startInstance({ port, env });
+    // Only the instance goes through the proxy; the test's own handle needs no Redis.
+    shared = await openSharedDatabase({ env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}` }, handleEnv: { REDIS_URL: '' } });
+    ({ token: idToken, refreshToken } = await signedInCompany(shared.ctx));
+    instance = await startInstance({ port: shared.ports[0], env: shared.env });
   });
 
   after(async () => {
     await instance?.stop();
     await proxy?.close();
-    if (ctx) await closeContext(ctx);
-    await database?.drop();
+    await shared?.close();
   });
 
   it('reports itself unready and names Redis, and recovers when Redis returns', async () => {

@@ -3,42 +3,31 @@
 // taking new connections and exits 0. Runs on SQLite and PostgreSQL.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '../../src/platform/config.ts';
-import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
-import type { AppContext } from '../../src/platform/context.ts';
-import { freshDatabase, type FreshDatabase } from '../support/database.ts';
-import { freePorts, startInstance, type Instance } from '../support/processes.ts';
-import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
-import { importClockingStaff } from './staff.ts';
+import { signedInCompany, type SignedInCompany } from '../support/company.ts';
+import { startInstance, type Instance } from '../support/processes.ts';
+import { openSharedDatabase, type SharedDatabase } from '../support/shared-database.ts';
+import { clockingStaff } from './staff.ts';
 
 const ITEMS = 500;
 
 describe('an instance stopped with SIGTERM', () => {
-  let database: FreshDatabase;
-  let ctx: AppContext;
+  let shared: SharedDatabase;
   let instance: Instance;
-  let tenant: Tenant;
-  let token: string;
+  let company: SignedInCompany;
   let departmentId: string;
 
   before(async () => {
-    database = await freshDatabase();
-    const [port = 0] = await freePorts(1);
-    const env = { DATABASE_URL: database.url, BASE_URL: `http://127.0.0.1:${port}` };
-    ctx = await createContext(loadConfig(env), { poll: false });
-    tenant = await provisionTenant(ctx, { timezone: 'UTC' });
-    await importClockingStaff(ctx, tenant.companyId, []);
-    const department = await ctx.db.selectFrom('departments').select('id').where('company_id', '=', tenant.companyId).executeTakeFirstOrThrow();
+    shared = await openSharedDatabase();
+    company = await signedInCompany(shared.ctx, { timezone: 'UTC', data: clockingStaff([]) });
+    const department = await shared.ctx.db.selectFrom('departments').select('id').where('company_id', '=', company.tenant.companyId).executeTakeFirstOrThrow();
     departmentId = department.id;
-    token = (await mintTokens(ctx, tenant)).id_token;
-    instance = await startInstance({ port, env });
+    instance = await startInstance({ port: shared.ports[0], env: shared.env });
   });
 
   after(async () => {
     if (instance?.alive()) instance.child.kill('SIGKILL');
     await instance?.stop();
-    if (ctx) await closeContext(ctx);
-    await database?.drop();
+    await shared?.close();
   });
 
   it('finishes the batch it is receiving, stores it, and exits 0 at once', async () => {
@@ -48,7 +37,7 @@ describe('an instance stopped with SIGTERM', () => {
     const body = new ReadableStream<Uint8Array>({ start: (controller) => void (sender = controller) });
     // Half the body now: the request is in flight when the signal arrives.
     sender.enqueue(payload.subarray(0, payload.length / 2));
-    const answer = fetch(`${instance.url}/api/v1/company/revenue`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body, duplex: 'half' });
+    const answer = fetch(`${instance.url}/api/v1/company/revenue`, { method: 'POST', headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json' }, body, duplex: 'half' });
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     const exited = instance.stop();
@@ -62,7 +51,7 @@ describe('an instance stopped with SIGTERM', () => {
     const outcome = (await response.json()) as Record<string, unknown>;
     assert.equal(response.status, 200, JSON.stringify(outcome));
     assert.deepEqual(outcome, { received: ITEMS, created: ITEMS, updated: 0, unchanged: 0 });
-    const stored = await ctx.db.selectFrom('inbound_items').select((eb) => eb.fn.countAll<number>().as('count')).where('company_id', '=', tenant.companyId).executeTakeFirstOrThrow();
+    const stored = await shared.ctx.db.selectFrom('inbound_items').select((eb) => eb.fn.countAll<number>().as('count')).where('company_id', '=', company.tenant.companyId).executeTakeFirstOrThrow();
     assert.equal(Number(stored.count), ITEMS);
     // The draining request was the last one: the process must not wait for its 10 s forced exit.
     const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running after 3 s'), 3000))]);

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { freshDatabase, type FreshDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { signedInCompany } from '../support/company.ts';
+import { type Tenant } from '../support/tenants.ts';
 import { addEmployee, postJson, type ProblemBody } from './fixtures.ts';
 
 // Two instances over one database, each with its own connections: the per-person serialisation
@@ -19,8 +20,7 @@ before(async () => {
   const shared = { DATABASE_URL: database.url, BASE_URL: 'https://wfs.example.com' };
   instances = [await startTestServer(shared), await startTestServer(shared)];
   const first = instances[0] as TestServer;
-  tenant = await provisionTenant(first.ctx);
-  token = (await mintTokens(first.ctx, tenant)).id_token;
+  ({ tenant, token } = await signedInCompany(first.ctx));
 });
 after(async () => {
   for (const instance of instances) await instance.close();
