@@ -4,7 +4,7 @@
 import { Type, type TSchema } from 'typebox';
 import { acceptJsonOnly, type App } from '../platform/http.ts';
 import type { AppContext } from '../platform/context.ts';
-import { Collection, NotModified, problemResponses } from '../platform/schemas.ts';
+import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
 import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
 import { findCompany } from '../company/configuration.ts';
@@ -13,6 +13,7 @@ import { BatchOutcome, figurePosition, listFigures, type FigureRow } from './fig
 import { parseJsonKeepingNumbers } from './exact-json.ts';
 import { RevenueItem, RevenueItemInput, RevenueKind, presentRevenue, revenueRules } from './revenue.ts';
 import { WageBudgetItem, WageBudgetItemInput, presentWageBudget, wageBudgetRules } from './wage-budget.ts';
+import * as examples from './examples.ts';
 
 interface StreamRoutes<Item extends BatchItem> {
   path: string;
@@ -25,6 +26,8 @@ interface StreamRoutes<Item extends BatchItem> {
   filters: Record<string, TSchema>;
   rules: StreamRules<Item>;
   present(row: FigureRow, timezone: string): unknown;
+  /** For the OpenAPI description: a batch, its outcome and a page read back. */
+  examples: { batch: unknown; outcome: unknown; page: unknown };
 }
 
 interface ListQuery {
@@ -36,8 +39,14 @@ interface ListQuery {
 
 const BATCH_RULES =
   `A batch holds 1 to ${MAX_BATCH_ITEMS} items (more: \`400 batch_too_large\`) and is all-or-nothing: when any item is bad the answer is ` +
-  '`400` listing every bad item by JSON path (`/items/3/amount`) and nothing is stored. Two items with the same key in one batch are bad. ' +
-  'Amounts have at most 2 decimals and are stored exactly. Sending the same batch again creates and updates nothing.';
+  '`400` listing every bad item by JSON path (`/items/3/amount`) and nothing is stored — `validation_failed` for a field of the wrong type or format, ' +
+  '`invalid_batch` for a broken rule: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. ' +
+  'Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json `415`.';
+
+const LIST_RULES =
+  'Items whose day lies in `from`..`to` (one alone means that single day; default today; at most 92 days, else `400 period_too_long`), and week items ' +
+  'whose ISO week overlaps it; ordered by first day, then id. A date not as YYYY-MM-DD is `400 validation_failed`, an impossible one (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`, ' +
+  'a cursor from another query `400 invalid_cursor`. Paged with `limit` (1 to 1000, default 500) and `cursor`; answers `If-None-Match` with `304`.'
 
 function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec: StreamRoutes<Item>): void {
   app.post(
@@ -49,8 +58,8 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
         summary: `Stores a batch of ${spec.noun} items (upsert)`,
         description: BATCH_RULES,
         security: [{ idToken: [] }],
-        body: Type.Object({ items: Type.Array(spec.input, { minItems: 1, maxItems: MAX_BATCH_ITEMS }) }, { additionalProperties: false }),
-        response: { 200: BatchOutcome, ...problemResponses(400, 401, 413, 415, 429) },
+        body: withExamples(Type.Object({ items: Type.Array(spec.input, { minItems: 1, maxItems: MAX_BATCH_ITEMS }) }, { additionalProperties: false }), spec.examples.batch),
+        response: { 200: withExamples(BatchOutcome, spec.examples.outcome), ...problemResponses(400, 401, 413, 415, 429) },
       },
       // Counted before the items are validated one by one, so an oversized batch gets its own code.
       preValidation: async (request) => {
@@ -68,10 +77,10 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
         tags: ['inbound'],
         operationId: spec.listOperationId,
         summary: `Reads back stored ${spec.noun} items by period`,
-        description: 'Items whose day lies in `from`..`to` (default today, at most 92 days), and week items whose ISO week overlaps it; ordered by first day, then id.',
+        description: LIST_RULES,
         security: [{ idToken: [] }],
         querystring: Type.Object({ ...PeriodQuery, departmentId: Type.Optional(Type.String({ maxLength: 100 })), ...spec.filters, ...PageQuery }, { additionalProperties: false }),
-        response: { 200: Collection(spec.output), 304: NotModified, ...problemResponses(400, 401, 429) },
+        response: { 200: withExamples(Collection(spec.output), spec.examples.page), 304: NotModified, ...problemResponses(400, 401, 429) },
       },
     },
     async (request, reply) => {
@@ -100,6 +109,7 @@ export async function inboundRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     filters: { kind: Type.Optional(RevenueKind) },
     rules: revenueRules,
     present: presentRevenue,
+    examples: { batch: examples.revenueBatchExample, outcome: examples.revenueOutcomeExample, page: examples.revenueListExample },
   });
   registerStream(app, ctx, {
     path: '/company/wage-budget',
@@ -111,5 +121,6 @@ export async function inboundRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     filters: {},
     rules: wageBudgetRules,
     present: presentWageBudget,
+    examples: { batch: examples.wageBudgetBatchExample, outcome: examples.wageBudgetOutcomeExample, page: examples.wageBudgetListExample },
   });
 }

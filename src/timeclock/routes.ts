@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { acceptJsonOnly, type App } from '../platform/http.ts';
 import type { AppContext } from '../platform/context.ts';
-import { Collection, NotModified, problemResponses } from '../platform/schemas.ts';
+import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
 import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
 import { findCompany } from '../company/configuration.ts';
@@ -12,6 +12,7 @@ import { TimeclockEvent, TimeclockEventInput, presentEvent } from './events.ts';
 import { eventPosition, listEvents, periodInstants } from './history.ts';
 import { requireOrganisationCompany } from './organisation.ts';
 import { recordEvent } from './record.ts';
+import { badgesExample, clockInExample, clockInStoredExample, eventsExample } from './examples.ts';
 
 const CompanyFilter = Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only this company of the organisation (404 when outside it).' }));
 
@@ -32,9 +33,12 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
         tags: ['timeclock'],
         operationId: 'getTimeclockBadgeCollection',
         summary: 'Badges of every user with an active timeclock in the organisation',
+        description: 'Every employee of the organisation\'s companies whose timeclock is active and who has a badge, or only those of `companyId` ' +
+          '(a company outside the organisation is `404`); ordered by badge id, which is unique within the organisation. ' +
+          'Paged with `limit` (1 to 1000, default 500) and `cursor` (one from another query is `400 invalid_cursor`); answers `If-None-Match` with `304`.',
         security: [{ idToken: [] }],
         querystring: Type.Object({ companyId: CompanyFilter, ...PageQuery }, { additionalProperties: false }),
-        response: { 200: Collection(Badge), 304: NotModified, ...problemResponses(400, 401, 404, 429) },
+        response: { 200: withExamples(Collection(Badge), badgesExample), 304: NotModified, ...problemResponses(400, 401, 404, 429) },
       },
     },
     async (request, reply) => {
@@ -56,8 +60,8 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
         summary: 'Registers one timeclock event (punch)',
         description: EVENT_RULES,
         security: [{ idToken: [] }],
-        body: TimeclockEventInput,
-        response: { 200: TimeclockEvent, ...problemResponses(400, 401, 404, 409, 413, 415, 429) },
+        body: withExamples(TimeclockEventInput, clockInExample),
+        response: { 200: withExamples(TimeclockEvent, clockInStoredExample), ...problemResponses(400, 401, 404, 409, 413, 415, 429) },
       },
     },
     async (request) => recordEvent(ctx.db, request.principal.organisationId, request.body),
@@ -70,13 +74,16 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
         tags: ['timeclock'],
         operationId: 'getTimeclockEvents',
         summary: 'Reads back timeclock events by period',
-        description: 'Events that occurred on the days `from`..`to` in the token company\'s time zone (default today, at most 92 days), ordered by occurredAt.',
+        description: 'Events of the organisation that occurred on the days `from`..`to` in the token company\'s time zone (one alone means that single day; default today; ' +
+          'at most 92 days, else `400 period_too_long`), ordered by occurredAt; `userId` and `companyId` narrow them (a company outside the organisation is `404`). ' +
+          'A date not as YYYY-MM-DD is `400 validation_failed`, an impossible one (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`, a cursor from another query `400 invalid_cursor`. ' +
+          'Paged with `limit` (1 to 1000, default 500) and `cursor`; answers `If-None-Match` with `304`.',
         security: [{ idToken: [] }],
         querystring: Type.Object(
           { ...PeriodQuery, userId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only this person\'s events.' })), companyId: CompanyFilter, ...PageQuery },
           { additionalProperties: false },
         ),
-        response: { 200: Collection(TimeclockEvent), 304: NotModified, ...problemResponses(400, 401, 404, 429) },
+        response: { 200: withExamples(Collection(TimeclockEvent), eventsExample), 304: NotModified, ...problemResponses(400, 401, 404, 429) },
       },
     },
     async (request, reply) => {
