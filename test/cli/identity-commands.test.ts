@@ -8,7 +8,8 @@ import { freshDatabase, type FreshDatabase } from '../support/database.ts';
 import { createDatabase, type Db } from '../../src/platform/db/database.ts';
 import { clientSecretMatches, verifyUserSecret } from '../../src/iam/secrets.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation } from '../../src/iam/provisioning.ts';
-import { lastJson, wfs, wfsJson } from './wfs.ts';
+import { lastJson } from '../support/processes.ts';
+import { wfs, wfsJson } from './wfs.ts';
 
 const MIGRATIONS = readdirSync(fileURLToPath(new URL('../../src/platform/db/migrations/', import.meta.url)))
   .filter((file) => /^\d{4}_.*\.ts$/.test(file))

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { freshDatabase, type FreshDatabase } from '../support/database.ts';
 import { baseDocument, contract, createdCounts, NOTHING_CHANGED, user } from '../company/fixtures.ts';
 import { createDatabase } from '../../src/platform/db/database.ts';
-import { lastJson, wfs, wfsJson } from './wfs.ts';
+import { lastJson } from '../support/processes.ts';
+import { wfs, wfsJson } from './wfs.ts';
 
 let database: FreshDatabase;
 let dir: string;

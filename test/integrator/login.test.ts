@@ -1,16 +1,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { lastJson, runWfs, type WfsRun } from '../support/processes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { submitLogin } from '../iam/helpers.ts';
 import { openLoginForm } from '../support/login.ts';
 import { importCompanyData } from '../../src/company/import.ts';
-
-const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
 
 let server: TestServer;
 let tenant: Tenant;
@@ -30,33 +28,11 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `wfs …` as its own process; `onStderr` sees standard error as it arrives and may answer on standard input. */
-function wfs(args: string[], onStderr: (text: string, answer: (line: string) => void) => void = () => {}): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const answer = (line: string) => child.stdin.end(`${line}\n`);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-    onStderr(stderr, answer);
-  });
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
-
 test('wfs offers the integrator commands login and api', async () => {
-  const help = await wfs(['--help']);
+  const help = await runWfs(['--help']);
   // src/cli/main.ts lists registerIntegratorCommands (src/integrator/commands.ts) among its command groups.
   assert.match(help.stdout + help.stderr, /\blogin\b[\s\S]*\bapi\b|\bapi\b[\s\S]*\blogin\b/, 'src/cli/main.ts must list registerIntegratorCommands in COMMAND_GROUPS');
 });
-
-const lastJson = (run: Run): Record<string, unknown> => JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as Record<string, unknown>;
 
 /** Plays the person at the browser: opens the printed address, logs in; answers where the browser is sent. */
 async function browserLogin(url: string, as: Tenant): Promise<URL> {
@@ -72,9 +48,9 @@ async function browserLogin(url: string, as: Tenant): Promise<URL> {
  * printed (and standard error matches `until`), `drive`, if given, plays the person at the browser;
  * it may answer a prompt on standard input. Resolves when both are done.
  */
-async function wfsLogin(client: Tenant, credentialsFile: string, args: string[] = [], drive?: (authorizeUrl: string, answer: (line: string) => void) => Promise<void>, until = /./): Promise<Run> {
+async function wfsLogin(client: Tenant, credentialsFile: string, args: string[] = [], drive?: (authorizeUrl: string, answer: (line: string) => void) => Promise<void>, until = /./): Promise<WfsRun> {
   let driven: Promise<void> | undefined;
-  const run = await wfs(['login', '--base-url', server.baseUrl, '--client-id', client.clientId, '--client-secret', client.clientSecret, ...args, '--credentials-file', credentialsFile, '--no-browser', '--json'], (stderr, answer) => {
+  const run = await runWfs(['login', '--base-url', server.baseUrl, '--client-id', client.clientId, '--client-secret', client.clientSecret, ...args, '--credentials-file', credentialsFile, '--no-browser', '--json'], {}, (stderr, answer) => {
     const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
     if (url && drive && !driven && until.test(stderr)) driven = drive(url, answer);
   });
@@ -111,18 +87,18 @@ test('wfs login: browser login with PKCE through a loopback redirect stores the 
   assert.equal(stored.clientSecret, tenant.clientSecret);
   assert.match(stored.refreshToken ?? '', /^[\w-]+\.[\w-]+\.[\w-]+$/);
 
-  const configuration = await wfs(['api', 'GET', '/api/v1/company/configuration', '--credentials-file', credentialsFile]);
+  const configuration = await runWfs(['api', 'GET', '/api/v1/company/configuration', '--credentials-file', credentialsFile]);
   assert.equal(configuration.code, 0, configuration.stderr);
   const body = JSON.parse(configuration.stdout) as { company: { id: string; name: string }; departments: { id: string; code: string }[] };
   assert.equal(body.company.id, tenant.companyId);
   assert.equal(body.company.name, 'Integrator');
   assert.equal(body.departments[0]?.code, 'KIT');
 
-  const users = await wfs(['api', 'GET', '/api/v1/company/users', '--from', '2026-01-01', '--to', '2026-01-31', '--credentials-file', credentialsFile, '--json']);
+  const users = await runWfs(['api', 'GET', '/api/v1/company/users', '--from', '2026-01-01', '--to', '2026-01-31', '--credentials-file', credentialsFile, '--json']);
   assert.equal(users.code, 0, users.stderr);
   assert.deepEqual(lastJson(users), { data: [], nextCursor: null }, 'nobody employed in January 2026');
 
-  const everyone = await wfs(['api', 'GET', '/api/v1/company/users', '--limit', '2', '--all', '--credentials-file', credentialsFile, '--json']);
+  const everyone = await runWfs(['api', 'GET', '/api/v1/company/users', '--limit', '2', '--all', '--credentials-file', credentialsFile, '--json']);
   assert.equal(everyone.code, 0, everyone.stderr);
   const all = lastJson(everyone) as { data: { firstName: string }[]; nextCursor: null };
   assert.deepEqual(all.data.map((user) => user.firstName).sort(), ['Ann', 'Ben', 'Cas'], 'both pages of two');
@@ -130,11 +106,11 @@ test('wfs login: browser login with PKCE through a loopback redirect stores the 
 
   const batch = join(dir, 'revenue.json');
   writeFileSync(batch, JSON.stringify({ items: [{ departmentId: body.departments[0]?.id, date: '2026-11-20', kind: 'realised', amount: 1234.5 }] }));
-  const revenue = await wfs(['api', 'POST', '/api/v1/company/revenue', '--data', `@${batch}`, '--credentials-file', credentialsFile, '--json']);
+  const revenue = await runWfs(['api', 'POST', '/api/v1/company/revenue', '--data', `@${batch}`, '--credentials-file', credentialsFile, '--json']);
   assert.equal(revenue.code, 0, revenue.stderr);
   assert.deepEqual(lastJson(revenue), { received: 1, created: 1, updated: 0, unchanged: 0 });
 
-  const typo = await wfs(['api', 'GET', '/api/v1/company/users', '--query', 'form=2026-01-01', '--credentials-file', credentialsFile, '--json']);
+  const typo = await runWfs(['api', 'GET', '/api/v1/company/users', '--query', 'form=2026-01-01', '--credentials-file', credentialsFile, '--json']);
   assert.equal(typo.code, 1);
   const failure = lastJson(typo);
   assert.match(String(failure.error), /^400 validation_failed: /);
@@ -156,7 +132,7 @@ test('wfs login reports a refused login (error on the redirect) and stores nothi
 });
 
 test('wfs api without a login says to log in', async () => {
-  const run = await wfs(['api', 'GET', '/api/v1/company/configuration', '--credentials-file', join(dir, 'missing.json'), '--json']);
+  const run = await runWfs(['api', 'GET', '/api/v1/company/configuration', '--credentials-file', join(dir, 'missing.json'), '--json']);
   assert.equal(run.code, 1);
   assert.match(String(lastJson(run).error), /run "wfs login" first/);
 });
@@ -172,7 +148,7 @@ test('wfs login with a page as redirect URI (the demo\'s /demo/callback, on a po
   }, /paste the address/);
   assert.equal(login.code, 0, login.stderr);
   assert.equal(lastJson(login).companyId, web.companyId);
-  const configuration = await wfs(['api', 'GET', '/api/v1/company/configuration', '--credentials-file', credentialsFile, '--json']);
+  const configuration = await runWfs(['api', 'GET', '/api/v1/company/configuration', '--credentials-file', credentialsFile, '--json']);
   assert.equal((lastJson(configuration).company as { name: string }).name, 'Web');
 });
 

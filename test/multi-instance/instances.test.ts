@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { signedInCompany } from '../support/company.ts';
-import { runWfs, startCluster, type Cluster } from '../support/processes.ts';
+import { runWfsJson, startCluster, type Cluster } from '../support/processes.ts';
 import { needsPostgres, openSharedDatabase, type SharedDatabase } from '../support/shared-database.ts';
 import { clockingStaff } from './staff.ts';
 import { mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
@@ -258,7 +258,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
     const oldKid = jwtHeader(earlier[0] ?? '').kid;
     for (const token of earlier) assert.equal(jwtHeader(token).kid, oldKid);
 
-    const rotated = await runWfs(['rotate-signing-key', '--activate-in', '1'], shared.env);
+    const rotated = await runWfsJson(['rotate-signing-key', '--activate-in', '1'], shared.env);
     assert.equal(rotated.code, 0, JSON.stringify(rotated.json) + rotated.stderr);
     const { kid: newKid, activatesAt } = rotated.json as { kid: string; activatesAt: string | number };
     assert.notEqual(newKid, oldKid);

@@ -7,7 +7,7 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freshDatabase, type FreshDatabase } from '../support/database.ts';
-import { freePorts, runWfs, startInstance } from '../support/processes.ts';
+import { freePorts, runWfsJson, startInstance } from '../support/processes.ts';
 import { needsPostgres } from '../support/shared-database.ts';
 
 const MIGRATIONS = readdirSync(fileURLToPath(new URL('../../src/platform/db/migrations/', import.meta.url)))
@@ -27,11 +27,11 @@ describe('migrating a shared PostgreSQL database', { skip: needsPostgres }, () =
   });
 
   it('runs two `wfs migrate` at once without interleaving: each migration is applied exactly once', async () => {
-    const runs = await Promise.all([runWfs(['migrate'], { DATABASE_URL: database.url }), runWfs(['migrate'], { DATABASE_URL: database.url })]);
+    const runs = await Promise.all([runWfsJson(['migrate'], { DATABASE_URL: database.url }), runWfsJson(['migrate'], { DATABASE_URL: database.url })]);
     for (const run of runs) assert.equal(run.code, 0, JSON.stringify(run.json) + run.stderr);
     const applied = runs.flatMap((run) => run.json.applied as string[]);
     assert.deepEqual(applied.toSorted(), MIGRATIONS, 'every migration applied by exactly one of the runs');
-    const again = await runWfs(['migrate'], { DATABASE_URL: database.url });
+    const again = await runWfsJson(['migrate'], { DATABASE_URL: database.url });
     assert.deepEqual(again.json, { applied: [] });
   });
 

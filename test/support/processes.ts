@@ -1,6 +1,7 @@
 // Starts the real server (`node src/server.ts`) as separate operating-system processes, the way
 // production runs several stateless instances behind one load balancer: every instance gets the same
-// BASE_URL (so the same issuer) and the same database, and its own port.
+// BASE_URL (so the same issuer) and the same database, and its own port. Runs the `wfs` program the
+// same way, in the same clean environment.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './server.ts';
@@ -143,25 +144,45 @@ export async function startCluster(ports: number[], env: Record<string, string>)
   return { instances, baseUrl, stop };
 }
 
-export interface CliResult {
+export interface WfsRun {
   code: number | null;
-  /** The JSON object of the last line of standard output (`--json`). */
-  json: Record<string, unknown>;
+  stdout: string;
   stderr: string;
 }
 
-/** Runs `wfs <args> --json` as its own process against DATABASE_URL, as an operator would. */
-export async function runWfs(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args, '--json'], { cwd: ROOT, env: childEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+/** Answers the program's prompt: one line on its standard input, which is then closed. */
+export type Answer = (line: string) => void;
+
+/**
+ * Runs `wfs <args>` as its own process, as an operator or integrator does, in a clean environment
+ * plus `env`. `onStderr` sees standard error (all of it so far) as it arrives and may answer.
+ */
+export async function runWfs(args: string[], env: Record<string, string> = {}, onStderr?: (stderr: string, answer: Answer) => void): Promise<WfsRun> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: childEnvironment(env), stdio: [onStderr ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+  const answer: Answer = (line) => child.stdin?.end(`${line}\n`);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+    onStderr?.(stderr, answer);
+  });
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  const last = stdout.trim().split('\n').at(-1) ?? '';
+  return { code, stdout, stderr };
+}
+
+/** The JSON object on the last line of standard output (what `--json` promises). */
+export function lastJson(run: WfsRun): Record<string, unknown> {
+  const last = run.stdout.trimEnd().split('\n').at(-1) ?? '';
   try {
-    return { code, json: JSON.parse(last) as Record<string, unknown>, stderr };
+    return JSON.parse(last) as Record<string, unknown>;
   } catch {
-    throw new Error(`wfs ${args.join(' ')} printed no JSON (exit ${code}):\n${stdout}\n${stderr}`);
+    throw new Error(`no JSON on the last line (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
   }
+}
+
+/** `wfs <args> --json` with its JSON result, whatever the exit code. */
+export async function runWfsJson(args: string[], env: Record<string, string>): Promise<WfsRun & { json: Record<string, unknown> }> {
+  const run = await runWfs([...args, '--json'], env);
+  return { ...run, json: lastJson(run) };
 }
