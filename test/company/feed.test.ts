@@ -6,7 +6,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
 import { type Tenant } from '../support/tenants.ts';
 import { importCompanyData } from '../../src/company/import.ts';
-import { apiGet, baseDocument, dayFromToday, shift, user, type Page } from './fixtures.ts';
+import { apiGet, baseDocument, dayFromToday, shift, user } from './fixtures.ts';
+import type { Page } from '../support/http.ts';
 
 let server: TestServer;
 let tenant: Tenant;

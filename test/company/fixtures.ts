@@ -2,6 +2,7 @@
 // helpers to add users, contracts and shifts to an import document and to read the API back.
 import { DateTime } from 'luxon';
 import { SECTIONS, type Section } from '../../src/company/import-schema.ts';
+import { getJson, type JsonResponse, type Page } from '../support/http.ts';
 
 /** An import document as a test builds it: loose, so a test can also write wrong values. */
 export type TestDocument = Record<Section, Array<Record<string, unknown>>>;
@@ -101,15 +102,8 @@ export function dayFromToday(days: number, zone = 'Europe/Amsterdam'): string {
 }
 
 /** GET a company-API path with the tenant's ID token; returns status, headers and parsed body. */
-export async function apiGet<T = Record<string, unknown>>(baseUrl: string, token: string, path: string, headers: Record<string, string> = {}) {
-  const response = await fetch(`${baseUrl}/api/v1${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : null) as T, text };
-}
-
-export interface Page<T> {
-  data: T[];
-  nextCursor: string | null;
+export function apiGet<T = Record<string, unknown>>(baseUrl: string, token: string, path: string, headers: Record<string, string> = {}): Promise<JsonResponse<T>> {
+  return getJson<T>(`${baseUrl}/api/v1${path}`, token, headers);
 }
 
 /** Follows nextCursor to the end and returns every item and the number of pages. */

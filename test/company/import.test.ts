@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import { importCompanyData } from '../../src/company/import.ts';
-import { NOTHING, NOTHING_CHANGED, apiGet, baseDocument, contract, createdCounts, shift, user, type Page } from './fixtures.ts';
+import { NOTHING, NOTHING_CHANGED, apiGet, baseDocument, contract, createdCounts, shift, user } from './fixtures.ts';
+import type { Page } from '../support/http.ts';
 
 let server: TestServer;
 before(async () => {

@@ -6,7 +6,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
 import { type Tenant } from '../support/tenants.ts';
 import { importCompanyData } from '../../src/company/import.ts';
-import { apiGet, baseDocument, contract, dayFromToday, shift, user, walk, type Page } from './fixtures.ts';
+import { apiGet, baseDocument, contract, dayFromToday, shift, user, walk } from './fixtures.ts';
+import type { Page } from '../support/http.ts';
 
 let server: TestServer;
 const T = (days: number) => dayFromToday(days);

@@ -4,7 +4,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
-import { apiGet, baseDocument, shift, user, walk, type Page } from './fixtures.ts';
+import { apiGet, baseDocument, shift, user, walk } from './fixtures.ts';
+import type { Page } from '../support/http.ts';
 
 let server: TestServer;
 let token: string;

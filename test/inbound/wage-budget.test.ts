@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { signedInCompany, useCompanyServer } from '../support/company.ts';
-import { addDepartment, getJson, postJson, type Page, type ProblemBody } from '../timeclock/fixtures.ts';
+import { addDepartment } from '../timeclock/fixtures.ts';
+import { getJson, postJson, type Page, type ProblemBody } from '../support/http.ts';
 
 interface WageBudgetItem {
   id: string;

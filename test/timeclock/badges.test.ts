@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
-import { addEmployee, getJson, postJson, type Page, type ProblemBody } from './fixtures.ts';
+import { addEmployee } from './fixtures.ts';
+import { getJson, postJson, type Page, type ProblemBody } from '../support/http.ts';
 
 interface Badge {
   id: string;

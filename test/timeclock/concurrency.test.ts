@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { useCompanyServer } from '../support/company.ts';
-import { addEmployee, postJson, type ProblemBody } from './fixtures.ts';
+import { addEmployee } from './fixtures.ts';
+import { postJson, type ProblemBody } from '../support/http.ts';
 
 interface StoredEvent {
   id: string;

@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { useCompanyServer } from '../support/company.ts';
 import { provisionTenant } from '../support/tenants.ts';
-import { addEmployee, getJson, postJson, type Employee, type Page, type ProblemBody } from './fixtures.ts';
+import { addEmployee, type Employee } from './fixtures.ts';
+import { getJson, postJson, type Page, type ProblemBody } from '../support/http.ts';
 
 interface StoredEvent {
   id: string;

@@ -1,5 +1,5 @@
 // Company rows the inbound and timeclock tests need, inserted directly: these suites test the write
-// side, not the import that normally fills departments and employees.
+// side, not the import that normally fills departments and employees. (Their HTTP calls: test/support/http.ts.)
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/platform/db/database.ts';
 import { newId } from '../../src/platform/ids.ts';
@@ -52,38 +52,4 @@ export async function addEmployee(db: Db, tenant: Pick<Tenant, 'companyId' | 'or
     })
     .execute();
   return { id, badgeId, companyId: tenant.companyId };
-}
-
-export interface JsonResponse<T> {
-  status: number;
-  body: T;
-  headers: Headers;
-}
-
-async function asJson<T>(response: Response): Promise<JsonResponse<T>> {
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : null) as T, headers: response.headers };
-}
-
-/** POSTs `body` (serialised unless already a string) as application/json with a bearer token. */
-export async function postJson<T>(url: string, token: string, body: unknown): Promise<JsonResponse<T>> {
-  const payload = typeof body === 'string' ? body : JSON.stringify(body);
-  return asJson<T>(await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: payload }));
-}
-
-export async function getJson<T>(url: string, token: string): Promise<JsonResponse<T>> {
-  return asJson<T>(await fetch(url, { headers: { authorization: `Bearer ${token}` } }));
-}
-
-/** The problem+json body of an error answer. */
-export interface ProblemBody {
-  status: number;
-  code: string;
-  detail: string;
-  errors?: { path: string; message: string }[];
-}
-
-export interface Page<T> {
-  data: T[];
-  nextCursor: string | null;
 }

@@ -5,7 +5,8 @@ import { freshDatabase, type FreshDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
 import { type Tenant } from '../support/tenants.ts';
-import { addEmployee, postJson, type ProblemBody } from './fixtures.ts';
+import { addEmployee } from './fixtures.ts';
+import { postJson, type ProblemBody } from '../support/http.ts';
 
 // Two instances over one database, each with its own connections: the per-person serialisation
 // must come from the database, not from anything inside one process.
