@@ -1,6 +1,6 @@
 // Helpers that drive the login and the token endpoints of one test server over real HTTP; the form
 // itself is read and submitted by test/support/login.ts.
-import { openLoginForm, submitLoginForm, type LoginForm, type TokenBody } from '../support/login.ts';
+import { codeExchange, openLoginForm, submitLoginForm, type LoginForm, type TokenBody } from '../support/login.ts';
 import type { TestServer } from '../support/server.ts';
 import type { Tenant } from '../support/tenants.ts';
 
@@ -32,10 +32,6 @@ export async function postToken(server: TestServer, body: Record<string, string>
     headers: { 'content-type': init.form ? 'application/x-www-form-urlencoded' : 'application/json', ...init.headers },
     body: init.form ? new URLSearchParams(body).toString() : JSON.stringify(body),
   });
-}
-
-export function codeExchange(tenant: Tenant, code: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { grant_type: 'authorization_code', code, redirect_uri: tenant.redirectUri, client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: 'service-api', ...extra };
 }
 
 /** The whole flow without a browser: login, then code exchange; returns the token response. */

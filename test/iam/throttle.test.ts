@@ -11,8 +11,8 @@ import { freshDatabase } from '../support/database.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { setGrantEnabled } from '../../src/iam/provisioning.ts';
 import { MemoryThrottleStore, RedisThrottleStore, Throttle, type ThrottleStore } from '../../src/iam/throttle.ts';
-import { authorizeUrl, codeExchange, defaultParams, loginAndExchange, postToken, renewAtIdToken, sleep, submitLogin } from './helpers.ts';
-import { openLoginForm } from '../support/login.ts';
+import { authorizeUrl, defaultParams, loginAndExchange, postToken, renewAtIdToken, sleep, submitLogin } from './helpers.ts';
+import { codeExchange, openLoginForm } from '../support/login.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const cleanups: (() => Promise<unknown>)[] = [];

@@ -7,8 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { setClientDisabled, setGrantEnabled, setUserDisabled } from '../../src/iam/provisioning.ts';
-import { codeExchange, configurationWith, loginForCode, postToken, refusedWithin, renewAtIdToken, sleep } from './helpers.ts';
-import type { TokenBody } from '../support/login.ts';
+import { configurationWith, loginForCode, postToken, refusedWithin, renewAtIdToken, sleep } from './helpers.ts';
+import { codeExchange, type TokenBody } from '../support/login.ts';
 
 let server: TestServer;
 let tenant: Tenant;

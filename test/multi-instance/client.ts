@@ -1,7 +1,7 @@
 // What an integrator's client does, aimed at one chosen instance: the browser login (form, CSRF
 // cookie and hidden fields, no JavaScript), the code exchange, renewal through idToken, API calls.
 import assert from 'node:assert/strict';
-import { openLoginForm, submitLoginForm, type TokenBody } from '../support/login.ts';
+import { codeExchange, openLoginForm, submitLoginForm, type TokenBody } from '../support/login.ts';
 import type { Tenant } from '../support/tenants.ts';
 
 /**
@@ -30,7 +30,7 @@ export async function exchangeCode(instanceUrl: string, tenant: Tenant, code: st
   return fetch(`${instanceUrl}/api/v1/iam/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'authorization_code', code, redirect_uri: tenant.redirectUri, client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: 'service-api' }),
+    body: JSON.stringify(codeExchange(tenant, code)),
   });
 }
 

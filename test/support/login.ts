@@ -1,6 +1,7 @@
 // The login page as a browser without JavaScript uses it: fetch the form, keep its cookie, post the
 // hidden inputs back with the email and secret (form-encoded, redirects not followed), read the answer.
-// Also the token response body the identity tests read back.
+// Also the code exchange that follows, and the token response body the identity tests read back.
+import type { Tenant } from './tenants.ts';
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'" };
 
@@ -54,6 +55,11 @@ export async function submitLoginForm(url: string | URL, form: LoginForm, creden
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...(form.cookie ? { cookie: form.cookie } : {}) },
     body: new URLSearchParams({ ...form.fields, ...credentials, ...overrides }),
   });
+}
+
+/** The token request that exchanges an authorization code for the tenant's client; `extra` overrides. */
+export function codeExchange(tenant: Tenant, code: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { grant_type: 'authorization_code', code, redirect_uri: tenant.redirectUri, client_id: tenant.clientId, client_secret: tenant.clientSecret, audience: 'service-api', ...extra };
 }
 
 export interface TokenBody {
