@@ -1,5 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
 import { TokenError, WfsClient, decodeJwtClaims } from '../../packages/client/src/index.ts';
@@ -12,8 +13,6 @@ before(async () => {
   server = await startTestServer({ ACCESS_TOKEN_TTL: '5', REFRESH_TOKEN_TTL: '8' });
 });
 after(() => server.close());
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A fetch that records the paths it sends, in front of the real server. */
 function recordingFetch(): { fetch: (request: Request) => Promise<Response>; paths: string[] } {

@@ -42,26 +42,10 @@ export async function loginAndExchange(server: TestServer, tenant: Tenant): Prom
   return (await response.json()) as TokenBody;
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 export async function renewAtIdToken(server: TestServer, refreshToken: string, method = 'POST'): Promise<Response> {
   return fetch(`${server.config.issuer}/idToken`, { method, headers: { authorization: `Bearer ${refreshToken}` } });
 }
 
 export async function configurationWith(server: TestServer, idToken: string): Promise<Response> {
   return fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: { authorization: `Bearer ${idToken}` } });
-}
-
-/** Polls until the secured API refuses the token (revocation reaches every instance within 5 s). */
-export async function refusedWithin(server: TestServer, idToken: string, ms: number): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    const response = await configurationWith(server, idToken);
-    await response.body?.cancel();
-    if (response.status === 401) return Date.now() - started;
-    if (Date.now() - started > ms) throw new Error(`still accepted after ${ms} ms (status ${response.status})`);
-    await sleep(100);
-  }
 }

@@ -2,10 +2,11 @@
 // and tokens signed by the previous key keep verifying after the switch.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { bearer, provisionTenant, type Tenant } from '../support/tenants.ts';
 import { rotateSigningKey } from '../../src/iam/keys.ts';
-import { configurationWith, loginAndExchange, renewAtIdToken, sleep } from './helpers.ts';
+import { configurationWith, loginAndExchange, renewAtIdToken } from './helpers.ts';
 import type { TokenBody } from '../support/login.ts';
 
 let server: TestServer;

@@ -5,13 +5,14 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { freshDatabase } from '../support/database.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { setGrantEnabled } from '../../src/iam/provisioning.ts';
 import { MemoryThrottleStore, RedisThrottleStore, Throttle, type ThrottleStore } from '../../src/iam/throttle.ts';
-import { authorizeUrl, defaultParams, loginAndExchange, postToken, renewAtIdToken, sleep, submitLogin } from './helpers.ts';
+import { authorizeUrl, defaultParams, loginAndExchange, postToken, renewAtIdToken, submitLogin } from './helpers.ts';
 import { codeExchange, openLoginForm } from '../support/login.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -159,7 +160,7 @@ test('two instances sharing Redis share the penalties', async () => {
   cleanups.push(() => database.drop());
   const a = await server({ DATABASE_URL: database.url, REDIS_URL });
   const b = await server({ DATABASE_URL: database.url, REDIS_URL });
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await sleep(100);
   const tenant = await provisionTenant(a.ctx);
   const bad = codeExchange(tenant, 'code', { client_secret: 'wrong' });
   for (let i = 0; i < 5; i++) assert.equal((await postToken(a, bad)).status, 401);

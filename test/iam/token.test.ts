@@ -4,10 +4,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { setClientDisabled, setGrantEnabled, setUserDisabled } from '../../src/iam/provisioning.ts';
-import { configurationWith, loginForCode, postToken, refusedWithin, renewAtIdToken, sleep } from './helpers.ts';
+import { configurationWith, loginForCode, postToken, renewAtIdToken } from './helpers.ts';
+import { assertRefusedWithin } from '../support/http.ts';
 import { codeExchange, type TokenBody } from '../support/login.ts';
 
 let server: TestServer;
@@ -146,7 +148,7 @@ test('a replayed code is invalid_grant and revokes every token issued from it', 
 
   const description = await expectOAuthError(await postToken(server, codeExchange(replayed, code)), 400, 'invalid_grant');
   assert.match(description, /already been used/);
-  assert.ok((await refusedWithin(server, tokens.id_token, 5000)) < 5000);
+  await assertRefusedWithin(server.baseUrl, tokens.id_token, 5000);
   const refused = await configurationWith(server, tokens.id_token);
   assert.match(refused.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
   const renewal = await renewAtIdToken(server, tokens.refresh_token ?? '');

@@ -1,6 +1,7 @@
 // What an integrator's client does, aimed at one chosen instance: the browser login (form, CSRF
 // cookie and hidden fields, no JavaScript), the code exchange, renewal through idToken, API calls.
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { codeExchange, openLoginForm, submitLoginForm, type TokenBody } from '../support/login.ts';
 import type { Tenant } from '../support/tenants.ts';
 
@@ -77,6 +78,6 @@ export async function eventually(what: string, timeoutMs: number, check: () => P
   for (;;) {
     if (await check()) return Date.now() - started;
     if (Date.now() - started > timeoutMs) assert.fail(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    await sleep(intervalMs);
   }
 }

@@ -5,6 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { signedInCompany } from '../support/company.ts';
 import { startInstance, type Instance } from '../support/processes.ts';
 import { needsPostgres, openSharedDatabase, type SharedDatabase } from '../support/shared-database.ts';
@@ -115,7 +116,7 @@ describe('an instance that loses PostgreSQL mid-traffic', { skip: needsPostgres,
             break;
           }
           if (outcome.status !== 503) return;
-          await new Promise((resolve) => setTimeout(resolve, 100));
+          await sleep(100);
         }
       }
     };
@@ -130,13 +131,13 @@ describe('an instance that loses PostgreSQL mid-traffic', { skip: needsPostgres,
         batches.push({ category, status: outcome.status });
         if (outcome.status === 200 && Date.now() > restoredAt) acceptedAfterRestore.add('till');
         if (outcome.status !== 200 && outcome.status !== 503) return;
-        if (outcome.status === 503) await new Promise((resolve) => setTimeout(resolve, 100));
+        if (outcome.status === 503) await sleep(100);
       }
     };
     let senders = PEOPLE.length + 1;
     const traffic = Promise.all([...PEOPLE.map(terminal), till()].map((sender) => sender.finally(() => (senders -= 1))));
 
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await sleep(700);
     proxy.cut();
     const cutAt = Date.now();
     const [ready, company] = await Promise.all([
@@ -150,7 +151,7 @@ describe('an instance that loses PostgreSQL mid-traffic', { skip: needsPostgres,
     assert.equal(company.problem, true, 'a company call answers problem+json');
     assert.ok(Date.now() - cutAt < 5000, 'both answered within a few seconds');
 
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 2000 - (Date.now() - cutAt))));
+    await sleep(Math.max(0, 2000 - (Date.now() - cutAt)));
     proxy.restore();
     restoredAt = Date.now();
     await eventually('ready again after the database returned', 10_000, async () => (await call(instance.url, token, '/readyz')).status === 200);

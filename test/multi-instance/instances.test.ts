@@ -4,6 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { signedInCompany } from '../support/company.ts';
 import { runWfsJson, startCluster, type Cluster } from '../support/processes.ts';
 import { needsPostgres, openSharedDatabase, type SharedDatabase } from '../support/shared-database.ts';
@@ -166,11 +167,11 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
       const client = await freshClient();
       // A refresh token with a 6 s lifetime: renewed after 3 s, still unexpired when reused after the grace.
       const first = await mintTokens({ ...shared.ctx, config: { ...shared.ctx.config, refreshTokenTtl: 6 } }, client);
-      await new Promise((resolve) => setTimeout(resolve, 3100));
+      await sleep(3100);
       const renewed = await tokens(await renew(a, first.refresh_token ?? ''));
       assert.ok(renewed.refresh_token, 'renewed: less than half its lifetime was left');
 
-      await new Promise((resolve) => setTimeout(resolve, (GRACE_SECONDS + 0.1) * 1000));
+      await sleep((GRACE_SECONDS + 0.1) * 1000);
       const reuse = await renew(b, first.refresh_token ?? '');
       const reusedAt = Date.now();
       assert.equal(reuse.status, 401);
@@ -184,7 +185,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
       const { refresh_token: refreshToken = '' } = await mintTokens(shared.ctx, client);
       // The budget is per calendar minute: start well inside one, so all requests count against it.
       const toNextMinute = 60_000 - (Date.now() % 60_000);
-      if (toNextMinute < 5000) await new Promise((resolve) => setTimeout(resolve, toNextMinute + 50));
+      if (toNextMinute < 5000) await sleep(toNextMinute + 50);
       const statuses: number[] = [];
       let retryAfter: string | null = null;
       for (let i = 0; i < TOKEN_BUDGET + 5; i += 1) {
@@ -267,7 +268,7 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
     // Each instance publishes the new key once it reloads its key set (its cache lifetime, 30 s).
     await Promise.all(urls.map((url) => eventually(`${url} publishes the new key`, 40_000, async () => (await jwks(url)).includes(newKid), 250)));
     const wait = new Date(activatesAt).getTime() - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait + 50));
+    if (wait > 0) await sleep(wait + 50);
 
     const later = await Promise.all(urls.map(async (url) => (await tokens(await renew(url, refreshToken))).id_token));
     for (const token of later) assert.equal(jwtHeader(token).kid, newKid);

@@ -3,6 +3,7 @@
 // taking new connections and exits 0. Runs on SQLite and PostgreSQL.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import { startInstance, type Instance } from '../support/processes.ts';
 import { openSharedDatabase, type SharedDatabase } from '../support/shared-database.ts';
@@ -38,10 +39,10 @@ describe('an instance stopped with SIGTERM', () => {
     // Half the body now: the request is in flight when the signal arrives.
     sender.enqueue(payload.subarray(0, payload.length / 2));
     const answer = fetch(`${instance.url}/api/v1/company/revenue`, { method: 'POST', headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json' }, body, duplex: 'half' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
 
     const exited = instance.stop();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     assert.ok(instance.alive(), 'still draining the request in flight');
     await assert.rejects(fetch(`${instance.url}/healthz`), 'no new connections once draining');
     sender.enqueue(payload.subarray(payload.length / 2));
@@ -54,7 +55,7 @@ describe('an instance stopped with SIGTERM', () => {
     const stored = await shared.ctx.db.selectFrom('inbound_items').select((eb) => eb.fn.countAll<number>().as('count')).where('company_id', '=', company.tenant.companyId).executeTakeFirstOrThrow();
     assert.equal(Number(stored.count), ITEMS);
     // The draining request was the last one: the process must not wait for its 10 s forced exit.
-    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running after 3 s'), 3000))]);
+    const code = await Promise.race([exited, sleep(3000, 'still running after 3 s')]);
     assert.equal(code, 0);
   });
 });

@@ -1,5 +1,8 @@
 // JSON over real HTTP with the API User's bearer token, as the API suites call the service: status,
-// headers and the parsed body (null when empty) of each answer.
+// headers and the parsed body (null when empty) of each answer. And how a test waits for a token to
+// be refused after a revocation.
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface JsonResponse<T> {
   status: number;
@@ -35,4 +38,28 @@ export interface ProblemBody {
 export interface Page<T> {
   data: T[];
   nextCursor: string | null;
+}
+
+/** The status of a secured call (the company configuration) with `token`. */
+export async function configurationStatus(baseUrl: string, token: string): Promise<number> {
+  const response = await fetch(`${baseUrl}/api/v1/company/configuration`, { headers: { authorization: `Bearer ${token}` } });
+  await response.body?.cancel();
+  return response.status;
+}
+
+/**
+ * Polls the secured API with `token` until it is no longer accepted, and asserts it is refused with
+ * 401 within `limitMs` (a revocation must reach every instance within 5 s). Answers the time taken.
+ */
+export async function assertRefusedWithin(baseUrl: string, token: string, limitMs: number): Promise<number> {
+  const started = Date.now();
+  let status = await configurationStatus(baseUrl, token);
+  while (status === 200 && Date.now() - started < limitMs) {
+    await sleep(100);
+    status = await configurationStatus(baseUrl, token);
+  }
+  const afterMs = Date.now() - started;
+  assert.equal(status, 401, `still accepted after ${afterMs} ms`);
+  assert.ok(afterMs < limitMs, `refused only after ${afterMs} ms`);
+  return afterMs;
 }

@@ -4,6 +4,7 @@
 // same way, in the same clean environment.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './server.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -66,7 +67,7 @@ async function waitUntilReady(url: string, child: ChildProcess, output: () => st
     } catch {
       // not listening yet
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   throw new Error(`server at ${url} was not ready within ${timeoutMs} ms:\n${output()}`);
 }
