@@ -1,19 +1,15 @@
 // A real browser (headless Chromium) walks the login: open the authorize URL, fill Email and Secret
 // by their labels, submit, and land on the demo callback page with code and state; the command shown
 // there exchanges the code. Proves the form works without JavaScript help and under its own CSP.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { useBrowser } from '../support/browser.ts';
-import { freePort, startTestServer, type TestServer } from '../support/server.ts';
+import { freePort, useTestServer } from '../support/server.ts';
 import { provisionTenant } from '../support/tenants.ts';
 import { authorizeUrl, defaultParams, postToken } from './helpers.ts';
 
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
+const server = useTestServer();
 const browser = useBrowser();
 
 test('a browser signs in on the login page and arrives at the redirect URI with code and state', async () => {

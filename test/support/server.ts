@@ -1,5 +1,6 @@
 // Starts the real application on a real port over a fresh database, as a test's fixture.
 import { createServer } from 'node:net';
+import { after, before } from 'node:test';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
 import type { AppContext } from '../../src/platform/context.ts';
@@ -53,4 +54,14 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       await database?.drop();
     },
   };
+}
+
+/** `startTestServer(env)` as the calling file's (or suite's) fixture: started before its tests, closed after them. */
+export function useTestServer(env: Record<string, string> = {}): TestServer {
+  const server = {} as TestServer;
+  before(async () => {
+    Object.assign(server, await startTestServer(env));
+  });
+  after(() => server.close?.());
+  return server;
 }
