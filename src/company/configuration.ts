@@ -22,26 +22,31 @@ export const Configuration = Type.Object({
 });
 export type Configuration = Static<typeof Configuration>;
 
-export async function findCompany(db: Db, companyId: string): Promise<Static<typeof CompanySummary>> {
+export interface CompanyRecord extends Static<typeof CompanySummary> {
+  /** Changes whenever an import changes the company's data (the response-cache key). */
+  dataVersion: number;
+}
+
+export async function findCompany(db: Db, companyId: string): Promise<CompanyRecord> {
   const company = await db
     .selectFrom('companies')
-    .select(['id', 'name', 'timezone', 'currency', 'locale'])
+    .select(['id', 'name', 'timezone', 'currency', 'locale', 'data_version'])
     .where('id', '=', companyId)
     .executeTakeFirst();
   if (!company) throw notFound('The company of this token no longer exists.');
-  return company;
+  return { id: company.id, name: company.name, timezone: company.timezone, currency: company.currency, locale: company.locale, dataVersion: company.data_version };
 }
 
-export async function getConfiguration(db: Db, companyId: string): Promise<Configuration> {
-  const [company, departments, positions, shiftTypes, contractTypes] = await Promise.all([
-    findCompany(db, companyId),
+export async function getConfiguration(db: Db, company: CompanyRecord): Promise<Configuration> {
+  const companyId = company.id;
+  const [departments, positions, shiftTypes, contractTypes] = await Promise.all([
     db.selectFrom('departments').select(['id', 'name', 'code']).where('company_id', '=', companyId).orderBy('name').orderBy('id').execute(),
     db.selectFrom('positions').select(['id', 'name', 'department_id']).where('company_id', '=', companyId).orderBy('name').orderBy('id').execute(),
     db.selectFrom('shift_types').select(['id', 'name', 'category', 'paid']).where('company_id', '=', companyId).orderBy('name').orderBy('id').execute(),
     db.selectFrom('contract_types').select(['id', 'name']).where('company_id', '=', companyId).orderBy('name').orderBy('id').execute(),
   ]);
   return {
-    company,
+    company: { id: company.id, name: company.name, timezone: company.timezone, currency: company.currency, locale: company.locale },
     departments,
     positions: positions.map((p) => ({ id: p.id, name: p.name, departmentId: p.department_id })),
     shiftTypes: shiftTypes.map((s) => ({ id: s.id, name: s.name, category: s.category as Static<typeof ShiftCategory>, paid: s.paid === 1 })),

@@ -109,7 +109,11 @@ export async function importCompanyData(db: Db, companyId: string, document: unk
     const plan = planImport(doc, await loadRows(trx, companyId), ctx, errors);
     if (errors.length > 0) throw invalidImport(errors);
     await applyPlan(trx, companyId, plan);
-    return counts(plan);
+    const result = counts(plan);
+    if (Object.values(result).some((c) => c.created + c.updated + c.deleted > 0)) {
+      await trx.updateTable('companies').set((eb) => ({ data_version: eb('data_version', '+', 1), updated_at: now })).where('id', '=', companyId).execute();
+    }
+    return result;
   });
 }
 

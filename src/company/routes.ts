@@ -3,7 +3,8 @@ import { Type, type Static, type TSchema } from 'typebox';
 import type { App } from '../platform/http.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Db } from '../platform/db/database.ts';
-import { pageRequest, PageQuery, replyWithEtag, type PageRequest } from '../platform/collection.ts';
+import { pageRequest, PageQuery, type PageRequest } from '../platform/collection.ts';
+import { replyCached } from '../platform/response-cache.ts';
 import { PeriodQuery, resolvePeriod, today, type Period } from '../platform/period.ts';
 import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
 import { type CompanySummary, Configuration, findCompany, getConfiguration } from './configuration.ts';
@@ -54,7 +55,8 @@ function collectionRoute(app: App, ctx: AppContext, route: CollectionRoute): voi
       const company = await findCompany(ctx.db, request.principal.companyId);
       const period = resolvePeriod(request.query, company.timezone, route.period?.(company.timezone));
       const page = pageRequest(ctx.cursorKey, company.id, route.listing, request.query);
-      return replyWithEtag(request, reply, await route.list(ctx.db, company, period, page));
+      const key = [route.listing, company.id, company.dataVersion, period.from, period.to, page.limit, request.query.cursor ?? ''].join('|');
+      return replyCached(request, reply, ctx.responseCache, key, () => route.list(ctx.db, company, period, page));
     },
   );
 }
@@ -74,7 +76,11 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
         response: { 200: withExamples(Configuration, configurationExample), ...problemResponses(400, 401, 429) },
       },
     },
-    async (request) => getConfiguration(ctx.db, request.principal.companyId),
+    async (request, reply) => {
+      const company = await findCompany(ctx.db, request.principal.companyId);
+      const key = ['configuration', company.id, company.dataVersion].join('|');
+      return replyCached(request, reply, ctx.responseCache, key, () => getConfiguration(ctx.db, company));
+    },
   );
 
   collectionRoute(app, ctx, {
@@ -125,7 +131,8 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     async (request, reply) => {
       const company = await findCompany(ctx.db, request.principal.companyId);
       const date = feedDate(request.query.date, company.timezone);
-      return replyWithEtag(request, reply, await timetableFeed(ctx.db, company, date));
+      const key = ['feed', company.id, company.dataVersion, date].join('|');
+      return replyCached(request, reply, ctx.responseCache, key, () => timetableFeed(ctx.db, company, date));
     },
   );
 }

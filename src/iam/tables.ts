@@ -1,5 +1,7 @@
 // Row types of the identity tables. Instants are epoch milliseconds; flags are 0/1 integers so one
 // schema serves SQLite and PostgreSQL; lists are JSON text.
+import type { Generated } from 'kysely';
+
 export interface OrganisationsTable {
   id: string;
   name: string;
@@ -15,6 +17,8 @@ export interface CompaniesTable {
   locale: string;
   created_at: number;
   updated_at: number;
+  /** Bumped by every import that changes the company's data (see response-cache.ts). */
+  data_version: Generated<number>;
 }
 
 export interface ApiClientsTable {

@@ -76,13 +76,18 @@ export function replyWithEtag<T>(_request: FastifyRequest, reply: FastifyReply, 
   return body;
 }
 
-function etagMatches(header: string | undefined, etag: string): boolean {
+/** A strong validator of a serialised body. */
+export function etagOf(body: string): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+export function etagMatches(header: string | undefined, etag: string): boolean {
   return header !== undefined && header.split(',').some((tag) => tag.trim() === '*' || tag.trim().replace(/^W\//, '') === etag);
 }
 
 export async function conditionalGet(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   if (!conditionalReplies.has(reply) || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
-  const etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
+  const etag = etagOf(payload);
   reply.header('ETag', etag);
   if (!etagMatches(request.headers['if-none-match'], etag)) return payload;
   reply.code(304);

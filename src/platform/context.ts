@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import type { Db, DialectName } from './db/database.ts';
 import type { KeyRing } from '../iam/keys.ts';
 import type { RevocationList } from '../iam/revocations.ts';
+import type { ResponseCache } from './response-cache.ts';
 
 export interface AppContext {
   readonly config: Config;
@@ -15,4 +16,6 @@ export interface AppContext {
   readonly redis: Redis | undefined;
   /** HMAC key for collection cursors, shared by every instance through the database. */
   readonly cursorKey: Buffer;
+  /** Serialised import-derived responses by company data version. */
+  readonly responseCache: ResponseCache;
 }
