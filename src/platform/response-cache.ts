@@ -49,7 +49,8 @@ export async function replyCached(request: FastifyRequest, reply: FastifyReply, 
   let entry = cache.get(key);
   if (!entry) {
     // The route's response schema serialiser, as Fastify would apply it, turns the object into text.
-    const body = String(reply.serialize(await build()));
+    const serialised = reply.serialize(await build());
+    const body = typeof serialised === 'string' ? serialised : Buffer.from(serialised as ArrayBuffer).toString('utf8');
     entry = { body, etag: etagOf(body) };
     cache.set(key, entry);
   }
