@@ -1,15 +1,11 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useTestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
 import { ApiError, NetworkError, WfsClient } from '../../packages/client/src/index.ts';
 
 // Three secured calls per minute per client: the fourth is a real 429 from the service.
-let server: TestServer;
-before(async () => {
-  server = await startTestServer({ RATE_LIMIT_API_PER_MINUTE: '3' });
-});
-after(() => server.close());
+const server = useTestServer({ RATE_LIMIT_API_PER_MINUTE: '3' });
 
 const FAST = { backoffMs: 10 };
 

@@ -1,18 +1,14 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useTestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
 import { TokenError, WfsClient, decodeJwtClaims } from '../../packages/client/src/index.ts';
 
 // ID tokens live 5 s (the client renews a fifth of that, 1 s, before exp); refresh tokens live 8 s,
 // so the service renews them once less than 4 s remain. Claims count whole seconds, so waits are
 // computed from `exp`.
-let server: TestServer;
-before(async () => {
-  server = await startTestServer({ ACCESS_TOKEN_TTL: '5', REFRESH_TOKEN_TTL: '8' });
-});
-after(() => server.close());
+const server = useTestServer({ ACCESS_TOKEN_TTL: '5', REFRESH_TOKEN_TTL: '8' });
 
 /** A fetch that records the paths it sends, in front of the real server. */
 function recordingFetch(): { fetch: (request: Request) => Promise<Response>; paths: string[] } {

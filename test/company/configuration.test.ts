@@ -1,14 +1,10 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useTestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
 import { bearer } from '../support/tenants.ts';
 
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
+const server = useTestServer();
 
 test('getConfiguration returns the token company with its (empty) entity lists', async () => {
   const { tenant, token } = await signedInCompany(server.ctx, { name: 'Bakery' });

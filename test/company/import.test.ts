@@ -1,19 +1,15 @@
 // The import document (CONTRACT §5): validated whole with every problem listed and nothing written,
 // applied in one transaction, upserted by ref so a re-import changes nothing and an edit updates in
 // place; deletions cascade from a user to its contracts and shifts and free its badge.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useTestServer } from '../support/server.ts';
 import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import { importCompanyData } from '../../src/company/import.ts';
 import { NOTHING, NOTHING_CHANGED, apiGet, baseDocument, contract, createdCounts, shift, user } from './fixtures.ts';
 import type { Page } from '../support/http.ts';
 
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
+const server = useTestServer();
 
 function company(name = 'Import Co', organisationId?: string): Promise<SignedInCompany> {
   return signedInCompany(server.ctx, { name, ...(organisationId ? { organisationId } : {}) });

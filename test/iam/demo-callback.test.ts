@@ -1,17 +1,13 @@
 // The demo client's redirect URI (CONTRACT §5): a page of the service showing the code, the state and
 // the exact command that exchanges the code, under the same strict headers as the login page.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useTestServer } from '../support/server.ts';
 import { provisionTenant } from '../support/tenants.ts';
 import { loginForCode, postToken } from './helpers.ts';
 import { unescapeHtml } from '../support/login.ts';
 
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
+const server = useTestServer();
 
 test('the callback page shows code, state and a curl command that works once the secret is filled in', async () => {
   const tenant = await provisionTenant(server.ctx, { redirectUris: [`${server.baseUrl}/demo/callback`] });

@@ -1,19 +1,15 @@
 // The whole authorization code flow as an integrator runs it with a strict OpenID client library
 // (openid-client v6): discovery, PKCE + state + nonce, the login form over HTTP, the code exchange
 // with signature checks, the ID token's claims, a secured call, and renewal through idToken.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useTestServer } from '../support/server.ts';
 import { provisionTenant } from '../support/tenants.ts';
 import { renewAtIdToken, submitLogin } from './helpers.ts';
 import { openLoginForm, type TokenBody } from '../support/login.ts';
 
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
+const server = useTestServer();
 
 test('an openid-client integrator logs in, exchanges the code, calls the API and renews the ID token', async () => {
   const tenant = await provisionTenant(server.ctx, { name: 'Integrator', redirectUris: ['https://integrator.example/callback'] });

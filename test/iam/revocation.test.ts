@@ -1,19 +1,15 @@
 // Token revocation (RFC 7009): either token of a grant revokes the grant — refresh tokens at once,
 // ID tokens on the secured API within 5 seconds. Client authentication is required; unknown tokens
 // and other clients' tokens are answered 200 and revoke nothing. Operator actions revoke too.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useTestServer } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { rotateClientSecret, setUserDisabled } from '../../src/iam/provisioning.ts';
 import { configurationWith, loginAndExchange, renewAtIdToken } from './helpers.ts';
 import { assertRefusedWithin } from '../support/http.ts';
 
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
+const server = useTestServer();
 
 function revoke(tenant: Tenant, token: string, init: { form?: boolean; secret?: string } = {}): Promise<Response> {
   const body = { token, client_id: tenant.clientId, client_secret: init.secret ?? tenant.clientSecret };
