@@ -1,17 +1,12 @@
 // TimetableFeed: one day from today − 8 to today + 38 with everything embedded; instants in the
 // company's offset on DST days and across midnight; ETag and If-None-Match on feed and collections.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { signedInCompany } from '../support/company.ts';
-import { type Tenant } from '../support/tenants.ts';
+import { useCompanyServer } from '../support/company.ts';
 import { importCompanyData } from '../../src/company/import.ts';
 import { apiGet, baseDocument, dayFromToday, shift, user } from './fixtures.ts';
 import type { Page } from '../support/http.ts';
 
-let server: TestServer;
-let tenant: Tenant;
-let token: string;
 const T = (days: number) => dayFromToday(days);
 
 interface FeedShift {
@@ -51,18 +46,14 @@ function document() {
   return doc;
 }
 
-before(async () => {
-  server = await startTestServer();
-  ({ tenant, token } = await signedInCompany(server.ctx, { name: 'Feed Co', data: document() }));
-});
-after(() => server.close());
+const company = useCompanyServer({ name: 'Feed Co', data: document() });
 
 test('the feed defaults to today and embeds user, department, position and shift type', async () => {
-  const response = await apiGet<Feed>(server.baseUrl, token, '/feeds/timetable');
+  const response = await apiGet<Feed>(company.server.baseUrl, company.token, '/feeds/timetable');
   assert.equal(response.status, 200);
   const feed = response.body;
   assert.equal(feed.date, T(0));
-  assert.deepEqual(feed.company, { id: tenant.companyId, name: 'Feed Co', timezone: 'Europe/Amsterdam' });
+  assert.deepEqual(feed.company, { id: company.tenant.companyId, name: 'Feed Co', timezone: 'Europe/Amsterdam' });
   assert.deepEqual(feed.shifts.map((s) => s.startsAt.slice(11, 16)), ['08:00', '12:00', '17:00']);
   const [work, open, sick] = feed.shifts;
   assert.ok(work && open && sick);
@@ -84,22 +75,22 @@ test('the feed defaults to today and embeds user, department, position and shift
 
 test('the feed serves today − 8 and today + 38; today − 9 and today + 39 are 400 date_out_of_range', async () => {
   for (const days of [-8, 38]) {
-    const response = await apiGet<Feed>(server.baseUrl, token, `/feeds/timetable?date=${T(days)}`);
+    const response = await apiGet<Feed>(company.server.baseUrl, company.token, `/feeds/timetable?date=${T(days)}`);
     assert.equal(response.status, 200, `day ${days}`);
     assert.deepEqual(response.body.shifts.map((s) => s.date), [T(days)]);
   }
   for (const days of [-9, 39]) {
-    const response = await apiGet<{ code: string; errors: Array<{ path: string }> }>(server.baseUrl, token, `/feeds/timetable?date=${T(days)}`);
+    const response = await apiGet<{ code: string; errors: Array<{ path: string }> }>(company.server.baseUrl, company.token, `/feeds/timetable?date=${T(days)}`);
     assert.equal(response.status, 400, `day ${days}`);
     assert.equal(response.body.code, 'date_out_of_range');
     assert.equal(response.body.errors[0]?.path, '/date');
   }
-  const malformed = await apiGet<{ code: string }>(server.baseUrl, token, '/feeds/timetable?date=tomorrow');
+  const malformed = await apiGet<{ code: string }>(company.server.baseUrl, company.token, '/feeds/timetable?date=tomorrow');
   assert.equal(malformed.status, 400);
 });
 
 async function shiftOn(date: string, hhmm: string) {
-  const response = await apiGet<Page<{ date: string; startsAt: string; endsAt: string }>>(server.baseUrl, token, `/company/timetable?from=${date}&to=${date}`);
+  const response = await apiGet<Page<{ date: string; startsAt: string; endsAt: string }>>(company.server.baseUrl, company.token, `/company/timetable?from=${date}&to=${date}`);
   assert.equal(response.status, 200);
   const found = response.body.data.find((s) => s.startsAt.slice(11, 16) === hhmm);
   assert.ok(found, `a shift on ${date} at ${hhmm}`);
@@ -132,14 +123,14 @@ test('an end not after the start ends the next day, keeping the start date (also
   assert.equal(newYear.endsAt, '2027-01-01T02:00:00+01:00');
   const equal = await shiftOn('2026-07-01', '23:00');
   assert.equal(equal.endsAt, '2026-07-02T23:00:00+02:00');
-  const nextDay = await apiGet<Page<{ startsAt: string }>>(server.baseUrl, token, '/company/timetable?from=2026-10-25&to=2026-10-25');
+  const nextDay = await apiGet<Page<{ startsAt: string }>>(company.server.baseUrl, company.token, '/company/timetable?from=2026-10-25&to=2026-10-25');
   assert.ok(!nextDay.body.data.some((s) => s.startsAt.startsWith('2026-10-24')), 'listed by the day it starts');
 });
 
 test('a start or end that does not exist (spring gap) is an import error at its path', async () => {
   const doc = baseDocument();
   doc.shifts.push(shift('gap-start', '2026-03-29', { start: '02:30', end: '06:00' }), shift('gap-end', '2026-03-28', { start: '22:00', end: '02:15' }));
-  await assert.rejects(importCompanyData(server.ctx.db, tenant.companyId, doc), (error: { code: string; errors: Array<{ path: string; message: string }> }) => {
+  await assert.rejects(importCompanyData(company.server.ctx.db, company.tenant.companyId, doc), (error: { code: string; errors: Array<{ path: string; message: string }> }) => {
     assert.equal(error.code, 'invalid_import');
     assert.deepEqual(error.errors.map((e) => e.path), ['/shifts/0/start', '/shifts/1/end']);
     assert.match(error.errors[0]?.message ?? '', /02:30 does not exist on 2026-03-29 in Europe\/Amsterdam/);
@@ -150,24 +141,24 @@ test('a start or end that does not exist (spring gap) is an import error at its 
 
 test('feed and collections send an ETag and answer a matching If-None-Match with an empty 304', async () => {
   for (const path of ['/feeds/timetable', '/company/users', '/company/contracts', `/company/timetable?from=${T(-1)}&to=${T(1)}`]) {
-    const first = await apiGet(server.baseUrl, token, path);
+    const first = await apiGet(company.server.baseUrl, company.token, path);
     const etag = first.headers.get('etag');
     assert.match(etag ?? '', /^"[A-Za-z0-9_-]+"$/, path);
-    const again = await apiGet(server.baseUrl, token, path, { 'if-none-match': etag ?? '' });
+    const again = await apiGet(company.server.baseUrl, company.token, path, { 'if-none-match': etag ?? '' });
     assert.equal(again.status, 304, path);
     assert.equal(again.text, '');
     assert.equal(again.headers.get('etag'), etag);
-    const stale = await apiGet(server.baseUrl, token, path, { 'if-none-match': '"something-else"' });
+    const stale = await apiGet(company.server.baseUrl, company.token, path, { 'if-none-match': '"something-else"' });
     assert.equal(stale.status, 200, path);
   }
 });
 
 test('a change to the data changes the feed ETag', async () => {
-  const first = await apiGet(server.baseUrl, token, '/feeds/timetable');
+  const first = await apiGet(company.server.baseUrl, company.token, '/feeds/timetable');
   const doc = document();
   doc.shifts[0] = { ...doc.shifts[0], note: 'Bring knives' };
-  await importCompanyData(server.ctx.db, tenant.companyId, doc);
-  const second = await apiGet(server.baseUrl, token, '/feeds/timetable', { 'if-none-match': first.headers.get('etag') ?? '' });
+  await importCompanyData(company.server.ctx.db, company.tenant.companyId, doc);
+  const second = await apiGet(company.server.baseUrl, company.token, '/feeds/timetable', { 'if-none-match': first.headers.get('etag') ?? '' });
   assert.equal(second.status, 200);
   assert.notEqual(second.headers.get('etag'), first.headers.get('etag'));
 });

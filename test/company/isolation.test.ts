@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
-import { type Tenant } from '../support/tenants.ts';
+import type { Tenant } from '../support/tenants.ts';
 import { importCompanyData } from '../../src/company/import.ts';
 import { apiGet, baseDocument, contract, dayFromToday, shift, user, walk } from './fixtures.ts';
 import type { Page } from '../support/http.ts';

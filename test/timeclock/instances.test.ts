@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { freshDatabase, type FreshDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
-import { type Tenant } from '../support/tenants.ts';
+import type { Tenant } from '../support/tenants.ts';
 import { addEmployee } from './fixtures.ts';
 import { postJson, type ProblemBody } from '../support/http.ts';
 
