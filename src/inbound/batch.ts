@@ -10,6 +10,7 @@ import { toHundredths } from './decimal.ts';
 import { numberText } from './exact-json.ts';
 import { periodReader, type ItemPeriod } from './periods.ts';
 import type { InboundStream } from './tables.ts';
+import { durably } from '../platform/db/durability.ts';
 
 export const MAX_BATCH_ITEMS = 5000;
 /** Rows per multi-row statement: 15 columns × 1000 stays under SQLite's and PostgreSQL's parameter limits. */
@@ -184,7 +185,7 @@ export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: str
     const bad = new Set(errors.map((e) => pathIndex(e.path))).size;
     throw badRequest('invalid_batch', `${bad} of ${items.length} items are invalid; nothing was stored.`, errors);
   }
-  return db.transaction().execute(async (trx) => {
+  return durably(db, (connection) => connection.transaction().execute(async (trx) => {
     const existing = await existingFigures(trx, companyId, rules.stream, drafts);
     const changed: Draft[] = [];
     let created = 0;
@@ -200,5 +201,5 @@ export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: str
     changed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     await writeFigures(trx, companyId, rules.stream, changed, now);
     return { received: items.length, created, updated, unchanged: items.length - created - updated };
-  });
+  }));
 }

@@ -15,6 +15,7 @@ import { newId } from '../platform/ids.ts';
 import { contentHash, parseOccurredAt, presentEvent, type TimeclockEvent, type TimeclockEventInput } from './events.ts';
 import { transition } from './transitions.ts';
 import type { PresenceState, TimeclockEventsTable } from './tables.ts';
+import { durablyGrouped } from '../platform/db/durability.ts';
 
 const FUTURE_LEEWAY_MS = 5 * 60_000;
 /** Each round at least one competing append succeeds, so this bounds a burst of that many per person. */
@@ -90,7 +91,7 @@ function lostRace(error: unknown): boolean {
 /** Stores the event (committed when this returns), or returns false when a concurrent append won. */
 async function append(db: Db, event: TimeclockEventsTable): Promise<boolean> {
   try {
-    await db.insertInto('timeclock_events').values(event).execute();
+    await durablyGrouped(db, (trx) => trx.insertInto('timeclock_events').values(event).execute());
     return true;
   } catch (error) {
     if (lostRace(error)) return false;
