@@ -213,7 +213,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Configuration object of the company */
+        /**
+         * Configuration object of the company
+         * @description The token's company (id, name, time zone, currency, locale) and its departments, positions, shift types and contract types, each list ordered by name, then id. Their ids are the ones the other endpoints refer to. Takes no query parameters (an unknown one is `400 validation_failed`).
+         */
         get: operations["getConfiguration"];
         put?: never;
         post?: never;
@@ -232,7 +235,7 @@ export interface paths {
         };
         /**
          * Company contracts
-         * @description Without from/to: contracts active today. With from and/or to: contracts overlapping the period. Ordered by startDate, then id.
+         * @description Without from/to: contracts active today. With from and/or to (one alone means that single day): contracts overlapping the period, of any length. Ordered by startDate, then id. Dates are YYYY-MM-DD in the company time zone: another shape is `400 validation_failed`, an impossible date (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`. Paged with `limit` (1 to 1000, default 500) and `cursor` (one from another query is `400 invalid_cursor`); answers `If-None-Match` with `304`.
          */
         get: operations["getCompanyContracts"];
         put?: never;
@@ -252,13 +255,13 @@ export interface paths {
         };
         /**
          * Reads back stored revenue items by period
-         * @description Items whose day lies in `from`..`to` (default today, at most 92 days), and week items whose ISO week overlaps it; ordered by first day, then id.
+         * @description Items whose day lies in `from`..`to` (one alone means that single day; default today; at most 92 days, else `400 period_too_long`), and week items whose ISO week overlaps it; ordered by first day, then id. A date not as YYYY-MM-DD is `400 validation_failed`, an impossible one (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`, a cursor from another query `400 invalid_cursor`. Paged with `limit` (1 to 1000, default 500) and `cursor`; answers `If-None-Match` with `304`.
          */
         get: operations["getRevenue"];
         put?: never;
         /**
          * Stores a batch of revenue items (upsert)
-         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`) and nothing is stored. Two items with the same key in one batch are bad. Amounts have at most 2 decimals and are stored exactly. Sending the same batch again creates and updates nothing.
+         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`) and nothing is stored — `validation_failed` for a field of the wrong type or format, `invalid_batch` for a broken rule: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json `415`.
          */
         post: operations["createRevenue"];
         delete?: never;
@@ -276,7 +279,7 @@ export interface paths {
         };
         /**
          * The company timetable (shifts)
-         * @description Shifts whose date (the local day the shift starts) lies in the period; default today; at most 92 days (to ≤ from + 91). Ordered by date, startsAt, id.
+         * @description Shifts whose date (the local day the shift starts) lies in the period; default today; one of from/to alone means that single day; at most 92 days (to ≤ from + 91, else `400 period_too_long`). Ordered by date, startsAt, id. Dates are YYYY-MM-DD in the company time zone: another shape is `400 validation_failed`, an impossible date (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`. Paged with `limit` (1 to 1000, default 500) and `cursor` (one from another query is `400 invalid_cursor`); answers `If-None-Match` with `304`.
          */
         get: operations["getTimetable"];
         put?: never;
@@ -296,7 +299,7 @@ export interface paths {
         };
         /**
          * Company users (employees)
-         * @description Without from/to: employees whose employment is active today or starts later. With from and/or to (one alone means that single day): employment overlapping the period. Ordered by employeeNumber, then id.
+         * @description Without from/to: employees whose employment is active today or starts later. With from and/or to (one alone means that single day): employment overlapping the period, of any length. Ordered by employeeNumber, then id. Dates are YYYY-MM-DD in the company time zone: another shape is `400 validation_failed`, an impossible date (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`. Paged with `limit` (1 to 1000, default 500) and `cursor` (one from another query is `400 invalid_cursor`); answers `If-None-Match` with `304`.
          */
         get: operations["getCompanyUsers"];
         put?: never;
@@ -316,13 +319,13 @@ export interface paths {
         };
         /**
          * Reads back stored wage budget items by period
-         * @description Items whose day lies in `from`..`to` (default today, at most 92 days), and week items whose ISO week overlaps it; ordered by first day, then id.
+         * @description Items whose day lies in `from`..`to` (one alone means that single day; default today; at most 92 days, else `400 period_too_long`), and week items whose ISO week overlaps it; ordered by first day, then id. A date not as YYYY-MM-DD is `400 validation_failed`, an impossible one (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`, a cursor from another query `400 invalid_cursor`. Paged with `limit` (1 to 1000, default 500) and `cursor`; answers `If-None-Match` with `304`.
          */
         get: operations["getWageBudget"];
         put?: never;
         /**
          * Stores a batch of wage budget items (upsert)
-         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`) and nothing is stored. Two items with the same key in one batch are bad. Amounts have at most 2 decimals and are stored exactly. Sending the same batch again creates and updates nothing.
+         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`) and nothing is stored — `validation_failed` for a field of the wrong type or format, `invalid_batch` for a broken rule: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json `415`.
          */
         post: operations["createWageBudget"];
         delete?: never;
@@ -340,7 +343,7 @@ export interface paths {
         };
         /**
          * Detailed timetable of one day
-         * @description Every shift of one day (default today; from today − 8 to today + 38 in the company time zone, else 400 date_out_of_range) with its user, department, position and shift type embedded.
+         * @description Every shift of one day (default today; from today − 8 to today + 38 in the company time zone, else `400 date_out_of_range`; an impossible date such as 2026-02-30: `400 invalid_date`) with its user, department, position and shift type embedded, ordered by startsAt, then id. Not paged; answers `If-None-Match` with `304`.
          */
         get: operations["TimetableFeed"];
         put?: never;
@@ -358,7 +361,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** JSON Web Key Set (includes keys about to sign and retired keys still verifying) */
+        /**
+         * JSON Web Key Set (includes keys about to sign and retired keys still verifying)
+         * @description A new key appears here at least 120 s before it signs; a retired key stays until every token it signed has expired. Cacheable for 60 s; refetch on an unknown kid.
+         */
         get: operations["jwks"];
         put?: never;
         post?: never;
@@ -375,7 +381,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OpenID Provider metadata */
+        /**
+         * OpenID Provider metadata
+         * @description Everything a strict OpenID client needs (endpoints, ES256, PKCE S256, `iss` in the authorization response). Cacheable for 5 minutes.
+         */
         get: operations["openidConfiguration"];
         put?: never;
         post?: never;
@@ -418,7 +427,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke the grant of an ID token or refresh token (RFC 7009) */
+        /**
+         * Revoke the grant of an ID token or refresh token (RFC 7009)
+         * @description Client-authenticated. Given either token of a login, revokes the whole grant: its refresh tokens fail at once and its ID tokens within 5 seconds on every instance. Unknown tokens, or tokens of another client, answer 200 and revoke nothing.
+         */
         post: operations["revokeToken"];
         delete?: never;
         options?: never;
@@ -453,7 +465,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Badges of every user with an active timeclock in the organisation */
+        /**
+         * Badges of every user with an active timeclock in the organisation
+         * @description Every employee of the organisation's companies whose timeclock is active and who has a badge, or only those of `companyId` (a company outside the organisation is `404`); ordered by badge id, which is unique within the organisation. Paged with `limit` (1 to 1000, default 500) and `cursor` (one from another query is `400 invalid_cursor`); answers `If-None-Match` with `304`.
+         */
         get: operations["getTimeclockBadgeCollection"];
         put?: never;
         post?: never;
@@ -472,7 +487,7 @@ export interface paths {
         };
         /**
          * Reads back timeclock events by period
-         * @description Events that occurred on the days `from`..`to` in the token company's time zone (default today, at most 92 days), ordered by occurredAt.
+         * @description Events of the organisation that occurred on the days `from`..`to` in the token company's time zone (one alone means that single day; default today; at most 92 days, else `400 period_too_long`), ordered by occurredAt; `userId` and `companyId` narrow them (a company outside the organisation is `404`). A date not as YYYY-MM-DD is `400 validation_failed`, an impossible one (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`, a cursor from another query `400 invalid_cursor`. Paged with `limit` (1 to 1000, default 500) and `cursor`; answers `If-None-Match` with `304`.
          */
         get: operations["getTimeclockEvents"];
         put?: never;
@@ -494,7 +509,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Redirect URI of the demo client: shows the code and the command that exchanges it */
+        /**
+         * Redirect URI of the demo client: shows the code and the command that exchanges it
+         * @description An HTML page for newcomers walking the flow with a browser and curl; the client secret appears as a placeholder.
+         */
         get: operations["demoCallback"];
         put?: never;
         post?: never;
@@ -511,33 +529,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["RequestId"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            checks?: {
-                                [key: string]: "ok" | "down";
-                            };
-                            status: "ok" | "unavailable";
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Liveness
+         * @description Answers 200 while the process serves; checks nothing else.
+         */
+        get: operations["healthz"];
         put?: never;
         post?: never;
         delete?: never;
@@ -553,10 +549,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Login page of the authorization code flow (browser) */
+        /**
+         * Login page of the authorization code flow (browser)
+         * @description Served on AUTH_URL. Unknown client_id or an unregistered redirect_uri: 400 HTML page, never redirected. Other bad parameters (response_type, scope other than `all`/`all openid`, bad PKCE): redirect with error, error_description, state and iss. Otherwise a CSRF-protected login form for the API User of that client.
+         */
         get: operations["authorize"];
         put?: never;
-        /** Submit the login form (email, secret, CSRF token and the authorization request) */
+        /**
+         * Submit the login form (email, secret, CSRF token and the authorization request)
+         * @description Success: 302 to redirect_uri with code (single use, AUTH_CODE_TTL seconds), state byte for byte, and iss. Wrong credentials: the form again with status 401; repeated failures: 429 page with Retry-After; bad CSRF token: 403.
+         */
         post: operations["authorizeSubmit"];
         delete?: never;
         options?: never;
@@ -571,48 +573,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: database and Redis answer */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["RequestId"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            checks?: {
-                                [key: string]: "ok" | "down";
-                            };
-                            status: "ok" | "unavailable";
-                        };
-                    };
-                };
-                /** @description Service Unavailable */
-                503: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["RequestId"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            checks?: {
-                                [key: string]: "ok" | "down";
-                            };
-                            status: "ok" | "unavailable";
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Readiness: database and Redis answer
+         * @description Answers 200 when the database (and Redis, when REDIS_URL is set) answer, else 503 naming what is down; point a load balancer's readiness check here.
+         */
+        get: operations["readyz"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1342,10 +1307,13 @@ export interface operations {
                         daysPerWeek: number;
                         /** @enum {boolean} */
                         deleted?: false;
+                        /** @description The caller's own key for this entity, unique per kind within the company. */
                         departmentRef?: string | null;
+                        /** @description Last day of the contract; null or absent while open. */
                         endDate?: string | null;
                         /** @description Hours per week; at most 2 decimals */
                         hoursPerWeek: number;
+                        /** @description The caller's own key for this entity, unique per kind within the company. */
                         positionRef?: string | null;
                         /** @description The caller's own key for this entity, unique per kind within the company. */
                         ref: string;
@@ -1416,6 +1384,7 @@ export interface operations {
                         /** @description Local end time, HH:MM; not after start means the next day. */
                         end: string;
                         note?: string | null;
+                        /** @description The caller's own key for this entity, unique per kind within the company. */
                         positionRef?: string | null;
                         /** @description The caller's own key for this entity, unique per kind within the company. */
                         ref: string;
@@ -1423,6 +1392,7 @@ export interface operations {
                         shiftTypeRef: string;
                         /** @description Local start time, HH:MM. */
                         start: string;
+                        /** @description The caller's own key for this entity, unique per kind within the company. */
                         userRef?: string | null;
                     })[];
                     shiftTypes?: ({
@@ -1445,12 +1415,14 @@ export interface operations {
                         /** @description The caller's own key for this entity, unique per kind within the company. */
                         ref: string;
                     } | {
+                        /** @description Unique within the organisation. */
                         badgeId?: string | null;
                         /** @enum {boolean} */
                         deleted?: false;
                         departmentRefs?: string[];
                         email?: string | null;
                         employeeNumber: string;
+                        /** @description Last day of employment; null or absent while open. */
                         employmentEnd?: string | null;
                         /** @description First day of employment (company time zone). */
                         employmentStart: string;
@@ -1668,6 +1640,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "company": {
+                     *         "id": "cmp_7QxK2mVb9LcR4tWp",
+                     *         "name": "Brasserie De Haven",
+                     *         "timezone": "Europe/Amsterdam",
+                     *         "currency": "EUR",
+                     *         "locale": "nl-NL"
+                     *       },
+                     *       "departments": [
+                     *         {
+                     *           "id": "dep_Kt3nW8qZr1XvB6sd",
+                     *           "name": "Kitchen",
+                     *           "code": "KIT"
+                     *         },
+                     *         {
+                     *           "id": "dep_Fl9eJ2uYc4HmA7ow",
+                     *           "name": "Service",
+                     *           "code": "SRV"
+                     *         }
+                     *       ],
+                     *       "positions": [
+                     *         {
+                     *           "id": "pos_Ck4vP1sM8gTq2ZxL",
+                     *           "name": "Chef",
+                     *           "departmentId": "dep_Kt3nW8qZr1XvB6sd"
+                     *         },
+                     *         {
+                     *           "id": "pos_Wt6bN3rD9kQy5HaE",
+                     *           "name": "Waiter",
+                     *           "departmentId": "dep_Fl9eJ2uYc4HmA7ow"
+                     *         }
+                     *       ],
+                     *       "shiftTypes": [
+                     *         {
+                     *           "id": "sty_Dy2hR7mX4pLc9VtB",
+                     *           "name": "Day shift",
+                     *           "category": "work",
+                     *           "paid": true
+                     *         },
+                     *         {
+                     *           "id": "sty_Sk8fG1wN5zJq3UeC",
+                     *           "name": "Sick leave",
+                     *           "category": "absence",
+                     *           "paid": true
+                     *         }
+                     *       ],
+                     *       "contractTypes": [
+                     *         {
+                     *           "id": "cty_Fu3cZ8hL6tWy1GsA",
+                     *           "name": "Full-time"
+                     *         },
+                     *         {
+                     *           "id": "cty_Pt5mK9xQ2vBn7RwD",
+                     *           "name": "Part-time"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         company: {
                             /** @description ISO 4217 code */
@@ -1742,6 +1773,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "con_Rb7wE2kT9mXs4LpN",
+                     *           "userId": "emp_Jd4sX9kP2wLm7QtV",
+                     *           "contractTypeId": "cty_Fu3cZ8hL6tWy1GsA",
+                     *           "startDate": "2023-03-01",
+                     *           "endDate": null,
+                     *           "hoursPerWeek": 38,
+                     *           "daysPerWeek": 5,
+                     *           "wage": {
+                     *             "amount": 17.85,
+                     *             "currency": "EUR",
+                     *             "period": "hour"
+                     *           },
+                     *           "departmentId": "dep_Kt3nW8qZr1XvB6sd",
+                     *           "positionId": "pos_Ck4vP1sM8gTq2ZxL",
+                     *           "updatedAt": "2026-11-20T14:32:05+01:00"
+                     *         },
+                     *         {
+                     *           "id": "con_Hx1qV6cY3nJf8WdK",
+                     *           "userId": "emp_Ms8tB3nR6yHc1ZqW",
+                     *           "contractTypeId": "cty_Pt5mK9xQ2vBn7RwD",
+                     *           "startDate": "2024-06-15",
+                     *           "endDate": "2026-12-31",
+                     *           "hoursPerWeek": 24.5,
+                     *           "daysPerWeek": 3.5,
+                     *           "wage": {
+                     *             "amount": 2150,
+                     *             "currency": "EUR",
+                     *             "period": "month"
+                     *           },
+                     *           "departmentId": "dep_Fl9eJ2uYc4HmA7ow",
+                     *           "positionId": null,
+                     *           "updatedAt": "2026-11-18T09:10:44+01:00"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             contractTypeId: string;
@@ -1821,6 +1893,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "fig_C2vR8kWq1nZt5XbM",
+                     *           "departmentId": "dep_Kt3nW8qZr1XvB6sd",
+                     *           "date": "2026-11-22",
+                     *           "week": null,
+                     *           "kind": "realised",
+                     *           "category": "food",
+                     *           "amount": 1843.5,
+                     *           "updatedAt": "2026-11-23T06:15:02+01:00"
+                     *         },
+                     *         {
+                     *           "id": "fig_P7hL3sYd9mKx2QcT",
+                     *           "departmentId": "dep_Fl9eJ2uYc4HmA7ow",
+                     *           "date": "2026-11-22",
+                     *           "week": null,
+                     *           "kind": "realised",
+                     *           "category": "drinks",
+                     *           "amount": 612.25,
+                     *           "updatedAt": "2026-11-23T06:15:02+01:00"
+                     *         },
+                     *         {
+                     *           "id": "fig_G5nB1tXw6rJv8HzE",
+                     *           "departmentId": "dep_Kt3nW8qZr1XvB6sd",
+                     *           "date": null,
+                     *           "week": "2026-W48",
+                     *           "kind": "prognosis",
+                     *           "category": null,
+                     *           "amount": 12500,
+                     *           "updatedAt": "2026-11-23T06:15:02+01:00"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             amount: number;
@@ -1874,6 +1983,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "departmentId": "dep_Kt3nW8qZr1XvB6sd",
+                 *           "date": "2026-11-22",
+                 *           "kind": "realised",
+                 *           "amount": 1843.5,
+                 *           "category": "food"
+                 *         },
+                 *         {
+                 *           "departmentId": "dep_Fl9eJ2uYc4HmA7ow",
+                 *           "date": "2026-11-22",
+                 *           "kind": "realised",
+                 *           "amount": 612.25,
+                 *           "category": "drinks"
+                 *         },
+                 *         {
+                 *           "departmentId": "dep_Kt3nW8qZr1XvB6sd",
+                 *           "week": "2026-W48",
+                 *           "kind": "prognosis",
+                 *           "amount": 12500
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     items: {
                         /** @description In the company currency, at most 2 decimals; negative for refunds. */
@@ -1903,6 +2038,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "received": 3,
+                     *       "created": 2,
+                     *       "updated": 1,
+                     *       "unchanged": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @description Items stored for the first time. */
                         created: number;
@@ -1975,6 +2118,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "shf_Np3kZ7vQ1xRt5GmB",
+                     *           "date": "2026-11-23",
+                     *           "startsAt": "2026-11-23T09:00:00+01:00",
+                     *           "endsAt": "2026-11-23T17:30:00+01:00",
+                     *           "breakMinutes": 30,
+                     *           "userId": "emp_Jd4sX9kP2wLm7QtV",
+                     *           "departmentId": "dep_Kt3nW8qZr1XvB6sd",
+                     *           "positionId": "pos_Ck4vP1sM8gTq2ZxL",
+                     *           "shiftTypeId": "sty_Dy2hR7mX4pLc9VtB",
+                     *           "category": "work",
+                     *           "note": null,
+                     *           "updatedAt": "2026-11-20T14:32:05+01:00"
+                     *         },
+                     *         {
+                     *           "id": "shf_Tq9dL4wX8cVb2YhS",
+                     *           "date": "2026-11-23",
+                     *           "startsAt": "2026-11-23T17:00:00+01:00",
+                     *           "endsAt": "2026-11-24T00:30:00+01:00",
+                     *           "breakMinutes": 0,
+                     *           "userId": null,
+                     *           "departmentId": "dep_Fl9eJ2uYc4HmA7ow",
+                     *           "positionId": "pos_Wt6bN3rD9kQy5HaE",
+                     *           "shiftTypeId": "sty_Dy2hR7mX4pLc9VtB",
+                     *           "category": "work",
+                     *           "note": "Busy evening: 40 covers booked",
+                     *           "updatedAt": "2026-11-21T11:05:00+01:00"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             breakMinutes: number;
@@ -2054,6 +2232,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "emp_Jd4sX9kP2wLm7QtV",
+                     *           "employeeNumber": "1001",
+                     *           "firstName": "Jan",
+                     *           "lastName": "de Vries",
+                     *           "email": "jan.devries@example.com",
+                     *           "departmentIds": [
+                     *             "dep_Kt3nW8qZr1XvB6sd"
+                     *           ],
+                     *           "positionIds": [
+                     *             "pos_Ck4vP1sM8gTq2ZxL"
+                     *           ],
+                     *           "employmentStart": "2023-03-01",
+                     *           "employmentEnd": null,
+                     *           "timeclockActive": true,
+                     *           "updatedAt": "2026-11-20T14:32:05+01:00"
+                     *         },
+                     *         {
+                     *           "id": "emp_Ms8tB3nR6yHc1ZqW",
+                     *           "employeeNumber": "1002",
+                     *           "firstName": "Sanne",
+                     *           "lastName": "Bakker",
+                     *           "email": null,
+                     *           "departmentIds": [
+                     *             "dep_Fl9eJ2uYc4HmA7ow"
+                     *           ],
+                     *           "positionIds": [
+                     *             "pos_Wt6bN3rD9kQy5HaE"
+                     *           ],
+                     *           "employmentStart": "2024-06-15",
+                     *           "employmentEnd": "2026-12-31",
+                     *           "timeclockActive": false,
+                     *           "updatedAt": "2026-11-18T09:10:44+01:00"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             departmentIds: string[];
@@ -2128,6 +2347,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "fig_A9kT4mQx2wVn7RdL",
+                     *           "departmentId": "dep_Kt3nW8qZr1XvB6sd",
+                     *           "date": "2026-11-23",
+                     *           "week": null,
+                     *           "amount": 1450,
+                     *           "hours": 62.5,
+                     *           "updatedAt": "2026-11-22T18:40:31+01:00"
+                     *         },
+                     *         {
+                     *           "id": "fig_M3pW8cZr5yHb1JsK",
+                     *           "departmentId": "dep_Fl9eJ2uYc4HmA7ow",
+                     *           "date": null,
+                     *           "week": "2026-W48",
+                     *           "amount": 5200.75,
+                     *           "hours": null,
+                     *           "updatedAt": "2026-11-22T18:40:31+01:00"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             amount: number;
@@ -2176,6 +2420,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "departmentId": "dep_Kt3nW8qZr1XvB6sd",
+                 *           "date": "2026-11-23",
+                 *           "amount": 1450,
+                 *           "hours": 62.5
+                 *         },
+                 *         {
+                 *           "departmentId": "dep_Fl9eJ2uYc4HmA7ow",
+                 *           "week": "2026-W48",
+                 *           "amount": 5200.75
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     items: {
                         /** @description In the company currency, ≥ 0, at most 2 decimals. */
@@ -2200,6 +2461,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "received": 2,
+                     *       "created": 2,
+                     *       "updated": 0,
+                     *       "unchanged": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @description Items stored for the first time. */
                         created: number;
@@ -2266,6 +2535,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "date": "2026-11-23",
+                     *       "company": {
+                     *         "id": "cmp_7QxK2mVb9LcR4tWp",
+                     *         "name": "Brasserie De Haven",
+                     *         "timezone": "Europe/Amsterdam"
+                     *       },
+                     *       "shifts": [
+                     *         {
+                     *           "id": "shf_Np3kZ7vQ1xRt5GmB",
+                     *           "date": "2026-11-23",
+                     *           "startsAt": "2026-11-23T09:00:00+01:00",
+                     *           "endsAt": "2026-11-23T17:30:00+01:00",
+                     *           "breakMinutes": 30,
+                     *           "userId": "emp_Jd4sX9kP2wLm7QtV",
+                     *           "departmentId": "dep_Kt3nW8qZr1XvB6sd",
+                     *           "positionId": "pos_Ck4vP1sM8gTq2ZxL",
+                     *           "shiftTypeId": "sty_Dy2hR7mX4pLc9VtB",
+                     *           "category": "work",
+                     *           "note": null,
+                     *           "updatedAt": "2026-11-20T14:32:05+01:00",
+                     *           "user": {
+                     *             "id": "emp_Jd4sX9kP2wLm7QtV",
+                     *             "employeeNumber": "1001",
+                     *             "firstName": "Jan",
+                     *             "lastName": "de Vries"
+                     *           },
+                     *           "department": {
+                     *             "id": "dep_Kt3nW8qZr1XvB6sd",
+                     *             "name": "Kitchen",
+                     *             "code": "KIT"
+                     *           },
+                     *           "position": {
+                     *             "id": "pos_Ck4vP1sM8gTq2ZxL",
+                     *             "name": "Chef",
+                     *             "departmentId": "dep_Kt3nW8qZr1XvB6sd"
+                     *           },
+                     *           "shiftType": {
+                     *             "id": "sty_Dy2hR7mX4pLc9VtB",
+                     *             "name": "Day shift",
+                     *             "category": "work",
+                     *             "paid": true
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "shf_Tq9dL4wX8cVb2YhS",
+                     *           "date": "2026-11-23",
+                     *           "startsAt": "2026-11-23T17:00:00+01:00",
+                     *           "endsAt": "2026-11-24T00:30:00+01:00",
+                     *           "breakMinutes": 0,
+                     *           "userId": null,
+                     *           "departmentId": "dep_Fl9eJ2uYc4HmA7ow",
+                     *           "positionId": "pos_Wt6bN3rD9kQy5HaE",
+                     *           "shiftTypeId": "sty_Dy2hR7mX4pLc9VtB",
+                     *           "category": "work",
+                     *           "note": "Busy evening: 40 covers booked",
+                     *           "updatedAt": "2026-11-21T11:05:00+01:00",
+                     *           "user": null,
+                     *           "department": {
+                     *             "id": "dep_Fl9eJ2uYc4HmA7ow",
+                     *             "name": "Service",
+                     *             "code": "SRV"
+                     *           },
+                     *           "position": {
+                     *             "id": "pos_Wt6bN3rD9kQy5HaE",
+                     *             "name": "Waiter",
+                     *             "departmentId": "dep_Fl9eJ2uYc4HmA7ow"
+                     *           },
+                     *           "shiftType": {
+                     *             "id": "sty_Dy2hR7mX4pLc9VtB",
+                     *             "name": "Day shift",
+                     *             "category": "work",
+                     *             "paid": true
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         company: {
                             id: string;
@@ -2312,6 +2660,7 @@ export interface operations {
                             startsAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description null for an open shift */
                             user: {
                                 employeeNumber: string;
                                 firstName: string;
@@ -2827,6 +3176,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "B-1001",
+                     *           "badgeId": "B-1001",
+                     *           "userId": "emp_Jd4sX9kP2wLm7QtV",
+                     *           "companyId": "cmp_7QxK2mVb9LcR4tWp",
+                     *           "employeeNumber": "1001",
+                     *           "displayName": "Jan de Vries",
+                     *           "activatedAt": "2026-01-05T08:12:40+01:00",
+                     *           "updatedAt": "2026-11-20T14:32:05+01:00"
+                     *         },
+                     *         {
+                     *           "id": "B-2040",
+                     *           "badgeId": "B-2040",
+                     *           "userId": "emp_Ye5cH2nV7qBd4WxR",
+                     *           "companyId": "cmp_Lw3pT8rK1sZf6NqC",
+                     *           "employeeNumber": "2040",
+                     *           "displayName": "Fatima El Amrani",
+                     *           "activatedAt": "2026-03-16T07:55:02+01:00",
+                     *           "updatedAt": "2026-10-02T10:20:11+02:00"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description When the timeclock was activated, in the company offset. */
@@ -2908,6 +3284,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "tce_Vb6nQ2xK9wRt4LmZ",
+                     *           "eventId": "3f6c1e2a-8b4d-4c7e-9a15-6d2b8e0f4a71",
+                     *           "userId": "emp_Jd4sX9kP2wLm7QtV",
+                     *           "badgeId": "B-1001",
+                     *           "companyId": "cmp_7QxK2mVb9LcR4tWp",
+                     *           "type": "clock_in",
+                     *           "occurredAt": "2026-11-23T08:58:12+01:00",
+                     *           "source": "terminal",
+                     *           "deviceId": "kitchen-terminal-1",
+                     *           "location": null,
+                     *           "sequence": 14,
+                     *           "receivedAt": "2026-11-23T08:58:13+01:00",
+                     *           "anomaly": null,
+                     *           "updatedAt": "2026-11-23T08:58:13+01:00"
+                     *         },
+                     *         {
+                     *           "id": "tce_Hs1dW7pC3yJk8QeN",
+                     *           "eventId": "9a0d5b7e-2c4f-4e81-b3a6-1f7c9e2d8b40",
+                     *           "userId": "emp_Jd4sX9kP2wLm7QtV",
+                     *           "badgeId": "B-1001",
+                     *           "companyId": "cmp_7QxK2mVb9LcR4tWp",
+                     *           "type": "break_start",
+                     *           "occurredAt": "2026-11-23T12:30:05+01:00",
+                     *           "source": "terminal",
+                     *           "deviceId": "kitchen-terminal-1",
+                     *           "location": null,
+                     *           "sequence": 15,
+                     *           "receivedAt": "2026-11-23T12:30:06+01:00",
+                     *           "anomaly": null,
+                     *           "updatedAt": "2026-11-23T12:30:06+01:00"
+                     *         },
+                     *         {
+                     *           "id": "tce_Rm9fB4tX6vGq2KyA",
+                     *           "eventId": "c41e8f3a-7d2b-4a96-8e05-3b9d6f1a2c57",
+                     *           "userId": "emp_Jd4sX9kP2wLm7QtV",
+                     *           "badgeId": null,
+                     *           "companyId": "cmp_7QxK2mVb9LcR4tWp",
+                     *           "type": "break_end",
+                     *           "occurredAt": "2026-11-23T13:01:40+01:00",
+                     *           "source": "mobile",
+                     *           "deviceId": "iphone-jdv",
+                     *           "location": {
+                     *             "latitude": 52.3731,
+                     *             "longitude": 4.8922
+                     *           },
+                     *           "sequence": 16,
+                     *           "receivedAt": "2026-11-23T13:01:41+01:00",
+                     *           "anomaly": null,
+                     *           "updatedAt": "2026-11-23T13:01:41+01:00"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description Set when the punch makes no sense after the previous one; the event is stored all the same. */
@@ -2983,6 +3417,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "eventId": "3f6c1e2a-8b4d-4c7e-9a15-6d2b8e0f4a71",
+                 *       "badgeId": "B-1001",
+                 *       "type": "clock_in",
+                 *       "occurredAt": "2026-11-23T08:58:12+01:00",
+                 *       "source": "terminal",
+                 *       "deviceId": "kitchen-terminal-1"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The person's badge. Exactly one of badgeId and userId. */
                     badgeId?: string | null;
@@ -3022,6 +3466,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "tce_Vb6nQ2xK9wRt4LmZ",
+                     *       "eventId": "3f6c1e2a-8b4d-4c7e-9a15-6d2b8e0f4a71",
+                     *       "userId": "emp_Jd4sX9kP2wLm7QtV",
+                     *       "badgeId": "B-1001",
+                     *       "companyId": "cmp_7QxK2mVb9LcR4tWp",
+                     *       "type": "clock_in",
+                     *       "occurredAt": "2026-11-23T08:58:12+01:00",
+                     *       "source": "terminal",
+                     *       "deviceId": "kitchen-terminal-1",
+                     *       "location": null,
+                     *       "sequence": 14,
+                     *       "receivedAt": "2026-11-23T08:58:13+01:00",
+                     *       "anomaly": null,
+                     *       "updatedAt": "2026-11-23T08:58:13+01:00"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Set when the punch makes no sense after the previous one; the event is stored all the same. */
                         anomaly: ("missing_clock_in" | "already_clocked_in" | "break_without_clock_in" | "break_end_without_break_start" | "already_on_break" | "clock_out_during_break") | null;
@@ -3139,6 +3601,32 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+        };
+    };
+    healthz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checks?: {
+                            [key: string]: "ok" | "down";
+                        };
+                        status: "ok" | "unavailable";
+                    };
                 };
             };
         };
@@ -3321,6 +3809,47 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+        };
+    };
+    readyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checks?: {
+                            [key: string]: "ok" | "down";
+                        };
+                        status: "ok" | "unavailable";
+                    };
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checks?: {
+                            [key: string]: "ok" | "down";
+                        };
+                        status: "ok" | "unavailable";
+                    };
                 };
             };
         };
