@@ -1,4 +1,4 @@
-// The audit log of logins and token events: who (user), which client, from which address, what
+// The audit log of logins, token events and the operator's changes to clients and users: who (user), which client, from which address, what
 // happened and how it ended. Never a secret, a token or a code: `detail` is a short reason code.
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
@@ -10,7 +10,9 @@ export type AuditEvent =
   | 'token_refreshed'
   | 'refresh_token_reuse'
   | 'code_replay'
-  | 'token_revoked';
+  | 'token_revoked'
+  /** A CLI or operator-API change to an API Client or API User; `detail` names it. */
+  | 'operator_change';
 
 export type AuditOutcome = 'success' | 'failure' | 'throttled' | 'revoked';
 

@@ -8,6 +8,12 @@ import { newId } from '../platform/ids.ts';
 import { generateClientSecret, generateUserSecret, hashUserSecret } from './secrets.ts';
 import { revokeGrants, voidPendingCodes } from './grants.ts';
 import { DEFAULT_AUDIENCE } from './tokens.ts';
+import { recordAudit } from './audit.ts';
+
+/** Every change to who may get tokens is written to the audit log, beside the change itself. */
+function auditChange(db: Db, detail: string, ids: { clientId?: string; userId?: string }): Promise<void> {
+  return recordAudit(db, { event: 'operator_change', outcome: 'success', clientId: ids.clientId ?? null, userId: ids.userId ?? null, detail });
+}
 
 export const OPTIONAL_GRANTS = ['client_credentials', 'refresh_token'] as const;
 export type OptionalGrant = (typeof OPTIONAL_GRANTS)[number];
@@ -100,6 +106,7 @@ export async function createApiClient(
       updated_at: now,
     })
     .execute();
+  await auditChange(db, 'client_created', { clientId });
   return { clientId, clientSecret: secret };
 }
 
@@ -120,6 +127,7 @@ export async function createApiUser(db: Db, input: { clientId: string; email: st
   const userId = newId('usr');
   const secret = generateUserSecret();
   await db.insertInto('api_users').values({ id: userId, client_id: input.clientId, email, secret_hash: await hashUserSecret(secret), disabled: 0, created_at: now }).execute();
+  await auditChange(db, 'user_created', { clientId: input.clientId, userId });
   return { userId, email, secret };
 }
 
@@ -133,6 +141,7 @@ export async function setGrantEnabled(db: Db, clientId: string, grant: string, e
   else current.delete(grant);
   const grants = ['authorization_code', ...OPTIONAL_GRANTS.filter((g) => current.has(g))];
   await db.updateTable('api_clients').set({ grants: JSON.stringify(grants), updated_at: Date.now() }).where('id', '=', clientId).execute();
+  await auditChange(db, `grant_${enabled ? 'enabled' : 'disabled'}:${grant}`, { clientId });
   return { clientId, grants };
 }
 
@@ -144,6 +153,7 @@ export async function rotateClientSecret(db: Db, clientId: string): Promise<{ cl
     await trx.updateTable('api_clients').set({ secret_hash: hash, updated_at: Date.now() }).where('id', '=', clientId).execute();
     await voidPendingCodes(trx, { clientId });
     const revokedGrants = await revokeGrants(trx, { clientId }, 'client_secret_rotated');
+    await auditChange(trx, 'client_secret_rotated', { clientId });
     return { clientId, clientSecret: secret, revokedGrants };
   });
 }
@@ -152,6 +162,7 @@ export async function setClientDisabled(db: Db, clientId: string, disabled: bool
   await requireClient(db, clientId);
   return db.transaction().execute(async (trx) => {
     await trx.updateTable('api_clients').set({ disabled: disabled ? 1 : 0, updated_at: Date.now() }).where('id', '=', clientId).execute();
+    await auditChange(trx, disabled ? 'client_disabled' : 'client_enabled', { clientId });
     if (!disabled) return { clientId, disabled, revokedGrants: [] };
     await voidPendingCodes(trx, { clientId });
     return { clientId, disabled, revokedGrants: await revokeGrants(trx, { clientId }, 'client_disabled') };
@@ -163,6 +174,7 @@ export async function setUserDisabled(db: Db, userId: string, disabled: boolean)
   if (!user) throw notFound(`No API user ${userId}.`);
   return db.transaction().execute(async (trx) => {
     await trx.updateTable('api_users').set({ disabled: disabled ? 1 : 0 }).where('id', '=', userId).execute();
+    await auditChange(trx, disabled ? 'user_disabled' : 'user_enabled', { userId });
     if (!disabled) return { userId, disabled, revokedGrants: [] };
     await voidPendingCodes(trx, { userId });
     return { userId, disabled, revokedGrants: await revokeGrants(trx, { userId }, 'user_disabled') };
