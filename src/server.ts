@@ -3,7 +3,7 @@
 import { ConfigError, loadConfig, type Config } from './platform/config.ts';
 import { closeContext, createContext } from './platform/bootstrap.ts';
 import { buildApp } from './app.ts';
-import { databaseIsEmpty, demoInstructions, seedDemo } from './demo/seed.ts';
+import { demoInstructions, seedDemoOnFirstStart } from './demo/seed.ts';
 
 function readConfig(): Config {
   try {
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   if (config.baseUrl.startsWith('http://') && !/^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|$)/.test(config.baseUrl)) {
     app.log.warn('BASE_URL is plain http on a non-loopback host: tokens and secrets would cross the network unencrypted');
   }
-  const demo = (await databaseIsEmpty(ctx.db)) ? await seedDemo(ctx.db, config) : undefined;
+  const demo = await seedDemoOnFirstStart(ctx.db, config);
 
   let closing = false;
   const shutdown = (signal: string) => {

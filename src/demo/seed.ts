@@ -40,8 +40,23 @@ export async function seedDemo(db: Db, config: Config, options: DemoOptions = {}
   return { organisationId, companyId, clientId, clientSecret, redirectUri, userEmail: user.email, userSecret: user.secret };
 }
 
-export async function databaseIsEmpty(db: Db): Promise<boolean> {
+async function databaseIsEmpty(db: Db): Promise<boolean> {
   return !(await db.selectFrom('organisations').select('id').limit(1).executeTakeFirst());
+}
+
+/**
+ * `npm start` on an empty database seeds the demo — once, even when several instances start at the
+ * same moment: the first to record the claim seeds, the others see the claim and skip.
+ */
+export async function seedDemoOnFirstStart(db: Db, config: Config): Promise<DemoCredentials | undefined> {
+  if (!(await databaseIsEmpty(db))) return undefined;
+  const claim = await db
+    .insertInto('app_secrets')
+    .values({ name: 'demo_seed_claimed', value: config.baseUrl, created_at: Date.now() })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .returning('name')
+    .executeTakeFirst();
+  return claim ? seedDemo(db, config) : undefined;
 }
 
 /** What `npm start` prints so a newcomer can walk the whole flow with a browser and curl. */
