@@ -1,5 +1,6 @@
-// Durable writes: grouped writes settle independently (one failing undoes only itself), and on SQLite
-// the connection is back in its normal sync mode afterwards.
+// Durable writes: grouped writes settle independently (one failing undoes only itself); a failing
+// durable transaction stores nothing; on SQLite the connection's own mode stays NORMAL (the WAL is
+// synced asynchronously after the commit instead).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -41,7 +42,7 @@ test('a durable write that fails stores nothing and leaves the connection usable
   assert.ok(await db.selectFrom('app_secrets').select('name').where('name', '=', 'after-failure').executeTakeFirst());
 });
 
-test('on SQLite the connection returns to synchronous = NORMAL after a durable write', { skip: testDialect !== 'sqlite' && 'SQLite only' }, async () => {
+test('on SQLite a durable write leaves the connection in synchronous = NORMAL', { skip: testDialect !== 'sqlite' && 'SQLite only' }, async () => {
   await durablyGrouped(db, secret('mode-check'));
   const { rows } = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(db);
   assert.equal(rows[0]?.synchronous, 1, 'NORMAL');

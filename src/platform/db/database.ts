@@ -28,10 +28,19 @@ function sqlitePath(url: string): string {
   return path;
 }
 
+const sqliteHandles = new WeakMap<Db, NodeSqliteDatabase>();
+
+/** The node:sqlite handle behind a SQLite Kysely instance (undefined on PostgreSQL). */
+export function sqliteHandleOf(db: Db): NodeSqliteDatabase | undefined {
+  return sqliteHandles.get(db);
+}
+
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   if (dialectOf(url) === 'sqlite') {
     const database = new NodeSqliteDatabase(sqlitePath(url));
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    sqliteHandles.set(db, database);
+    return db;
   }
   const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
   const pool = new pg.Pool({

@@ -1,6 +1,7 @@
 // Kysely's SqliteDialect expects a better-sqlite3-shaped handle; this adapts Node's built-in
 // node:sqlite so the embedded default needs no native build. Prepared statements are cached per SQL
 // text because Kysely prepares on every execution.
+import { open, type FileHandle } from 'node:fs/promises';
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
@@ -27,9 +28,12 @@ function adapt(stmt: StatementSync): SqliteStatement {
 
 export class NodeSqliteDatabase implements SqliteDatabase {
   readonly #db: DatabaseSync;
+  readonly #path: string;
   readonly #statements = new Map<string, SqliteStatement>();
+  #wal: Promise<FileHandle | undefined> | undefined;
 
   constructor(path: string) {
+    this.#path = path;
     this.#db = new DatabaseSync(path);
     // WAL lets the CLI write while the server reads; the busy timeout makes a second process wait
     // for the write lock instead of failing at once.
@@ -52,7 +56,21 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     return statement;
   }
 
+  /**
+   * Makes every transaction committed so far durable: fsyncs the write-ahead log (as
+   * synchronous = FULL would at each commit), but on libuv's thread pool, so the event loop keeps
+   * serving while the disk syncs. Frames already checkpointed were synced by the checkpoint.
+   */
+  async syncWriteAheadLog(): Promise<void> {
+    if (this.#path === ':memory:') return;
+    this.#wal ??= open(`${this.#path}-wal`, 'r').catch(() => undefined);
+    const wal = await this.#wal;
+    if (wal) await wal.sync();
+    else this.#wal = undefined;
+  }
+
   close(): void {
+    void this.#wal?.then((wal) => wal?.close());
     this.#statements.clear();
     if (this.#db.isOpen) this.#db.close();
   }
