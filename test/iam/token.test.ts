@@ -212,7 +212,7 @@ test('token events are audited without secrets', async () => {
   await postToken(server, codeExchange(audited, 'bogus', { client_secret: 'wrong' }));
   await postToken(server, codeExchange(audited, 'bogus'));
   await postToken(server, codeExchange(audited, await freshCode(audited)));
-  const rows = await server.ctx.db.selectFrom('audit_log').select(['event', 'outcome', 'detail']).where('client_id', '=', audited.clientId).orderBy('at').execute();
+  const rows = await server.ctx.db.selectFrom('audit_log').select(['event', 'outcome', 'detail']).where('client_id', '=', audited.clientId).where('event', '!=', 'operator_change').orderBy('at').execute();
   assert.deepEqual(rows.map((r) => `${r.event}/${r.outcome}/${r.detail}`).sort(), [
     'client_authentication/failure/bad_credentials_or_disabled',
     'login/success/null',
