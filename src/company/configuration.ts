@@ -1,6 +1,8 @@
 // getConfiguration: the company and its primary entities, whose ids the other endpoints refer to.
 import { Type, type Static } from 'typebox';
-import type { Db } from '../platform/db/database.ts';
+import type { Selectable } from 'kysely';
+import { sqliteHandleOf, type Db } from '../platform/db/database.ts';
+import type { CompaniesTable } from '../iam/tables.ts';
 import { notFound } from '../platform/errors.ts';
 
 export const ShiftCategory = Type.Union([Type.Literal('work'), Type.Literal('availability'), Type.Literal('relief'), Type.Literal('absence')]);
@@ -27,12 +29,18 @@ export interface CompanyRecord extends Static<typeof CompanySummary> {
   dataVersion: number;
 }
 
+const COMPANY_BY_ID = 'select id, name, timezone, currency, locale, data_version from companies where id = ?';
+
+/**
+ * The token's company and its data version. Every company request starts here, so on SQLite it is a
+ * direct read of committed data (see readCommittedRow) rather than a query through Kysely: that one
+ * read is about half the cost of a cached configuration answer otherwise.
+ */
 export async function findCompany(db: Db, companyId: string): Promise<CompanyRecord> {
-  const company = await db
-    .selectFrom('companies')
-    .select(['id', 'name', 'timezone', 'currency', 'locale', 'data_version'])
-    .where('id', '=', companyId)
-    .executeTakeFirst();
+  const sqlite = sqliteHandleOf(db);
+  const company = sqlite
+    ? (sqlite.readCommittedRow(COMPANY_BY_ID, [companyId]) as Selectable<CompaniesTable> | undefined)
+    : await db.selectFrom('companies').select(['id', 'name', 'timezone', 'currency', 'locale', 'data_version']).where('id', '=', companyId).executeTakeFirst();
   if (!company) throw notFound('The company of this token no longer exists.');
   return { id: company.id, name: company.name, timezone: company.timezone, currency: company.currency, locale: company.locale, dataVersion: company.data_version };
 }

@@ -2,7 +2,7 @@
 // node:sqlite so the embedded default needs no native build. Prepared statements are cached per SQL
 // text because Kysely prepares on every execution.
 import { open, type FileHandle } from 'node:fs/promises';
-import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
+import { DatabaseSync, type StatementSync, type SQLInputValue, type SQLOutputValue } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -31,6 +31,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   readonly #path: string;
   readonly #statements = new Map<string, SqliteStatement>();
   #wal: Promise<FileHandle | undefined> | undefined;
+  #reader: { db: DatabaseSync; statements: Map<string, StatementSync> } | undefined;
 
   constructor(path: string) {
     this.#path = path;
@@ -57,6 +58,24 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   }
 
   /**
+   * One row by a hot, tiny query, read synchronously on a second, read-only connection: it sees only
+   * committed data (a WAL snapshot), never a transaction in flight on the main connection, and skips
+   * Kysely's per-query work and the connection mutex. For per-request look-ups such as a company's
+   * data version; everything else goes through Kysely.
+   */
+  readCommittedRow(sql: string, parameters: readonly SQLInputValue[]): Record<string, SQLOutputValue> | undefined {
+    if (this.#path === ':memory:') return this.#db.prepare(sql).get(...parameters);
+    if (!this.#reader) {
+      const reader = new DatabaseSync(this.#path, { readOnly: true });
+      reader.exec('PRAGMA busy_timeout = 5000');
+      this.#reader = { db: reader, statements: new Map() };
+    }
+    let statement = this.#reader.statements.get(sql);
+    if (!statement) this.#reader.statements.set(sql, (statement = this.#reader.db.prepare(sql)));
+    return statement.get(...parameters);
+  }
+
+  /**
    * Makes every transaction committed so far durable: fsyncs the write-ahead log (as
    * synchronous = FULL would at each commit), but on libuv's thread pool, so the event loop keeps
    * serving while the disk syncs. Frames already checkpointed were synced by the checkpoint.
@@ -71,6 +90,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
 
   close(): void {
     void this.#wal?.then((wal) => wal?.close());
+    if (this.#reader?.db.isOpen) this.#reader.db.close();
     this.#statements.clear();
     if (this.#db.isOpen) this.#db.close();
   }
