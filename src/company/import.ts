@@ -1,5 +1,6 @@
 // Company data in (CONTRACT §5): one document, validated whole, applied in one transaction, upserted
 // by the caller's refs. The CLI (`wfs import`), the operator API and the demo seed all come here.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely, Transaction } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
@@ -7,6 +8,7 @@ import { badRequest, notFound, type FieldError } from '../platform/errors.ts';
 import { readDocument, type ReadDocument } from './import-document.ts';
 import { planImport, TABLE_OF, type CompanyRows, type ImportPlan, type PlanContext } from './import-plan.ts';
 import { SECTIONS, type Section } from './import-schema.ts';
+import { IMPORT_SETTLE_MS } from './company-cache.ts';
 
 export { ImportDocument, ImportResult } from './import-schema.ts';
 
@@ -95,7 +97,7 @@ export async function importCompanyData(db: Db, companyId: string, document: unk
   const doc = readDocument(document, errors);
   // Not an object at all: there is nothing to cross-check.
   if (errors.length > 0 && errors[0]?.path === '') throw invalidImport(errors);
-  return db.transaction().execute(async (trx) => {
+  const result = await db.transaction().execute(async (trx) => {
     const company = await trx.selectFrom('companies').select(['organisation_id', 'timezone', 'currency']).where('id', '=', companyId).executeTakeFirst();
     if (!company) throw notFound(`No company ${companyId}.`, 'company_not_found');
     const ctx: PlanContext = {
@@ -110,11 +112,19 @@ export async function importCompanyData(db: Db, companyId: string, document: unk
     if (errors.length > 0) throw invalidImport(errors);
     await applyPlan(trx, companyId, plan);
     const result = counts(plan);
-    if (Object.values(result).some((c) => c.created + c.updated + c.deleted > 0)) {
+    if (changed(result)) {
       await trx.updateTable('companies').set((eb) => ({ data_version: eb('data_version', '+', 1), updated_at: now })).where('id', '=', companyId).execute();
     }
     return result;
   });
+  // Let every instance's company record from before the commit expire (see company-cache.ts), so
+  // the change is served the moment this returns.
+  if (changed(result)) await sleep(IMPORT_SETTLE_MS);
+  return result;
+}
+
+function changed(result: ImportCounts): boolean {
+  return Object.values(result).some((c) => c.created + c.updated + c.deleted > 0);
 }
 
 function invalidImport(errors: FieldError[]): Error {

@@ -7,7 +7,7 @@ import { pageRequest, PageQuery, type PageRequest } from '../platform/collection
 import { replyCached } from '../platform/response-cache.ts';
 import { PeriodQuery, resolvePeriod, today, type Period } from '../platform/period.ts';
 import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
-import { type CompanySummary, Configuration, findCompany, getConfiguration } from './configuration.ts';
+import { type CompanySummary, Configuration, getConfiguration } from './configuration.ts';
 import { ACTIVE_OR_FUTURE_END, CompanyUser, listUsers } from './users.ts';
 import { Contract, listContracts } from './contracts.ts';
 import { listShifts, Shift } from './shifts.ts';
@@ -52,7 +52,7 @@ function collectionRoute(app: App, ctx: AppContext, route: CollectionRoute): voi
       },
     },
     async (request, reply) => {
-      const company = await findCompany(ctx.db, request.principal.companyId);
+      const company = await ctx.companies.find(request.principal.companyId);
       const period = resolvePeriod(request.query, company.timezone, route.period?.(company.timezone));
       const page = pageRequest(ctx.cursorKey, company.id, route.listing, request.query);
       const key = [route.listing, company.id, company.dataVersion, period.from, period.to, page.limit, request.query.cursor ?? ''].join('|');
@@ -77,7 +77,7 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       },
     },
     async (request, reply) => {
-      const company = await findCompany(ctx.db, request.principal.companyId);
+      const company = await ctx.companies.find(request.principal.companyId);
       const key = ['configuration', company.id, company.dataVersion].join('|');
       return replyCached(request, reply, ctx.responseCache, key, () => getConfiguration(ctx.db, company));
     },
@@ -129,7 +129,7 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       },
     },
     async (request, reply) => {
-      const company = await findCompany(ctx.db, request.principal.companyId);
+      const company = await ctx.companies.find(request.principal.companyId);
       const date = feedDate(request.query.date, company.timezone);
       const key = ['feed', company.id, company.dataVersion, date].join('|');
       return replyCached(request, reply, ctx.responseCache, key, () => timetableFeed(ctx.db, company, date));

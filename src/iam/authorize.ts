@@ -1,6 +1,7 @@
 // The authorize endpoint (CONTRACT §2 "Authorize"): GET shows the login form, POST checks the API
 // User's email and secret and redirects to the client with a code. Both methods re-check the whole
 // authorization request, so the form's hidden inputs are never trusted blindly.
+import cookie from '@fastify/cookie';
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
@@ -45,6 +46,8 @@ export async function authorizeRoutes(app: App, { ctx, throttle }: { ctx: AppCon
   const csrf = new LoginCsrf(Buffer.from(await sharedSecret(ctx.db, 'login_csrf_hmac'), 'base64url'), ctx.config.authUrl);
   const action = `${ctx.config.authUrl}/oauth/authorize`;
   const authOrigin = new URL(ctx.config.authUrl).origin;
+  // Only the login page uses a cookie (its CSRF token): the plugin's hooks stay off every other route.
+  await app.register(cookie);
 
   // Every answer of these routes, error pages included, carries the page headers.
   app.addHook('onRequest', async (_request, reply) => {

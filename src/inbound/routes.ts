@@ -7,7 +7,6 @@ import type { AppContext } from '../platform/context.ts';
 import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
 import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
-import { findCompany } from '../company/configuration.ts';
 import { MAX_BATCH_ITEMS, batchTooLarge, ingestBatch, type BatchItem, type StreamRules } from './batch.ts';
 import { BatchOutcome, figurePosition, listFigures, type FigureRow } from './figures.ts';
 import { parseJsonKeepingNumbers } from './exact-json.ts';
@@ -86,7 +85,7 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
     async (request, reply) => {
       const query = request.query as ListQuery;
       const companyId = request.principal.companyId;
-      const { timezone } = await findCompany(ctx.db, companyId);
+      const { timezone } = await ctx.companies.find(companyId);
       const period = resolvePeriod(query, timezone);
       const filter = { ...period, ...(query.departmentId ? { departmentId: query.departmentId } : {}), ...(query.kind ? { kind: query.kind } : {}) };
       const page = pageRequest(ctx.cursorKey, companyId, spec.path, request.query);

@@ -56,26 +56,34 @@ export class Authenticator {
     this.#ctx = ctx;
   }
 
-  async #claims(token: string): Promise<AccessClaims> {
-    const cached = this.#cache.get(token);
-    if (cached) return cached;
-    const claims = await verifyIdToken(this.#ctx.keys, token, this.#ctx.config);
+  async #verify(token: string): Promise<AccessClaims> {
+    let claims: AccessClaims;
+    try {
+      claims = await verifyIdToken(this.#ctx.keys, token, this.#ctx.config);
+    } catch (error) {
+      if (error instanceof InvalidTokenError) throw invalidToken(error.message);
+      throw error;
+    }
     if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
     this.#cache.set(token, claims);
     return claims;
   }
 
-  async authenticate(request: FastifyRequest): Promise<Principal> {
+  /**
+   * The request's principal: synchronously for a token verified before (the cache holds it), through
+   * a promise when its signature still has to be checked. Throws (or rejects) with a 401 problem.
+   */
+  authenticate(request: FastifyRequest): Principal | Promise<Principal> {
     const token = bearerToken(request);
     if (token === undefined) throw missingToken();
     if (token === '') throw invalidToken('The Authorization header is not a Bearer token.');
-    let claims: AccessClaims;
-    try {
-      claims = await this.#claims(token);
-    } catch (error) {
-      if (error instanceof InvalidTokenError) throw invalidToken(error.message);
-      throw error;
-    }
+    const cached = this.#cache.get(token);
+    if (cached) return this.#principal(token, cached);
+    return this.#verify(token).then((claims) => this.#principal(token, claims));
+  }
+
+  /** Checks what can change after verification (expiry, revocation) on every request. */
+  #principal(token: string, claims: AccessClaims): Principal {
     const skew = this.#ctx.config.clockSkewSeconds;
     if ((claims.exp ?? 0) + skew < Date.now() / 1000) {
       this.#cache.delete(token);

@@ -9,6 +9,7 @@ import { KeyRing, ensureSigningKey } from '../iam/keys.ts';
 import { RevocationList } from '../iam/revocations.ts';
 import { sharedSecret } from './db/shared-secret.ts';
 import { ResponseCache } from './response-cache.ts';
+import { CompanyCache } from '../company/company-cache.ts';
 
 const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 
@@ -31,7 +32,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
   redis?.on('error', options.onBackgroundError ?? (() => {}));
   const cursorKey = Buffer.from(await sharedSecret(db, 'cursor_hmac'), 'base64url');
-  return { config, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs), revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES) };
+  return { config, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs), revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES), companies: new CompanyCache(db) };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

@@ -63,17 +63,20 @@ export function toPage<Row, Item>(rows: Row[], limit: number, scope: CursorScope
   return { data: pageRows.map(present), nextCursor: more && last !== undefined ? encodeCursor(scope, position(last)) : null };
 }
 
-const conditionalReplies = new WeakSet<FastifyReply>();
-
 /**
- * Marks a 200 answer as conditional: the `conditionalGet` onSend hook gives it a strong ETag computed
- * from the serialised body (hashing what is sent, not serialising twice) and answers a matching
- * If-None-Match with an empty 304, so a client polling an unchanged collection downloads nothing.
+ * Answers a 200 collection with a strong ETag computed from the body as serialised by the route's
+ * response schema (hashing what is sent, not serialising twice), or an empty 304 when If-None-Match
+ * matches it, so a client polling an unchanged collection downloads nothing.
  */
-export function replyWithEtag<T>(_request: FastifyRequest, reply: FastifyReply, body: T): T {
-  conditionalReplies.add(reply);
-  reply.header('Cache-Control', 'private, no-cache');
-  return body;
+export function replyWithEtag(request: FastifyRequest, reply: FastifyReply, body: unknown): FastifyReply {
+  const text = serialised(reply, body);
+  return sendWithEtag(request, reply, text, etagOf(text));
+}
+
+/** The route's response-schema serialiser applied to a 200 body, as Fastify would apply it. */
+export function serialised(reply: FastifyReply, body: unknown): string {
+  const text: unknown = reply.serialize(body);
+  return typeof text === 'string' ? text : Buffer.from(text as ArrayBuffer).toString('utf8');
 }
 
 /** A strong validator of a serialised body. */
@@ -85,14 +88,11 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   return header !== undefined && header.split(',').some((tag) => tag.trim() === '*' || tag.trim().replace(/^W\//, '') === etag);
 }
 
-export async function conditionalGet(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-  if (!conditionalReplies.has(reply) || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
-  const etag = etagOf(payload);
-  reply.header('ETag', etag);
-  if (!etagMatches(request.headers['if-none-match'], etag)) return payload;
-  reply.code(304);
-  reply.removeHeader('Content-Type');
-  return '';
+/** Sends a serialised JSON body with its ETag, or an empty 304 when If-None-Match matches. */
+export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body: string | Buffer, etag: string): FastifyReply {
+  reply.header('etag', etag).header('cache-control', 'private, no-cache');
+  if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  return reply.type('application/json; charset=utf-8').send(body);
 }
 
 /** The page a request asks for: its size, where it resumes, and the scope that binds its cursors. */

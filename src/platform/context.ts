@@ -6,6 +6,7 @@ import type { Db, DialectName } from './db/database.ts';
 import type { KeyRing } from '../iam/keys.ts';
 import type { RevocationList } from '../iam/revocations.ts';
 import type { ResponseCache } from './response-cache.ts';
+import type { CompanyCache } from '../company/company-cache.ts';
 
 export interface AppContext {
   readonly config: Config;
@@ -18,4 +19,6 @@ export interface AppContext {
   readonly cursorKey: Buffer;
   /** Serialised import-derived responses by company data version. */
   readonly responseCache: ResponseCache;
+  /** The companies' records (time zone, data version), read at most every few milliseconds. */
+  readonly companies: CompanyCache;
 }

@@ -3,7 +3,7 @@
 // the serialisation, and answers If-None-Match from the stored ETag. Bounded by bytes; the oldest
 // entries leave first. Correct across instances: the version lives in the database.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { etagMatches, etagOf } from './collection.ts';
+import { etagOf, sendWithEtag, serialised } from './collection.ts';
 
 interface CachedResponse {
   body: string;
@@ -48,13 +48,9 @@ export class ResponseCache {
 export async function replyCached(request: FastifyRequest, reply: FastifyReply, cache: ResponseCache, key: string, build: () => Promise<unknown>): Promise<FastifyReply> {
   let entry = cache.get(key);
   if (!entry) {
-    // The route's response schema serialiser, as Fastify would apply it, turns the object into text.
-    const serialised = reply.serialize(await build());
-    const body = typeof serialised === 'string' ? serialised : Buffer.from(serialised as ArrayBuffer).toString('utf8');
+    const body = serialised(reply, await build());
     entry = { body, etag: etagOf(body) };
     cache.set(key, entry);
   }
-  reply.header('ETag', entry.etag).header('Cache-Control', 'private, no-cache');
-  if (etagMatches(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
-  return reply.type('application/json; charset=utf-8').send(entry.body);
+  return sendWithEtag(request, reply, entry.body, entry.etag);
 }

@@ -3,7 +3,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { App } from './http.ts';
 import type { AppContext } from './context.ts';
-import { Authenticator } from './auth.ts';
+import { Authenticator, type Principal } from './auth.ts';
 import { companyRoutes } from '../company/routes.ts';
 import { inboundRoutes } from '../inbound/routes.ts';
 import { timeclockRoutes } from '../timeclock/routes.ts';
@@ -11,8 +11,24 @@ import { timeclockRoutes } from '../timeclock/routes.ts';
 export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
   const authenticator = new Authenticator(ctx);
   app.decorateRequest('principal', null as never);
-  app.addHook('onRequest', async (request) => {
-    request.principal = await authenticator.authenticate(request);
+  // Callback style: a token already verified is answered without a promise (the common case).
+  app.addHook('onRequest', (request, _reply, done) => {
+    let principal: Principal | Promise<Principal>;
+    try {
+      principal = authenticator.authenticate(request);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (!(principal instanceof Promise)) {
+      request.principal = principal;
+      done();
+      return;
+    }
+    principal.then((resolved) => {
+      request.principal = resolved;
+      done();
+    }, done);
   });
   await app.register(rateLimit, {
     max: ctx.config.rateLimitApiPerMinute,

@@ -6,7 +6,6 @@ import type { AppContext } from '../platform/context.ts';
 import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
 import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
-import { findCompany } from '../company/configuration.ts';
 import { Badge, badgePosition, listBadges, presentBadge } from './badges.ts';
 import { TimeclockEvent, TimeclockEventInput, presentEvent } from './events.ts';
 import { eventPosition, listEvents, periodInstants } from './history.ts';
@@ -90,7 +89,7 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
       const { organisationId, companyId: tokenCompanyId } = request.principal;
       const { userId, companyId } = request.query;
       if (companyId !== undefined) await requireOrganisationCompany(ctx.db, organisationId, companyId);
-      const { timezone } = await findCompany(ctx.db, tokenCompanyId);
+      const { timezone } = await ctx.companies.find(tokenCompanyId);
       const period = resolvePeriod(request.query, timezone);
       const filter = { ...(userId !== undefined ? { userId } : {}), ...(companyId !== undefined ? { companyId } : {}) };
       const page = pageRequest(ctx.cursorKey, organisationId, 'timeclock/events', request.query);
