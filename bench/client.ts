@@ -1,4 +1,4 @@
-// A lean keep-alive JSON client over node:http for the scenarios autocannon cannot express (a
+// A lean keep-alive JSON client over node:http for the scenarios wrk cannot express (a
 // request that depends on the previous answer, a large body timed one at a time). node:http costs
 // the load generator less CPU per request than fetch, which matters on a 2-core machine.
 import { Agent, request as httpRequest } from 'node:http';

@@ -45,12 +45,14 @@ function httpRequests(workload: Workload): Record<string, LoadRequest> {
     },
     idtoken: { method: 'POST', path: '/api/v1/iam/idToken', headers: bearer(tenant.refreshToken) },
     feed: { path: `/api/v1/feeds/timetable?date=${day}`, headers: bearer(tenant.idToken) },
+    // What browsers, curl --compressed and fetch send.
+    'feed-br': { path: `/api/v1/feeds/timetable?date=${day}`, headers: { ...bearer(tenant.idToken), 'accept-encoding': 'gzip, deflate, br' } },
     timetable: { path: `/api/v1/company/timetable?from=${day}&to=${addDays(day, 30)}`, headers: bearer(tenant.idToken) },
     users: { path: '/api/v1/company/users', headers: bearer(tenant.idToken) },
   };
 }
 
-const DATA_ROWS = new Set(['feed', 'feed-304', 'timetable', 'users']);
+const DATA_ROWS = new Set(['feed', 'feed-br', 'feed-304', 'timetable', 'users']);
 
 /** The feed again, as a polling integrator sends it: with the ETag of the copy it already holds. */
 async function revalidation(url: string, feed: LoadRequest): Promise<LoadRequest | string> {

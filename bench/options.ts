@@ -8,7 +8,7 @@ export interface BenchOptions {
   /** Scenario ids to run (every scenario when empty). */
   readonly only: readonly string[];
   readonly databases: readonly Dialect[];
-  /** Seconds each autocannon or timeclock measurement lasts, after the warm-up. */
+  /** Seconds each wrk or timeclock measurement lasts, after the warm-up. */
   readonly duration: number;
   readonly warmup: number;
   readonly connections: number;
@@ -35,7 +35,7 @@ const HELP = `npm run bench -- [options]
   --db list           sqlite,postgres (default both)
   --duration s        seconds per measurement (default 5)
   --warmup s          warm-up seconds before each measurement (default 1)
-  --connections n     autocannon connections (default 32)
+  --connections n     wrk connections (default 32)
   --data-connections n  connections for feed, timetable and users (default 8)
   --days n            days of shifts to load from today − 8 (default 46; at least 9 to reach today)
   --employees n       employees in the company (default 1000)

@@ -5,7 +5,7 @@
 import { readOptions, type Dialect } from './options.ts';
 import { freshBenchDatabase } from './databases.ts';
 import { startBareServer, startService } from './processes.ts';
-import { measureLoad } from './load.ts';
+import { measureLoad, requireWrk } from './load.ts';
 import { BENCH_BASE_URL, openBenchContext, provisionBenchTenant, closeContext } from './tenant.ts';
 import { loadCompany, type LoadedCompany } from './company.ts';
 import { runHttpRow, runRevenueRows, runTimeclockRow, type Workload } from './columns.ts';
@@ -25,7 +25,7 @@ const wants = (group: string) => options.only.length === 0 || options.only.inclu
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const DOC = new URL('../docs/benchmarks.md', import.meta.url).pathname;
 const TITLES: Record<Dialect, string> = { sqlite: 'SQLite, 1 instance', postgres: 'PostgreSQL, 1 instance' };
-const HTTP_ROWS = ['config', 'token', 'idtoken', 'feed', 'feed-304', 'timetable', 'users'];
+const HTTP_ROWS = ['config', 'token', 'idtoken', 'feed', 'feed-br', 'feed-304', 'timetable', 'users'];
 const DAY_MS = 86_400_000;
 
 function recorder(column: Column) {
@@ -146,6 +146,7 @@ async function main(): Promise<void> {
   const loadAtStart = currentLoad();
   const columns: Column[] = [];
   const loads: string[] = [];
+  await requireWrk(log);
   log('bare node:http baseline');
   const bare = await measureBare();
   for (const dialect of options.databases) {

@@ -18,6 +18,7 @@ export const ROWS: readonly Row[] = [
   { id: 'token', group: 'token', label: 'POST /oauth/token, client_credentials', goal: { kind: 'per-second', min: 2000 } },
   { id: 'idtoken', group: 'idtoken', label: 'POST /idToken, refresh token → ID token' },
   { id: 'feed', group: 'feed', label: 'GET /feeds/timetable, one day (2,000 shifts)', goal: { kind: 'share-of-bare', min: 0.25 } },
+  { id: 'feed-br', group: 'feed', label: 'GET /feeds/timetable, same day, `Accept-Encoding: gzip, deflate, br` (brotli, ~60 kB)', goal: { kind: 'share-of-bare', min: 0.25 } },
   { id: 'feed-304', group: 'feed', label: 'GET /feeds/timetable, same day revalidated (If-None-Match → 304)' },
   { id: 'timetable', group: 'timetable', label: 'GET /company/timetable, 31 days, first page (500)' },
   { id: 'users', group: 'users', label: 'GET /company/users, first page (500 of 1,000)' },

@@ -1,6 +1,6 @@
 // Timeclock events per second across many people. Each person's events must arrive strictly in order
 // (a later event is only sent once the previous one is answered), so this is a closed loop of
-// `concurrency` workers, each cycling through its own share of the people, rather than autocannon.
+// `concurrency` workers, each cycling through its own share of the people, rather than wrk.
 // With several instances the events go round-robin over them, as a load balancer would spread them:
 // one person's consecutive events land on different instances.
 import { randomUUID } from 'node:crypto';

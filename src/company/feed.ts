@@ -26,13 +26,34 @@ export const TimetableFeed = Type.Object({
 });
 export type TimetableFeed = Static<typeof TimetableFeed>;
 
+interface FeedWindow {
+  first: string;
+  last: string;
+  /** Every day of the window: a requested date found here is valid without parsing it. */
+  days: Set<string>;
+}
+
+// Windows by the day they are counted from: a handful of days are in use at any time.
+const windows = new Map<string, FeedWindow>();
+
+function feedWindow(day: string): FeedWindow {
+  let window = windows.get(day);
+  if (!window) {
+    if (windows.size >= 64) windows.clear();
+    const days = Array.from({ length: FEED_DAYS_BACK + FEED_DAYS_AHEAD + 1 }, (_, i) => addDays(day, i - FEED_DAYS_BACK));
+    window = { first: days[0] ?? day, last: days[days.length - 1] ?? day, days: new Set(days) };
+    windows.set(day, window);
+  }
+  return window;
+}
+
 /** The requested day (default today), or 400 `date_out_of_range` outside the feed's window. */
 export function feedDate(requested: string | undefined, timezone: string, now = Date.now()): string {
   const day = today(timezone, now);
   if (requested === undefined) return day;
+  const { first, last, days } = feedWindow(day);
+  if (days.has(requested)) return requested;
   const date = parseDate('date', requested).toISODate() ?? requested;
-  const first = addDays(day, -FEED_DAYS_BACK);
-  const last = addDays(day, FEED_DAYS_AHEAD);
   if (date < first || date > last) {
     throw badRequest('date_out_of_range', `date must lie from ${first} to ${last} (today − ${FEED_DAYS_BACK} to today + ${FEED_DAYS_AHEAD}, ${timezone}).`, [
       { path: '/date', message: `must be from ${first} to ${last}` },

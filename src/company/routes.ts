@@ -16,9 +16,14 @@ import { configurationExample, contractsExample, feedExample, timetableExample, 
 
 const NO_LIMIT = Number.POSITIVE_INFINITY;
 
+const COMPRESSION =
+  'An answer over 1 kB is sent compressed (`Content-Encoding: br` or `gzip`) when `Accept-Encoding` allows it (`Vary: Accept-Encoding`); ' +
+  'each representation has its own ETag (`"…-br"`, `"…-gzip"`), and If-None-Match with any of them revalidates the same data.';
+
 const LISTING_RULES =
   'Dates are YYYY-MM-DD in the company time zone: another shape is `400 validation_failed`, an impossible date (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`. ' +
-  'Paged with `limit` (1 to 1000, default 500) and `cursor` (one from another query is `400 invalid_cursor`); answers `If-None-Match` with `304`.';
+  'Paged with `limit` (1 to 1000, default 500) and `cursor` (one from another query is `400 invalid_cursor`); answers `If-None-Match` with `304`. ' +
+  COMPRESSION;
 
 type PageBody = { data: unknown[]; nextCursor: string | null };
 
@@ -70,7 +75,7 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
         operationId: 'getConfiguration',
         summary: 'Configuration object of the company',
         description: 'The token\'s company (id, name, time zone, currency, locale) and its departments, positions, shift types and contract types, ' +
-          'each list ordered by name, then id. Their ids are the ones the other endpoints refer to. Takes no query parameters (an unknown one is `400 validation_failed`).',
+          'each list ordered by name, then id. Their ids are the ones the other endpoints refer to. Takes no query parameters (an unknown one is `400 validation_failed`). ' + COMPRESSION,
         security: [{ idToken: [] }],
         querystring: Type.Object({}, { additionalProperties: false }),
         response: { 200: withExamples(Configuration, configurationExample), ...problemResponses(400, 401, 429) },
@@ -122,7 +127,7 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
         tags: ['feeds'],
         operationId: 'TimetableFeed',
         summary: 'Detailed timetable of one day',
-        description: 'Every shift of one day (default today; from today − 8 to today + 38 in the company time zone, else `400 date_out_of_range`; an impossible date such as 2026-02-30: `400 invalid_date`) with its user, department, position and shift type embedded, ordered by startsAt, then id. Not paged; answers `If-None-Match` with `304`.',
+        description: 'Every shift of one day (default today; from today − 8 to today + 38 in the company time zone, else `400 date_out_of_range`; an impossible date such as 2026-02-30: `400 invalid_date`) with its user, department, position and shift type embedded, ordered by startsAt, then id. Not paged; answers `If-None-Match` with `304`. ' + COMPRESSION,
         security: [{ idToken: [] }],
         querystring: Type.Object({ date: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD, company time zone' })) }, { additionalProperties: false }),
         response: { 200: withExamples(TimetableFeed, feedExample), 304: NotModified, ...problemResponses(400, 401, 429) },

@@ -84,12 +84,19 @@ export function etagOf(body: string): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 }
 
+/**
+ * Whether If-None-Match names `etag` or another representation of the same body (the tag with a
+ * `-br` or `-gzip` coding suffix, see response-cache.ts); weak comparison, as RFC 9110 asks for.
+ */
 export function etagMatches(header: string | undefined, etag: string): boolean {
-  return header !== undefined && header.split(',').some((tag) => tag.trim() === '*' || tag.trim().replace(/^W\//, '') === etag);
+  return header !== undefined && header.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '').replace(/-(br|gzip)"$/, '"') === etag;
+  });
 }
 
 /** Sends a serialised JSON body with its ETag, or an empty 304 when If-None-Match matches. */
-export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body: string | Buffer, etag: string): FastifyReply {
+function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body: string, etag: string): FastifyReply {
   reply.header('etag', etag).header('cache-control', 'private, no-cache');
   if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
   return reply.type('application/json; charset=utf-8').send(body);

@@ -18,8 +18,25 @@ export interface Period {
   to: string;
 }
 
+interface LocalDay {
+  date: string;
+  /** The day's first instant and the next day's first instant, in epoch milliseconds. */
+  startsAt: number;
+  endsAt: number;
+}
+
+// The current day per time zone, kept with its bounds: finding a zone's offset is the costly part
+// of "today", and within the day's bounds the answer cannot change. One entry per zone in use.
+const currentDays = new Map<string, LocalDay>();
+
+/** Today's date (YYYY-MM-DD) in `timezone`. */
 export function today(timezone: string, now = Date.now()): string {
-  return DateTime.fromMillis(now, { zone: timezone }).toISODate() ?? '';
+  const known = currentDays.get(timezone);
+  if (known && now >= known.startsAt && now < known.endsAt) return known.date;
+  const start = DateTime.fromMillis(now, { zone: timezone }).startOf('day');
+  const day = { date: start.toISODate() ?? '', startsAt: start.toMillis(), endsAt: start.plus({ days: 1 }).toMillis() };
+  currentDays.set(timezone, day);
+  return day.date;
 }
 
 /** True when `value` is a real calendar date written as YYYY-MM-DD. */

@@ -6,6 +6,8 @@ import { useCompanyServer } from '../support/company.ts';
 import { importCompanyData } from '../../src/company/import.ts';
 import { apiGet, baseDocument, dayFromToday, shift, user } from './fixtures.ts';
 import type { Page } from '../support/http.ts';
+import { DateTime } from 'luxon';
+import { feedDate } from '../../src/company/feed.ts';
 
 const T = (days: number) => dayFromToday(days);
 
@@ -161,4 +163,11 @@ test('a change to the data changes the feed ETag', async () => {
   const second = await apiGet(company.server.baseUrl, company.token, '/feeds/timetable', { 'if-none-match': first.headers.get('etag') ?? '' });
   assert.equal(second.status, 200);
   assert.notEqual(second.headers.get('etag'), first.headers.get('etag'));
+});
+
+test('a date that does not exist is invalid_date even when it sorts inside the window', () => {
+  const now = DateTime.fromISO('2026-11-22T12:00:00', { zone: 'Europe/Amsterdam' }).toMillis();
+  assert.equal(feedDate('2026-11-30', 'Europe/Amsterdam', now), '2026-11-30');
+  assert.throws(() => feedDate('2026-11-31', 'Europe/Amsterdam', now), (error: { code?: string }) => error.code === 'invalid_date');
+  assert.throws(() => feedDate('2026-12-31', 'Europe/Amsterdam', now), (error: { code?: string }) => error.code === 'date_out_of_range');
 });

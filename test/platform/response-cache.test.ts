@@ -1,23 +1,45 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ResponseCache } from '../../src/platform/response-cache.ts';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { cachedResponse, contentCoding, ResponseCache } from '../../src/platform/response-cache.ts';
 
 test('the response cache keeps within its byte budget, dropping the least recently used first', () => {
   const cache = new ResponseCache(100);
-  cache.set('a', { body: 'x'.repeat(20), etag: '"a"' });
-  cache.set('b', { body: 'x'.repeat(20), etag: '"b"' });
-  cache.set('c', { body: 'x'.repeat(20), etag: '"c"' });
-  assert.equal(cache.get('a')?.etag, '"a"', 'a is now the most recently used');
-  cache.set('d', { body: 'x'.repeat(20), etag: '"d"' });
-  cache.set('e', { body: 'x'.repeat(20), etag: '"e"' });
-  cache.set('f', { body: 'x'.repeat(20), etag: '"f"' });
+  for (const key of ['a', 'b', 'c']) cache.set(key, cachedResponse('x'.repeat(20)));
+  assert.ok(cache.get('a'), 'a is now the most recently used');
+  for (const key of ['d', 'e', 'f']) cache.set(key, cachedResponse('x'.repeat(20)));
   assert.equal(cache.get('b'), undefined, 'b, the least recently used, left first');
-  assert.equal(cache.get('a')?.etag, '"a"');
-  assert.equal(cache.get('f')?.etag, '"f"');
+  assert.ok(cache.get('a'));
+  assert.ok(cache.get('f'));
 });
 
 test('a body larger than a quarter of the budget is not cached', () => {
   const cache = new ResponseCache(100);
-  cache.set('big', { body: 'x'.repeat(30), etag: '"big"' });
+  cache.set('big', cachedResponse('x'.repeat(30)));
   assert.equal(cache.get('big'), undefined);
+});
+
+test('compressed representations are made once, decode to the body, and count against the budget', async () => {
+  const text = JSON.stringify(Array.from({ length: 500 }, (_, i) => ({ id: `shf_${i}`, note: 'morning shift' })));
+  const cache = new ResponseCache(text.length * 4 + 10);
+  const entry = cachedResponse(text);
+  cache.set('feed', entry);
+  const br = await cache.encoded(entry, 'br');
+  assert.equal(await cache.encoded(entry, 'br'), br, 'the same buffer the second time');
+  assert.equal(brotliDecompressSync(br).toString(), text);
+  assert.equal(gunzipSync(await cache.encoded(entry, 'gzip')).toString(), text);
+  assert.ok(br.length < text.length / 5, `brotli shrinks repetitive JSON (${br.length} of ${text.length} bytes)`);
+  assert.equal(entry.bytes, entry.body.length + br.length + (await cache.encoded(entry, 'gzip')).length);
+  // The budget holds four bodies; the compressed ones took part of it, so the fourth evicts the first.
+  for (const key of ['b', 'c', 'd']) cache.set(key, cachedResponse(text));
+  assert.equal(cache.get('feed'), undefined);
+});
+
+test('content coding follows Accept-Encoding and its q-values, brotli first on a tie, never for small bodies', () => {
+  assert.equal(contentCoding(undefined, 5000), undefined);
+  assert.equal(contentCoding('gzip, deflate, br', 5000), 'br');
+  assert.equal(contentCoding('gzip', 5000), 'gzip');
+  assert.equal(contentCoding('br;q=0.5, gzip', 5000), 'gzip');
+  assert.equal(contentCoding('identity', 5000), undefined);
+  assert.equal(contentCoding('gzip, br', 500), undefined);
 });

@@ -215,7 +215,7 @@ export interface paths {
         };
         /**
          * Configuration object of the company
-         * @description The token's company (id, name, time zone, currency, locale) and its departments, positions, shift types and contract types, each list ordered by name, then id. Their ids are the ones the other endpoints refer to. Takes no query parameters (an unknown one is `400 validation_failed`).
+         * @description The token's company (id, name, time zone, currency, locale) and its departments, positions, shift types and contract types, each list ordered by name, then id. Their ids are the ones the other endpoints refer to. Takes no query parameters (an unknown one is `400 validation_failed`). An answer over 1 kB is sent compressed (`Content-Encoding: br` or `gzip`) when `Accept-Encoding` allows it (`Vary: Accept-Encoding`); each representation has its own ETag (`"…-br"`, `"…-gzip"`), and If-None-Match with any of them revalidates the same data.
          */
         get: operations["getConfiguration"];
         put?: never;
@@ -235,7 +235,7 @@ export interface paths {
         };
         /**
          * Company contracts
-         * @description Without from/to: contracts active today. With from and/or to (one alone means that single day): contracts overlapping the period, of any length. Ordered by startDate, then id. Dates are YYYY-MM-DD in the company time zone: another shape is `400 validation_failed`, an impossible date (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`. Paged with `limit` (1 to 1000, default 500) and `cursor` (one from another query is `400 invalid_cursor`); answers `If-None-Match` with `304`.
+         * @description Without from/to: contracts active today. With from and/or to (one alone means that single day): contracts overlapping the period, of any length. Ordered by startDate, then id. Dates are YYYY-MM-DD in the company time zone: another shape is `400 validation_failed`, an impossible date (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`. Paged with `limit` (1 to 1000, default 500) and `cursor` (one from another query is `400 invalid_cursor`); answers `If-None-Match` with `304`. An answer over 1 kB is sent compressed (`Content-Encoding: br` or `gzip`) when `Accept-Encoding` allows it (`Vary: Accept-Encoding`); each representation has its own ETag (`"…-br"`, `"…-gzip"`), and If-None-Match with any of them revalidates the same data.
          */
         get: operations["getCompanyContracts"];
         put?: never;
@@ -279,7 +279,7 @@ export interface paths {
         };
         /**
          * The company timetable (shifts)
-         * @description Shifts whose date (the local day the shift starts) lies in the period; default today; one of from/to alone means that single day; at most 92 days (to ≤ from + 91, else `400 period_too_long`). Ordered by date, startsAt, id. Dates are YYYY-MM-DD in the company time zone: another shape is `400 validation_failed`, an impossible date (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`. Paged with `limit` (1 to 1000, default 500) and `cursor` (one from another query is `400 invalid_cursor`); answers `If-None-Match` with `304`.
+         * @description Shifts whose date (the local day the shift starts) lies in the period; default today; one of from/to alone means that single day; at most 92 days (to ≤ from + 91, else `400 period_too_long`). Ordered by date, startsAt, id. Dates are YYYY-MM-DD in the company time zone: another shape is `400 validation_failed`, an impossible date (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`. Paged with `limit` (1 to 1000, default 500) and `cursor` (one from another query is `400 invalid_cursor`); answers `If-None-Match` with `304`. An answer over 1 kB is sent compressed (`Content-Encoding: br` or `gzip`) when `Accept-Encoding` allows it (`Vary: Accept-Encoding`); each representation has its own ETag (`"…-br"`, `"…-gzip"`), and If-None-Match with any of them revalidates the same data.
          */
         get: operations["getTimetable"];
         put?: never;
@@ -299,7 +299,7 @@ export interface paths {
         };
         /**
          * Company users (employees)
-         * @description Without from/to: employees whose employment is active today or starts later. With from and/or to (one alone means that single day): employment overlapping the period, of any length. Ordered by employeeNumber, then id. Dates are YYYY-MM-DD in the company time zone: another shape is `400 validation_failed`, an impossible date (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`. Paged with `limit` (1 to 1000, default 500) and `cursor` (one from another query is `400 invalid_cursor`); answers `If-None-Match` with `304`.
+         * @description Without from/to: employees whose employment is active today or starts later. With from and/or to (one alone means that single day): employment overlapping the period, of any length. Ordered by employeeNumber, then id. Dates are YYYY-MM-DD in the company time zone: another shape is `400 validation_failed`, an impossible date (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`. Paged with `limit` (1 to 1000, default 500) and `cursor` (one from another query is `400 invalid_cursor`); answers `If-None-Match` with `304`. An answer over 1 kB is sent compressed (`Content-Encoding: br` or `gzip`) when `Accept-Encoding` allows it (`Vary: Accept-Encoding`); each representation has its own ETag (`"…-br"`, `"…-gzip"`), and If-None-Match with any of them revalidates the same data.
          */
         get: operations["getCompanyUsers"];
         put?: never;
@@ -343,7 +343,7 @@ export interface paths {
         };
         /**
          * Detailed timetable of one day
-         * @description Every shift of one day (default today; from today − 8 to today + 38 in the company time zone, else `400 date_out_of_range`; an impossible date such as 2026-02-30: `400 invalid_date`) with its user, department, position and shift type embedded, ordered by startsAt, then id. Not paged; answers `If-None-Match` with `304`.
+         * @description Every shift of one day (default today; from today − 8 to today + 38 in the company time zone, else `400 date_out_of_range`; an impossible date such as 2026-02-30: `400 invalid_date`) with its user, department, position and shift type embedded, ordered by startsAt, then id. Not paged; answers `If-None-Match` with `304`. An answer over 1 kB is sent compressed (`Content-Encoding: br` or `gzip`) when `Accept-Encoding` allows it (`Vary: Accept-Encoding`); each representation has its own ETag (`"…-br"`, `"…-gzip"`), and If-None-Match with any of them revalidates the same data.
          */
         get: operations["TimetableFeed"];
         put?: never;
