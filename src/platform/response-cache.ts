@@ -42,6 +42,8 @@ export function cachedResponse(text: string): CachedResponse {
 
 export class ResponseCache {
   readonly #entries = new Map<string, CachedResponse>();
+  /** The entries in #entries, so a compression finishing after an eviction is not charged. */
+  readonly #held = new WeakSet<CachedResponse>();
   readonly #maxBytes: number;
   #bytes = 0;
 
@@ -61,7 +63,12 @@ export class ResponseCache {
 
   set(key: string, entry: CachedResponse): void {
     if (entry.bytes > this.#maxBytes / 4) return;
+    // Concurrent misses build the same key twice: the replaced entry's bytes leave with it.
+    const replaced = this.#entries.get(key);
+    if (replaced) this.#bytes -= replaced.bytes;
     this.#entries.set(key, entry);
+    this.#held.add(entry);
+    if (replaced) this.#held.delete(replaced);
     this.#charge(entry.bytes);
   }
 
@@ -73,7 +80,7 @@ export class ResponseCache {
       entry.encoded[coding] = encoded;
       void encoded.then((body) => {
         entry.bytes += body.length;
-        if ([...this.#entries.values()].includes(entry)) this.#charge(body.length);
+        if (this.#held.has(entry)) this.#charge(body.length);
       }, () => delete entry.encoded[coding]);
     }
     return encoded;
@@ -84,6 +91,7 @@ export class ResponseCache {
     for (const [oldest, value] of this.#entries) {
       if (this.#bytes <= this.#maxBytes) break;
       this.#entries.delete(oldest);
+      this.#held.delete(value);
       this.#bytes -= value.bytes;
     }
   }

@@ -43,3 +43,11 @@ test('content coding follows Accept-Encoding and its q-values, brotli first on a
   assert.equal(contentCoding('identity', 5000), undefined);
   assert.equal(contentCoding('gzip, br', 500), undefined);
 });
+
+test('a key cached twice (two misses at once) counts only the entry it keeps', () => {
+  const cache = new ResponseCache(100);
+  for (let i = 0; i < 10; i++) cache.set('same', cachedResponse('x'.repeat(20)));
+  for (const key of ['a', 'b', 'c']) cache.set(key, cachedResponse('x'.repeat(20)));
+  assert.ok(cache.get('same'), 'five bodies of 20 bytes fit in 100: nothing was evicted');
+  assert.ok(cache.get('a'));
+});
