@@ -10,6 +10,7 @@ export interface OAuthClient {
   id: string;
   name: string;
   companyId: string;
+  organisationId: string;
   redirectUris: string[];
   grants: string[];
   audiences: string[];
@@ -18,12 +19,19 @@ export interface OAuthClient {
 }
 
 export async function findClient(db: Db, clientId: string): Promise<OAuthClient | undefined> {
-  const row = await db.selectFrom('api_clients').selectAll().where('id', '=', clientId).executeTakeFirst();
+  const row = await db
+    .selectFrom('api_clients')
+    .innerJoin('companies', 'companies.id', 'api_clients.company_id')
+    .selectAll('api_clients')
+    .select('companies.organisation_id')
+    .where('api_clients.id', '=', clientId)
+    .executeTakeFirst();
   if (!row) return undefined;
   return {
     id: row.id,
     name: row.name,
     companyId: row.company_id,
+    organisationId: row.organisation_id,
     redirectUris: JSON.parse(row.redirect_uris) as string[],
     grants: JSON.parse(row.grants) as string[],
     audiences: JSON.parse(row.audiences) as string[],

@@ -18,8 +18,8 @@ export interface IssuanceSettings extends TokenSettings {
   refreshTokenTtl: number;
 }
 
-/** Who the tokens are for, resolved from the grant, its client, its user and the company. */
-export interface GrantContext {
+/** Who an ID token is for: the grant, its client, its user and the company. */
+export interface IdTokenSubject {
   grantId: string;
   clientId: string;
   userId: string | null;
@@ -27,8 +27,12 @@ export interface GrantContext {
   companyId: string;
   organisationId: string;
   authTime: number;
-  chainExpiresAt: number;
   audience: string;
+}
+
+/** A grant resolved for issuing: an ID token's subject, and the cap on its refresh-token chain. */
+export interface GrantContext extends IdTokenSubject {
+  chainExpiresAt: number;
 }
 
 /** A grant as stored, with what decides whether it may still issue tokens. */
@@ -123,7 +127,7 @@ export function signRecordedRefreshToken(
 export async function issueIdToken(
   keys: KeyRing,
   settings: IssuanceSettings,
-  grant: GrantContext,
+  grant: IdTokenSubject,
   extra: { audience?: string; nonce?: string | null } = {},
 ): Promise<{ token: string; claims: AccessClaims }> {
   return signIdToken(keys, settings, {

@@ -184,7 +184,13 @@ test('client_credentials and refresh_token need the operator to enable them (una
   assert.equal(claims.sub, machine.clientId);
   assert.equal(claims.email, undefined);
   assert.equal(claims.company_id, machine.companyId);
+  assert.equal(claims.org_id, machine.organisationId);
   assert.equal((await configurationWith(server, body.id_token)).status, 200);
+  // The token's grant and its audit entry are stored before the answer: revoking the grant reaches it.
+  const grant = await server.ctx.db.selectFrom('grants').select(['kind', 'client_id', 'user_id']).where('id', '=', String(claims.sid)).executeTakeFirst();
+  assert.deepEqual({ ...grant }, { kind: 'client_credentials', client_id: machine.clientId, user_id: null });
+  const audited = await server.ctx.db.selectFrom('audit_log').select('outcome').where('client_id', '=', machine.clientId).where('detail', '=', 'client_credentials').execute();
+  assert.deepEqual(audited.map((row) => row.outcome), ['success']);
 
   await setGrantEnabled(server.ctx.db, machine.clientId, 'refresh_token', true);
   const refreshed = await postToken(server, refresh);

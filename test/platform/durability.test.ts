@@ -1,12 +1,13 @@
-// Durable writes: grouped writes settle independently (one failing undoes only itself); a failing
-// durable transaction stores nothing; on SQLite the connection's own mode stays NORMAL (the WAL is
-// synced asynchronously after the commit instead).
+// Durable and grouped writes: grouped writes settle independently (one failing undoes only itself)
+// and on SQLite share one commit with the writes that arrive with them; a failing durable
+// transaction stores nothing; on SQLite the connection's own mode stays NORMAL (the WAL is synced
+// asynchronously after the commit instead).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { createDatabase, type Db } from '../../src/platform/db/database.ts';
+import { createDatabase, sqliteHandleOf, type Db } from '../../src/platform/db/database.ts';
 import { migrateToLatest } from '../../src/platform/db/migrate.ts';
-import { durably, durablyGrouped } from '../../src/platform/db/durability.ts';
+import { durably, durablyGrouped, grouped } from '../../src/platform/db/durability.ts';
 import { freshDatabase, testDialect, type FreshDatabase } from '../support/database.ts';
 
 let database: FreshDatabase;
@@ -30,6 +31,34 @@ test('concurrent grouped writes each settle on their own: a unique violation rej
   assert.equal(outcomes.filter((o) => o.status === 'rejected').length, 1);
   const stored = await db.selectFrom('app_secrets').select('name').where('name', 'like', 'grouped-%').execute();
   assert.equal(stored.length, 20);
+});
+
+for (const [name, run] of [['durable', durablyGrouped], ['plain', grouped]] as const) {
+  // On PostgreSQL grouped writes run as they are, one statement at a time, like any other write.
+  test(`${name} grouped writes that fail undo only themselves, statements already run included`, { skip: testDialect !== 'sqlite' && 'SQLite only' }, async () => {
+    const writes = [`${name}-a`, `${name}-b`].map((value) => run(db, secret(value)));
+    const failing = run(db, async (trx) => {
+      await secret(`${name}-half`)(trx);
+      throw new Error('fails after its first statement');
+    });
+    await Promise.all(writes);
+    await assert.rejects(failing, /fails after its first statement/);
+    const stored = await db.selectFrom('app_secrets').select('name').where('name', 'like', `${name}-%`).orderBy('name').execute();
+    assert.deepEqual(stored.map((row) => row.name), [`${name}-a`, `${name}-b`]);
+  });
+}
+
+test('on SQLite writes that arrive together share one commit', { skip: testDialect !== 'sqlite' && 'SQLite only' }, async () => {
+  // A second, read-only connection sees committed rows only: while the last write runs, neither the
+  // writes queued before it nor itself are committed yet, so all three are in one transaction.
+  const committed = () => sqliteHandleOf(db)?.readCommittedRow("select count(*) as n from app_secrets where name like 'together-%'", [])?.n;
+  const seen = await Promise.all(['together-1', 'together-2', 'together-3'].map((name) =>
+    grouped(db, async (trx) => {
+      await secret(name)(trx);
+      return committed();
+    })));
+  assert.deepEqual(seen, [0, 0, 0]);
+  assert.equal(committed(), 3);
 });
 
 test('a durable write that fails stores nothing and leaves the connection usable', async () => {
