@@ -2,6 +2,7 @@
 // happened and how it ended. Never a secret, a token or a code: `detail` is a short reason code.
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
+import { grouped } from '../platform/db/durability.ts';
 
 export type AuditEvent =
   | 'login'
@@ -25,8 +26,12 @@ export interface AuditEntry {
   detail?: string | null;
 }
 
+/**
+ * Stores the entry before it returns; outside a transaction it shares one commit with the entries and
+ * grouped writes of the moment (see `grouped`), as the busiest token endpoints write one per request.
+ */
 export async function recordAudit(db: Db, entry: AuditEntry, now = Date.now()): Promise<void> {
-  await db
+  await grouped(db, (connection) => connection
     .insertInto('audit_log')
     .values({
       id: newId('aud'),
@@ -38,5 +43,5 @@ export async function recordAudit(db: Db, entry: AuditEntry, now = Date.now()): 
       address: entry.address ?? null,
       detail: entry.detail ?? null,
     })
-    .execute();
+    .execute());
 }

@@ -62,8 +62,10 @@ export async function renewTokens(ctx: AppContext, claims: RefreshClaims, option
   } else if (dueForRenewal(record, grant, now)) {
     refreshToken = await supersede(ctx, grant, record, now);
   }
-  const { token } = await issueIdToken(ctx.keys, ctx.config, grant, options.audience ? { audience: options.audience } : {});
-  await recordAudit(ctx.db, { event: 'token_refreshed', outcome: 'success', ...who, detail: refreshToken ? 'refresh_token_renewed' : null }, now);
+  const [{ token }] = await Promise.all([
+    issueIdToken(ctx.keys, ctx.config, grant, options.audience ? { audience: options.audience } : {}),
+    recordAudit(ctx.db, { event: 'token_refreshed', outcome: 'success', ...who, detail: refreshToken ? 'refresh_token_renewed' : null }, now),
+  ]);
   return tokenResponse(token, ctx.config, refreshToken);
 }
 
