@@ -47,7 +47,7 @@ async function measureBare(): Promise<Outcome> {
   }
 }
 
-const needsData = () => ['feed', 'timetable', 'users', 'timeclock'].some(wants);
+const needsData = () => ['feed', 'timetable', 'users', 'timeclock', 'revenue'].some(wants);
 
 async function prepareWorkload(databaseUrl: string, dialect: Dialect): Promise<Workload> {
   const ctx = await openBenchContext(databaseUrl);
