@@ -24,6 +24,8 @@ export interface BenchOptions {
   /** Run the two-instance PostgreSQL column (authenticated read and timeclock). */
   readonly twoInstances: boolean;
   readonly logLevel: string;
+  /** NODE_OPTIONS for the service processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile them. */
+  readonly serverNodeOptions: string;
   readonly postgresUrl: string;
   /** Write the table into docs/benchmarks.md (off: print only). */
   readonly write: boolean;
@@ -45,6 +47,9 @@ const HELP = `npm run bench -- [options]
   --batch-runs n      revenue batch runs per variant (default 10)
   --no-two-instances  skip the two-instance PostgreSQL column
   --log-level l       server LOG_LEVEL (default warn)
+  --server-node-options=s  NODE_OPTIONS for the service processes (with "=", as the value starts
+                      with a dash), e.g. --server-node-options="--cpu-prof --cpu-prof-dir=/tmp/prof":
+                      a CPU profile of each instance under the bench's load (it costs throughput)
   --no-write          print the table without writing docs/benchmarks.md
 Every option also reads BENCH_<NAME> (e.g. BENCH_DURATION=3, BENCH_DB=sqlite).`;
 
@@ -76,6 +81,7 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
       'batch-runs': { type: 'string' },
       'no-two-instances': { type: 'boolean' },
       'log-level': { type: 'string' },
+      'server-node-options': { type: 'string' },
       'no-write': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -108,6 +114,7 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
     batchRuns: Math.round(positive('batch-runs', pick('batch-runs', '10'))),
     twoInstances: !flag('no-two-instances'),
     logLevel: pick('log-level', 'warn'),
+    serverNodeOptions: pick('server-node-options', ''),
     postgresUrl: env.WFS_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
     write: !flag('no-write'),
   });

@@ -37,6 +37,8 @@ export interface ServiceSettings {
   /** The public address all instances share (the token issuer derives from it). */
   baseUrl: string;
   logLevel: string;
+  /** NODE_OPTIONS of the instances (profiling flags); empty for none. */
+  nodeOptions: string;
 }
 
 /** Instances of the service on one database, limits raised far above anything the run reaches. */
@@ -49,6 +51,7 @@ export async function startService(settings: ServiceSettings, instances: number)
     LOG_LEVEL: settings.logLevel,
     // The production default, not the tests' fast poll.
     REVOCATION_REFRESH_MS: '1000',
+    ...(settings.nodeOptions ? { NODE_OPTIONS: settings.nodeOptions } : {}),
   });
   return { urls: cluster.instances.map((i) => i.url), stop: () => cluster.stop() };
 }

@@ -100,7 +100,7 @@ async function runDatabase(dialect: Dialect, columns: Column[]): Promise<LoadedC
     try {
       const workload = await prepareWorkload(database.url, dialect);
       company = workload.company;
-      const settings = { databaseUrl: database.url, baseUrl: BENCH_BASE_URL, logLevel: options.logLevel };
+      const settings = { databaseUrl: database.url, baseUrl: BENCH_BASE_URL, logLevel: options.logLevel, nodeOptions: options.serverNodeOptions };
       const one = await startService(settings, 1);
       try {
         await runColumn(single, one.urls, workload, [...HTTP_ROWS, 'timeclock', 'revenue']);
