@@ -1,19 +1,17 @@
 // One batch of inbound figures (CONTRACT §3), all or nothing: every item is validated first and all
 // problems are reported together; only a clean batch is written, in one transaction, with set-based
 // statements (one read of the existing rows, multi-row upserts) whatever the batch size.
-import type { Transaction } from 'kysely';
-import type { Db } from '../platform/db/database.ts';
-import type { Database } from '../platform/db/schema.ts';
+import { sqliteHandleOf, type Db } from '../platform/db/database.ts';
 import { badRequest, type FieldError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
 import { toHundredths } from './decimal.ts';
 import { numberText } from './exact-json.ts';
-import { periodReader, type ItemPeriod } from './periods.ts';
+import { periodReader } from './periods.ts';
 import type { InboundStream } from './tables.ts';
 import { durably } from '../platform/db/durability.ts';
+import { existingFigures, figureKey, writeFigures, type FigureDraft } from './stored-figures.ts';
 
 export const MAX_BATCH_ITEMS = 5000;
-/** Rows per multi-row statement: 15 columns × 1000 stays under SQLite's and PostgreSQL's parameter limits. */
+/** Departments looked up per statement. */
 const CHUNK = 1000;
 
 export interface BatchItem {
@@ -44,12 +42,6 @@ export interface BatchOutcome {
   unchanged: number;
 }
 
-interface Draft extends FigureValues {
-  departmentId: string;
-  period: ItemPeriod;
-  /** The upsert key (figureKey). */
-  key: string;
-}
 
 export function batchTooLarge(count: number): never {
   throw badRequest('batch_too_large', `The batch has ${count} items; at most ${MAX_BATCH_ITEMS} are allowed. Split it.`, [
@@ -71,11 +63,6 @@ export function readHundredths(holder: object, field: string, value: number, pat
   return result.value;
 }
 
-function figureKey(departmentId: string, periodKey: string, kind: string, category: string): string {
-  // Only the last part (category) is free text; the others never contain NUL, so no two keys collide.
-  return `${departmentId}\u0000${periodKey}\u0000${kind}\u0000${category}`;
-}
-
 async function unknownDepartments(db: Db, companyId: string, items: BatchItem[]): Promise<Set<string>> {
   const wanted = [...new Set(items.map((item) => item.departmentId))];
   const known = new Set<string>();
@@ -91,10 +78,10 @@ function pathIndex(path: string): number {
 }
 
 /** Every problem of the batch, in item order; the drafts are only meaningful when there are none. */
-async function validateBatch<Item extends BatchItem>(db: Db, companyId: string, rules: StreamRules<Item>, items: Item[]): Promise<{ drafts: Draft[]; errors: FieldError[] }> {
+async function validateBatch<Item extends BatchItem>(db: Db, companyId: string, rules: StreamRules<Item>, items: Item[]): Promise<{ drafts: FigureDraft[]; errors: FieldError[] }> {
   const errors: FieldError[] = [];
   const unknown = await unknownDepartments(db, companyId, items);
-  const drafts: Draft[] = [];
+  const drafts: FigureDraft[] = [];
   const seen = new Map<string, number>();
   const itemPeriod = periodReader();
   items.forEach((item, index) => {
@@ -113,70 +100,6 @@ async function validateBatch<Item extends BatchItem>(db: Db, companyId: string, 
   return { drafts, errors };
 }
 
-/**
- * The stored figures the batch could touch, by key. The query narrows on every key column whose
- * distinct values are few enough to list (they usually are: a batch spans few departments, kinds
- * and categories), so it reads about the batch's own rows, not everything else on those days.
- */
-async function existingFigures(trx: Transaction<Database>, companyId: string, stream: InboundStream, drafts: Draft[]): Promise<Map<string, { amountMinor: number; hoursCenti: number | null }>> {
-  const distinct = (pick: (draft: Draft) => string) => [...new Set(drafts.map(pick))];
-  const listable = (values: string[]) => (values.length <= CHUNK ? values : undefined);
-  const periodKeys = distinct((d) => d.period.key);
-  const departmentIds = listable(distinct((d) => d.departmentId));
-  const kinds = listable(distinct((d) => d.kind));
-  const categories = listable(distinct((d) => d.category));
-  const existing = new Map<string, { amountMinor: number; hoursCenti: number | null }>();
-  for (let i = 0; i < periodKeys.length; i += CHUNK) {
-    let query = trx
-      .selectFrom('inbound_items')
-      .select(['department_id', 'period_key', 'kind', 'category', 'amount_minor', 'hours_centi'])
-      .where('company_id', '=', companyId)
-      .where('stream', '=', stream)
-      .where('period_key', 'in', periodKeys.slice(i, i + CHUNK));
-    if (departmentIds) query = query.where('department_id', 'in', departmentIds);
-    if (kinds) query = query.where('kind', 'in', kinds);
-    if (categories) query = query.where('category', 'in', categories);
-    for (const row of await query.execute()) {
-      existing.set(figureKey(row.department_id, row.period_key, row.kind, row.category), { amountMinor: Number(row.amount_minor), hoursCenti: row.hours_centi === null ? null : Number(row.hours_centi) });
-    }
-  }
-  return existing;
-}
-
-async function writeFigures(trx: Transaction<Database>, companyId: string, stream: InboundStream, drafts: Draft[], now: number): Promise<void> {
-  for (let i = 0; i < drafts.length; i += CHUNK) {
-    const rows = drafts.slice(i, i + CHUNK).map((d) => ({
-      id: newId('fig'),
-      company_id: companyId,
-      stream,
-      department_id: d.departmentId,
-      date: d.period.date,
-      week: d.period.week,
-      period_key: d.period.key,
-      period_start: d.period.start,
-      period_end: d.period.end,
-      kind: d.kind,
-      category: d.category,
-      amount_minor: d.amountMinor,
-      hours_centi: d.hoursCenti,
-      created_at: now,
-      updated_at: now,
-    }));
-    // A row that appeared since the read (a concurrent batch) is updated, not duplicated.
-    await trx
-      .insertInto('inbound_items')
-      .values(rows)
-      .onConflict((oc) =>
-        oc.columns(['company_id', 'stream', 'period_key', 'department_id', 'kind', 'category']).doUpdateSet((eb) => ({
-          amount_minor: eb.ref('excluded.amount_minor'),
-          hours_centi: eb.ref('excluded.hours_centi'),
-          updated_at: eb.ref('excluded.updated_at'),
-        })),
-      )
-      .execute();
-  }
-}
-
 /** Validates and stores a batch; throws a 400 listing every bad item, storing nothing, when any is bad. */
 export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: string, rules: StreamRules<Item>, items: Item[], now = Date.now()): Promise<BatchOutcome> {
   if (items.length > MAX_BATCH_ITEMS) batchTooLarge(items.length);
@@ -185,9 +108,10 @@ export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: str
     const bad = new Set(errors.map((e) => pathIndex(e.path))).size;
     throw badRequest('invalid_batch', `${bad} of ${items.length} items are invalid; nothing was stored.`, errors);
   }
+  const onPostgres = sqliteHandleOf(db) === undefined;
   return durably(db, (connection) => connection.transaction().execute(async (trx) => {
-    const existing = await existingFigures(trx, companyId, rules.stream, drafts);
-    const changed: Draft[] = [];
+    const existing = await existingFigures(trx, onPostgres, companyId, rules.stream, drafts);
+    const changed: FigureDraft[] = [];
     let created = 0;
     let updated = 0;
     for (const draft of drafts) {
@@ -199,7 +123,7 @@ export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: str
     }
     // Written in key order, so two concurrent batches lock shared rows in the same order (no deadlock).
     changed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    await writeFigures(trx, companyId, rules.stream, changed, now);
+    await writeFigures(trx, onPostgres, companyId, rules.stream, changed, now);
     return { received: items.length, created, updated, unchanged: items.length - created - updated };
   }));
 }
