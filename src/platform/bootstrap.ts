@@ -3,7 +3,7 @@
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
-import { createDatabase, dialectOf } from './db/database.ts';
+import { createDatabase, dialectOf, sqliteHandleOf } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { KeyRing, ensureSigningKey } from '../iam/keys.ts';
 import { RevocationList } from '../iam/revocations.ts';
@@ -12,6 +12,8 @@ import { ResponseCache } from './response-cache.ts';
 import { CompanyCache } from '../company/company-cache.ts';
 
 const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
+/** How often the SQLite write-ahead log is copied back into the database, off the event loop. */
+const CHECKPOINT_INTERVAL_MS = 250;
 
 export interface ContextOptions {
   /** Start the background revocation poll (servers do; one-shot CLI commands do not). */
@@ -26,6 +28,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     options.onWarning?.(`the database has migrations this release does not know (${names.join(', ')}); serving without migrating`),
   );
   await ensureSigningKey(db);
+  sqliteHandleOf(db)?.checkpointInBackground(CHECKPOINT_INTERVAL_MS, (message) => options.onBackgroundError?.(new Error(`SQLite checkpoint failed: ${message}`)));
   const revocations = new RevocationList(db, (config.accessTokenTtl + config.clockSkewSeconds) * 1000);
   await revocations.refresh();
   if (options.poll !== false) revocations.start(config.revocationRefreshMs, options.onBackgroundError ?? (() => {}));

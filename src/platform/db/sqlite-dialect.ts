@@ -2,10 +2,16 @@
 // node:sqlite so the embedded default needs no native build. Prepared statements are cached per SQL
 // text because Kysely prepares on every execution.
 import { open, type FileHandle } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import { DatabaseSync, type StatementSync, type SQLInputValue, type SQLOutputValue } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 const STATEMENT_CACHE_SIZE = 500;
+/**
+ * With background checkpoints the server's own connection checkpoints only past this many WAL pages
+ * (~40 MB): a safety net should the worker fall behind, never the normal path.
+ */
+const FALLBACK_AUTOCHECKPOINT_PAGES = 10_000;
 
 function toSqliteValue(value: unknown): SQLInputValue {
   if (typeof value === 'boolean') return value ? 1 : 0;
@@ -32,6 +38,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   readonly #statements = new Map<string, SqliteStatement>();
   #wal: Promise<FileHandle | undefined> | undefined;
   #reader: { db: DatabaseSync; statements: Map<string, StatementSync> } | undefined;
+  #checkpointer: Worker | undefined;
 
   constructor(path: string) {
     this.#path = path;
@@ -88,7 +95,27 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     else this.#wal = undefined;
   }
 
+  /**
+   * Moves WAL checkpoints off the event loop. By default SQLite checkpoints inside the commit that
+   * takes the log past 1,000 pages: that commit copies the pages back and fsyncs the database, on the
+   * thread that serves requests. Measured on 5,000-row batches: median 145 ms with those
+   * checkpoints, 80 ms without. A worker thread with its own connection checkpoints instead.
+   * `onError` hears about a checkpoint that failed (the fallback still bounds the log).
+   */
+  checkpointInBackground(intervalMs: number, onError: (message: string) => void): void {
+    if (this.#path === ':memory:' || this.#checkpointer) return;
+    this.#db.exec(`PRAGMA wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+    const worker = new Worker(new URL('./checkpoint-worker.ts', import.meta.url), { workerData: { path: this.#path, intervalMs } });
+    worker.on('message', (message: { error?: string }) => message.error && onError(message.error));
+    worker.on('error', (error: Error) => onError(error.message));
+    // It must never keep a process alive that is otherwise done.
+    worker.unref();
+    this.#checkpointer = worker;
+  }
+
   close(): void {
+    this.#checkpointer?.postMessage('stop');
+    this.#checkpointer = undefined;
     void this.#wal?.then((wal) => wal?.close());
     if (this.#reader?.db.isOpen) this.#reader.db.close();
     this.#statements.clear();
