@@ -1,6 +1,6 @@
 // Opaque identifiers and secrets. Identifiers carry a short prefix so an operator can tell an
-// employee id from a shift id in a log line, then the creation time (milliseconds, 8 characters) and
-// 96 random bits (16 characters), all from the base64url character set.
+// employee id from a shift id in a log line, then the creation time (milliseconds since 1970 in 7
+// characters, enough until the year 2109) and 96 random bits (16 characters), all base64url characters.
 //
 // Why the time first: every table's primary key is its id, and random keys scatter each insert over
 // the whole index, so a commit rewrites a page for nearly every row. Ids made together sort together:
@@ -12,7 +12,7 @@ import { createHash, randomBytes, randomFillSync, timingSafeEqual } from 'node:c
 
 /** The base64url characters in ASCII order, so that the encoded times sort like the times. */
 const SORTED_DIGITS = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz';
-const TIME_DIGITS = 8;
+const TIME_DIGITS = 7;
 
 let encodedMillisecond = -1;
 let encodedTime = '';
