@@ -1,11 +1,16 @@
 // The baseline: a bare node:http server answering a small JSON document, run as its own process so
-// it gets a core of its own, exactly like the service does. Prints "listening <port>" when ready.
+// it gets a core of its own, exactly like the service does. With BARE_BODY_FILE it also answers
+// `/body` with that file's bytes (the feed's own body), from memory: the most any server can send
+// of a body that size here. Prints "listening <port>" when ready.
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
-const body = JSON.stringify({ company: { id: 'cmp_bench', name: 'Bench', timezone: 'Europe/Amsterdam', currency: 'EUR', locale: 'nl-NL' } });
+const small = Buffer.from(JSON.stringify({ company: { id: 'cmp_bench', name: 'Bench', timezone: 'Europe/Amsterdam', currency: 'EUR', locale: 'nl-NL' } }));
+const large = process.env.BARE_BODY_FILE ? readFileSync(process.env.BARE_BODY_FILE) : undefined;
 
-const server = createServer((_request, response) => {
-  response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+const server = createServer((request, response) => {
+  const body = large && request.url === '/body' ? large : small;
+  response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
   response.end(body);
 });
 

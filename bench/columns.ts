@@ -1,4 +1,7 @@
 // One column of the table: every measurement against one set-up (a database and N instances).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BenchOptions } from './options.ts';
 import { BENCH_TIMEZONE, type BenchTenant } from './tenant.ts';
 import { measureLoad, type LoadRequest } from './load.ts';
@@ -7,6 +10,7 @@ import { measureRevenueBatch } from './revenue.ts';
 import { JsonClient } from './client.ts';
 import type { Outcome } from './report.ts';
 import type { LoadedCompany } from './company.ts';
+import { startBareServer } from './processes.ts';
 import { addDays, today } from '../src/platform/period.ts';
 
 /** What the scenarios of one database share; `people` carries each person's event count across columns. */
@@ -52,7 +56,7 @@ function httpRequests(workload: Workload): Record<string, LoadRequest> {
   };
 }
 
-const DATA_ROWS = new Set(['feed', 'feed-br', 'feed-304', 'timetable', 'users']);
+const DATA_ROWS = new Set(['bare-feed', 'feed', 'feed-br', 'feed-304', 'timetable', 'users']);
 
 /** The feed again, as a polling integrator sends it: with the ETag of the copy it already holds. */
 async function revalidation(url: string, feed: LoadRequest): Promise<LoadRequest | string> {
@@ -63,8 +67,32 @@ async function revalidation(url: string, feed: LoadRequest): Promise<LoadRequest
   return { ...feed, headers: { ...feed.headers, 'if-none-match': etag }, notModifiedIsAnswer: true };
 }
 
+/**
+ * The ceiling for the uncompressed feed: the same bytes the service just answered, sent by a bare
+ * node:http server from memory with the same number of connections.
+ */
+async function measureBareFeed(url: string, feed: LoadRequest, settings: BenchOptions): Promise<Outcome> {
+  const response = await fetch(`${url}${feed.path}`, { headers: feed.headers ?? {} });
+  const body = Buffer.from(await response.arrayBuffer());
+  if (!response.ok) return { skipped: `the feed answered ${response.status}` };
+  const dir = mkdtempSync(join(tmpdir(), 'wfs-bare-feed-'));
+  try {
+    const file = join(dir, 'feed.json');
+    writeFileSync(file, body);
+    const bare = await startBareServer(file);
+    try {
+      return { measurement: await measureLoad(bare.urls, { path: '/body' }, { ...settings, connections: settings.dataConnections }) };
+    } finally {
+      await bare.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function runHttpRow(rowId: string, urls: readonly string[], workload: Workload, options: BenchOptions, report: Report): Promise<void> {
   if (DATA_ROWS.has(rowId) && !workload.company) return report(rowId, { skipped: workload.missingData });
+  if (rowId === 'bare-feed') return report(rowId, await measureBareFeed(urls[0]!, httpRequests(workload).feed!, options));
   const requests = httpRequests(workload);
   const feed = requests.feed!;
   const request = rowId === 'feed-304' ? await revalidation(urls[0]!, feed) : requests[rowId];

@@ -12,8 +12,10 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-export async function startBareServer(): Promise<Target> {
-  const child: ChildProcess = spawn(process.execPath, [new URL('./bare-server.ts', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** The bare baseline; with `bodyFile` it also answers `/body` with that file's bytes. */
+export async function startBareServer(bodyFile?: string): Promise<Target> {
+  const env = bodyFile ? { ...process.env, BARE_BODY_FILE: bodyFile } : process.env;
+  const child: ChildProcess = spawn(process.execPath, [new URL('./bare-server.ts', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'], env });
   const stopOnExit = () => child.kill('SIGKILL');
   process.once('exit', stopOnExit);
   const lines = createInterface({ input: child.stdout! });

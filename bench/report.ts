@@ -31,7 +31,9 @@ function verdict(goal: Goal | undefined, m: Measurement, bare: number | undefine
   return met && m.failures === 0 ? 'pass' : '**fail**';
 }
 
-function cell(rowId: string, goal: Goal | undefined, outcome: Outcome | undefined, bare: number | undefined, reference: Outcome | undefined): string {
+const perSecondOf = (outcome: Outcome | undefined) => (outcome && 'measurement' in outcome ? outcome.measurement.perSecond : undefined);
+
+function cell(rowId: string, goal: Goal | undefined, outcome: Outcome | undefined, bare: number | undefined, reference: Outcome | undefined, ceiling: Outcome | undefined): string {
   if (!outcome) return '';
   if ('skipped' in outcome) return `n/a (${outcome.skipped})`;
   const m = outcome.measurement;
@@ -41,7 +43,10 @@ function cell(rowId: string, goal: Goal | undefined, outcome: Outcome | undefine
     parts.push(`${number(m.perSecond)}/s`, `p99 ${ms(m.p99Ms)}`);
     const share = bare === undefined ? undefined : (m.perSecond / bare) * 100;
     if (share !== undefined && rowId !== 'bare') parts.push(`${number(share, share < 10 ? 1 : 0)} % of bare`);
-    if (reference && 'measurement' in reference && reference.measurement.perSecond) parts.push(`×${number(m.perSecond / reference.measurement.perSecond, 2)} of 1 instance`);
+    const single = perSecondOf(reference);
+    if (single) parts.push(`×${number(m.perSecond / single, 2)} of 1 instance`);
+    const most = perSecondOf(ceiling);
+    if (most) parts.push(`${number((m.perSecond / most) * 100)} % of the same body from bare`);
   } else {
     parts.push(`median ${ms(m.medianMs ?? Number.NaN)}`, `p99 ${ms(m.p99Ms)}`, `${m.samples} runs`);
   }
@@ -67,7 +72,10 @@ export function renderTable(columns: readonly Column[]): string {
     `|---|---|${columns.map(() => '---').join('|')}|`,
   ];
   for (const row of used) {
-    const cells = columns.map((c) => cell(row.id, row.goal, c.outcomes.get(row.id), bare, c.scalesFrom ? columns.find((o) => o.id === c.scalesFrom)?.outcomes.get(row.id) : undefined));
+    const cells = columns.map((c) => {
+      const reference = c.scalesFrom ? columns.find((o) => o.id === c.scalesFrom)?.outcomes.get(row.id) : undefined;
+      return cell(row.id, row.goal, c.outcomes.get(row.id), bare, reference, row.ceiling ? c.outcomes.get(row.ceiling) : undefined);
+    });
     lines.push(`| ${row.label} | ${goalText(row.goal)} | ${cells.join(' | ')} |`);
   }
   return lines.join('\n');

@@ -25,7 +25,7 @@ const wants = (group: string) => options.only.length === 0 || options.only.inclu
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const DOC = new URL('../docs/benchmarks.md', import.meta.url).pathname;
 const TITLES: Record<Dialect, string> = { sqlite: 'SQLite, 1 instance', postgres: 'PostgreSQL, 1 instance' };
-const HTTP_ROWS = ['config', 'token', 'idtoken', 'feed', 'feed-br', 'feed-304', 'timetable', 'users'];
+const HTTP_ROWS = ['config', 'token', 'idtoken', 'bare-feed', 'feed', 'feed-br', 'feed-304', 'timetable', 'users'];
 const DAY_MS = 86_400_000;
 
 function recorder(column: Column) {
