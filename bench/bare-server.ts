@@ -1,7 +1,7 @@
 // The baseline: a bare node:http server answering a small JSON document, run as its own process so
 // it gets a core of its own, exactly like the service does. With BARE_BODY_FILE it also answers
-// `/body` with that file's bytes (the feed's own body), from memory: the most any server can send
-// of a body that size here. Prints "listening <port>" when ready.
+// `/body` with that file's bytes (the feed's own body), from memory: what sending a body that size
+// costs here when the server does no other work. Prints "listening <port>" when ready.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 

@@ -19,7 +19,7 @@ export const ROWS: readonly Row[] = [
   { id: 'config', group: 'config', label: 'GET /company/configuration, authenticated', goal: { kind: 'share-of-bare', min: 0.4 } },
   { id: 'token', group: 'token', label: 'POST /oauth/token, client_credentials', goal: { kind: 'per-second', min: 2000 } },
   { id: 'idtoken', group: 'idtoken', label: 'POST /idToken, refresh token → ID token' },
-  { id: 'bare-feed', group: 'feed', label: 'bare `node:http`, the feed\'s own body from memory (~1.4 MB: the most loopback carries at that size)' },
+  { id: 'bare-feed', group: 'feed', label: 'bare `node:http`, the feed\'s own body (~1.4 MB) from memory: the transport at that size' },
   { id: 'feed', group: 'feed', label: 'GET /feeds/timetable, one day (2,000 shifts)', goal: { kind: 'share-of-bare', min: 0.25 }, ceiling: 'bare-feed' },
   { id: 'feed-br', group: 'feed', label: 'GET /feeds/timetable, same day, `Accept-Encoding: gzip, deflate, br` (brotli, ~60 kB)', goal: { kind: 'share-of-bare', min: 0.25 } },
   { id: 'feed-304', group: 'feed', label: 'GET /feeds/timetable, same day revalidated (If-None-Match → 304)' },
