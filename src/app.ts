@@ -19,11 +19,17 @@ export interface BuildOptions {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
+/** A hop count trusts that many proxies next to the service, whatever their addresses. */
+function trustedProxies(setting: false | number | string): boolean | string | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
+}
+
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   const app = Fastify({
     logger: options.logger ?? { level: ctx.config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: 2 * 1024 * 1024,
-    trustProxy: true,
+    // Off unless TRUST_PROXY names the load balancer: request.ip keys the failed-login penalties.
+    trustProxy: trustedProxies(ctx.config.trustProxy),
     // Honour a well-formed incoming X-Request-Id so a trace spans the load balancer and this service.
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];

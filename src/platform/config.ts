@@ -1,5 +1,6 @@
 // Configuration is read once from the environment into a typed, frozen object (CONTRACT §1).
 // A bad value stops start-up with a message naming the variable, instead of failing later.
+import { isIP } from 'node:net';
 
 export interface Config {
   readonly port: number;
@@ -23,6 +24,11 @@ export interface Config {
   readonly dbStatementTimeoutMs: number;
   readonly revocationRefreshMs: number;
   readonly keyRefreshMs: number;
+  /**
+   * Which peers may set X-Forwarded-For (Fastify's `trustProxy`): false (the default, the peer's own
+   * address counts), a number of proxy hops, or a list of proxy addresses and CIDR ranges.
+   */
+  readonly trustProxy: false | number | string;
 }
 
 export class ConfigError extends Error {}
@@ -54,6 +60,30 @@ function httpUrl(name: string, raw: string): string {
 function databaseUrl(raw: string): string {
   if (raw.startsWith('sqlite:') || raw.startsWith('postgres://') || raw.startsWith('postgresql://')) return raw;
   throw new ConfigError(`DATABASE_URL must be sqlite:<path>, sqlite::memory: or postgres://…, got "${raw}"`);
+}
+
+// Trusting every peer would let any caller pick the address that failed logins are counted under.
+function trustProxy(raw: string | undefined): false | number | string {
+  if (raw === undefined || raw.trim() === '') return false;
+  const value = raw.trim();
+  if (/^\d+$/.test(value)) return Number(value) === 0 ? false : Number(value);
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address = '', bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const maxBits = family === 6 ? 128 : 32;
+    if (family === 0 || rest.length > 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError(`TRUST_PROXY must be a number of proxy hops or a comma-separated list of proxy addresses or CIDR ranges (10.0.0.0/8), got "${raw}"`);
+    }
+  }
+  return entries.join(',');
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(raw: string): string {
+  if (!LOG_LEVELS.includes(raw)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return raw;
 }
 
 function optional(env: Env, name: string): string | undefined {
@@ -91,10 +121,11 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitTokenPerMinute: integer(env, 'RATE_LIMIT_TOKEN_PER_MINUTE', 60, 1),
     rateLimitApiPerMinute: integer(env, 'RATE_LIMIT_API_PER_MINUTE', 1200, 1),
     clockSkewSeconds: integer(env, 'CLOCK_SKEW_SECONDS', 3),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: logLevel(env.LOG_LEVEL || 'info'),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1),
     dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 1),
     revocationRefreshMs: integer(env, 'REVOCATION_REFRESH_MS', 1000, 50),
     keyRefreshMs: integer(env, 'KEY_REFRESH_MS', 30_000, 100),
+    trustProxy: trustProxy(env.TRUST_PROXY),
   });
 }

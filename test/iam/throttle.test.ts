@@ -102,6 +102,28 @@ test('failed client authentications at the token endpoint are penalised per clie
   assert.equal((await postToken(s, codeExchange(other, 'code'))).status, 400, 'another client is not blocked (its bad code is just invalid_grant)');
 });
 
+test('a caller cannot escape the penalty by sending its own X-Forwarded-For (no TRUST_PROXY)', async () => {
+  const s = await server();
+  const tenant = await provisionTenant(s.ctx);
+  const bad = codeExchange(tenant, 'code', { client_secret: 'wrong' });
+  for (let i = 0; i < 5; i++) assert.equal((await postToken(s, bad, { headers: { 'x-forwarded-for': `203.0.113.${i}` } })).status, 401);
+  assertRetryAfter(await postToken(s, bad, { headers: { 'x-forwarded-for': '198.51.100.7' } }), 1, 1);
+  const addresses = await s.ctx.db.selectFrom('audit_log').select('address').distinct().where('client_id', '=', tenant.clientId).where('address', 'is not', null).execute();
+  assert.deepEqual(addresses.map((row) => row.address), ['127.0.0.1'], 'the audit log records the peer, not the header');
+});
+
+test('behind a trusted proxy (TRUST_PROXY) each forwarded client address is penalised on its own', async () => {
+  const s = await server({ TRUST_PROXY: '127.0.0.1' });
+  const tenant = await provisionTenant(s.ctx);
+  const bad = codeExchange(tenant, 'code', { client_secret: 'wrong' });
+  const from = (address: string) => ({ headers: { 'x-forwarded-for': address } });
+  for (let i = 0; i < 5; i++) assert.equal((await postToken(s, bad, from('203.0.113.9'))).status, 401);
+  assertRetryAfter(await postToken(s, bad, from('203.0.113.9')), 1, 1);
+  assert.equal((await postToken(s, bad, from('198.51.100.7'))).status, 401, 'another address behind the proxy is not blocked');
+  const audit = await s.ctx.db.selectFrom('audit_log').select('address').distinct().where('client_id', '=', tenant.clientId).where('address', 'is not', null).orderBy('address').execute();
+  assert.deepEqual(audit.map((row) => row.address), ['198.51.100.7', '203.0.113.9']);
+});
+
 function storeContract(name: string, makeStore: () => Promise<ThrottleStore>): void {
   test(`${name}: counts requests per window, failures in a sliding window, and penalties`, async () => {
     const store = await makeStore();

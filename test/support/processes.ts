@@ -159,7 +159,16 @@ export type Answer = (line: string) => void;
  * plus `env`. `onStderr` sees standard error (all of it so far) as it arrives and may answer.
  */
 export async function runWfs(args: string[], env: Record<string, string> = {}, onStderr?: (stderr: string, answer: Answer) => void): Promise<WfsRun> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: childEnvironment(env), stdio: [onStderr ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+  return runToEnd([CLI, ...args], env, onStderr);
+}
+
+/** `node src/server.ts` run to its end: for a server that must refuse to start. */
+export async function runServerToEnd(env: Record<string, string>): Promise<WfsRun> {
+  return runToEnd([SERVER], env);
+}
+
+async function runToEnd(argv: string[], env: Record<string, string>, onStderr?: (stderr: string, answer: Answer) => void): Promise<WfsRun> {
+  const child = spawn(process.execPath, argv, { cwd: ROOT, env: childEnvironment(env), stdio: [onStderr ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
   const answer: Answer = (line) => child.stdin?.end(`${line}\n`);
   let stdout = '';
   let stderr = '';
