@@ -2,7 +2,7 @@
 // for a day from today − 8 to today + 38 in the company's time zone.
 import { Type, type Static } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
-import { badRequest } from '../platform/errors.ts';
+import { badRequest, queryParameter } from '../platform/errors.ts';
 import { addDays, parseDate, today } from '../platform/period.ts';
 import { nullable } from '../platform/schemas.ts';
 import { ShiftCategory } from './configuration.ts';
@@ -56,7 +56,7 @@ export function feedDate(requested: string | undefined, timezone: string, now = 
   const date = parseDate('date', requested).toISODate() ?? requested;
   if (date < first || date > last) {
     throw badRequest('date_out_of_range', `date must lie from ${first} to ${last} (today − ${FEED_DAYS_BACK} to today + ${FEED_DAYS_AHEAD}, ${timezone}).`, [
-      { path: '/date', message: `must be from ${first} to ${last}` },
+      { path: queryParameter('date'), message: `must be from ${first} to ${last}` },
     ]);
   }
   return date;

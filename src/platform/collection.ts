@@ -5,7 +5,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type RawBuilder } from 'kysely';
 import { Type } from 'typebox';
-import { badRequest } from './errors.ts';
+import { badRequest, queryParameter } from './errors.ts';
 
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 500, description: 'Page size, 1 to 1000.' })),
@@ -36,7 +36,7 @@ export function encodeCursor(scope: CursorScope, position: SortKey): string {
 }
 
 export function decodeCursor(scope: CursorScope, cursor: string): SortKey {
-  const invalid = () => badRequest('invalid_cursor', 'The cursor is invalid: pass nextCursor unchanged, with the same filters.', [{ path: '/cursor', message: 'is not a cursor issued for this query' }]);
+  const invalid = () => badRequest('invalid_cursor', 'The cursor is invalid: pass nextCursor unchanged, with the same filters.', [{ path: queryParameter('cursor'), message: 'is not a cursor issued for this query' }]);
   const [payload, mac] = cursor.split('.');
   if (!payload || !mac) throw invalid();
   const expected = sign(scope.key, payload);

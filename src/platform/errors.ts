@@ -51,6 +51,11 @@ export class ProblemError extends Error {
   }
 }
 
+/** Where a query parameter's problem is reported: the same path the schema validation uses. */
+export function queryParameter(name: string): string {
+  return `/querystring/${name}`;
+}
+
 export function badRequest(code: string, detail: string, errors?: FieldError[]): ProblemError {
   return new ProblemError({ status: 400, code, detail, ...(errors ? { errors } : {}) });
 }

@@ -1,7 +1,7 @@
 // Shared HTTP plumbing: the typed Fastify instance, the validators, and the one error handler that
 // turns every failure into the contract's shape (problem+json, OAuth JSON or an HTML page) without
 // ever leaking a stack trace or SQL.
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -29,8 +29,35 @@ function makeAjv(coerce: boolean): Ajv {
 const coercing = makeAjv(true);
 const strict = makeAjv(false);
 
+const INTEGER_TEXT = /^-?(0|[1-9]\d*)$/;
+
+/**
+ * Ajv coerces whatever Number() accepts, so `limit=0x10`, `1e2` or ` 7` would pass as integers. A
+ * query parameter declared an integer must be written as one; anything else is refused before
+ * coercion, with the error Ajv would give.
+ */
+function queryValidator(schema: Record<string, unknown>): ValidateFunction {
+  const validate = coercing.compile(schema);
+  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const integers = Object.keys(properties).filter((name) => properties[name]?.type === 'integer');
+  if (integers.length === 0) return validate;
+  const checked = ((data: Record<string, unknown> | null) => {
+    const errors: ErrorObject[] = integers
+      .filter((name) => typeof data?.[name] === 'string' && !INTEGER_TEXT.test(data[name]))
+      .map((name) => ({ instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be integer' }));
+    if (errors.length > 0) {
+      checked.errors = errors;
+      return false;
+    }
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  return Object.assign(checked, { schema });
+}
+
 export function installValidators(app: FastifyInstance): void {
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict.compile(schema) : queryValidator(schema as Record<string, unknown>)));
 }
 
 function fieldErrors(context: string, errors: ErrorObject[]): FieldError[] {

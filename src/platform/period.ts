@@ -2,7 +2,7 @@
 // zone, defaulting to "today" there, spanning at most 92 days.
 import { DateTime } from 'luxon';
 import { Type } from 'typebox';
-import { badRequest } from './errors.ts';
+import { badRequest, queryParameter } from './errors.ts';
 
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
 
@@ -48,7 +48,7 @@ export function isCalendarDate(value: string): boolean {
 export function parseDate(name: string, value: string): DateTime {
   const date = DateTime.fromISO(value, { zone: 'UTC' });
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || !date.isValid) {
-    throw badRequest('invalid_date', `${name} must be a date as YYYY-MM-DD, got "${value}".`, [{ path: `/${name}`, message: 'must be a date as YYYY-MM-DD' }]);
+    throw badRequest('invalid_date', `${name} must be a date as YYYY-MM-DD, got "${value}".`, [{ path: queryParameter(name), message: 'must be a date as YYYY-MM-DD' }]);
   }
   return date;
 }
@@ -71,10 +71,10 @@ export function resolvePeriod(query: { from?: string; to?: string }, timezone: s
   // A lone parameter stands for both ends; a bad value is reported under the name it was sent as.
   const from = query.from !== undefined ? parseDate('from', query.from) : parseDate('to', query.to ?? '');
   const to = query.to !== undefined ? parseDate('to', query.to) : from;
-  if (from > to) throw badRequest('invalid_period', '`from` must not be after `to`.', [{ path: '/from', message: 'is after to' }]);
+  if (from > to) throw badRequest('invalid_period', '`from` must not be after `to`.', [{ path: queryParameter('from'), message: 'is after to' }]);
   const days = to.diff(from, 'days').days + 1;
   if (days > maxDays) {
-    throw badRequest('period_too_long', `The period spans ${days} days; at most ${maxDays} are allowed (to ≤ from + ${maxDays - 1}).`, [{ path: '/to', message: `must be at most ${maxDays - 1} days after from` }]);
+    throw badRequest('period_too_long', `The period spans ${days} days; at most ${maxDays} are allowed (to ≤ from + ${maxDays - 1}).`, [{ path: queryParameter('to'), message: `must be at most ${maxDays - 1} days after from` }]);
   }
   return { from: from.toISODate() ?? '', to: to.toISODate() ?? '' };
 }

@@ -9,7 +9,14 @@ export const Problem = Type.Object(
     status: Type.Integer(),
     detail: Type.String(),
     code: Type.String({ description: 'Stable error code; see docs/errors.md.' }),
-    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object({
+          path: Type.String({ description: 'JSON pointer: into the body (`/items/3/amount`), or `/querystring/<name>` for a query parameter.' }),
+          message: Type.String(),
+        }),
+      ),
+    ),
     requestId: Type.String(),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details' },

@@ -85,7 +85,7 @@ test('the feed serves today − 8 and today + 38; today − 9 and today + 39 are
     const response = await apiGet<{ code: string; errors: Array<{ path: string }> }>(company.server.baseUrl, company.token, `/feeds/timetable?date=${T(days)}`);
     assert.equal(response.status, 400, `day ${days}`);
     assert.equal(response.body.code, 'date_out_of_range');
-    assert.equal(response.body.errors[0]?.path, '/date');
+    assert.equal(response.body.errors[0]?.path, '/querystring/date');
   }
   const malformed = await apiGet<{ code: string }>(company.server.baseUrl, company.token, '/feeds/timetable?date=tomorrow');
   assert.equal(malformed.status, 400);

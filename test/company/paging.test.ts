@@ -66,7 +66,7 @@ test('a tampered cursor is 400 invalid_cursor', async () => {
     const response = await apiGet<{ code: string; errors: Array<{ path: string }> }>(server.baseUrl, token, `/company/timetable?from=${FROM}&to=${TO}&limit=7&cursor=${encodeURIComponent(bad)}`);
     assert.equal(response.status, 400, bad);
     assert.equal(response.body.code, 'invalid_cursor');
-    assert.equal(response.body.errors[0]?.path, '/cursor');
+    assert.equal(response.body.errors[0]?.path, '/querystring/cursor');
   }
 });
 

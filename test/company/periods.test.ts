@@ -59,6 +59,12 @@ test('users: with from/to, every employment overlapping the period, boundaries i
   assert.deepEqual(await refs(`/company/users?from=${T(-400)}&to=${T(400)}`), ['ended-yesterday', 'ends-today', 'open', 'starts-tomorrow']);
 });
 
+test('users: a period ending the day before an employment starts leaves it out; one reaching its first day takes it in', async () => {
+  assert.deepEqual(await refs(`/company/users?from=${T(-1)}&to=${T(0)}`), ['ended-yesterday', 'ends-today', 'open']);
+  assert.deepEqual(await refs(`/company/users?from=${T(-1)}&to=${T(1)}`), ['ended-yesterday', 'ends-today', 'open', 'starts-tomorrow']);
+  assert.deepEqual(await refs(`/company/users?from=${T(1)}&to=${T(1)}`), ['open', 'starts-tomorrow'], 'the day after ends-today ended');
+});
+
 test('users: items carry the documented fields', async () => {
   const response = await apiGet<Page<Record<string, unknown>>>(server.baseUrl, token, '/company/users');
   const item = response.body.data.find((u) => ids.get(u.id as string) === 'ends-today');
@@ -105,25 +111,27 @@ test('timetable: 92 days is the longest period; 93 is 400 period_too_long', asyn
   const tooLong = await apiGet<{ code: string; errors: Array<{ path: string }> }>(server.baseUrl, token, `/company/timetable?from=${T(-10)}&to=${T(82)}`);
   assert.equal(tooLong.status, 400);
   assert.equal(tooLong.body.code, 'period_too_long');
-  assert.equal(tooLong.body.errors[0]?.path, '/to');
+  assert.equal(tooLong.body.errors[0]?.path, '/querystring/to');
 });
 
 test('from after to is 400 invalid_period on every collection', async () => {
   for (const path of ['/company/users', '/company/contracts', '/company/timetable']) {
-    const response = await apiGet<{ code: string }>(server.baseUrl, token, `${path}?from=${T(1)}&to=${T(0)}`);
+    const response = await apiGet<{ code: string; errors: Array<{ path: string }> }>(server.baseUrl, token, `${path}?from=${T(1)}&to=${T(0)}`);
     assert.equal(response.status, 400, path);
     assert.equal(response.body.code, 'invalid_period');
+    assert.deepEqual(response.body.errors.map((e) => e.path), ['/querystring/from']);
     assert.match(response.headers.get('content-type') ?? '', /application\/problem\+json/);
   }
 });
 
-test('bad values are 400 naming the parameter: from=garbage, an impossible date, limit out of range', async () => {
+test('bad values are 400 naming the parameter the same way whoever finds them: from=garbage, an impossible date, a limit out of range or not written as a whole number', async () => {
   const cases: Array<[string, string]> = [
     ['/company/users?from=garbage', '/querystring/from'],
-    ['/company/contracts?to=2026-02-30', '/to'],
+    ['/company/contracts?to=2026-02-30', '/querystring/to'],
     ['/company/timetable?limit=0', '/querystring/limit'],
     ['/company/timetable?limit=1001', '/querystring/limit'],
     ['/company/users?limit=ten', '/querystring/limit'],
+    ...['0x10', '1e2', '010', '0b11', '%207', '7%20', '7.0', '-1', ''].map((limit): [string, string] => [`/company/users?limit=${limit}`, '/querystring/limit']),
   ];
   for (const [path, field] of cases) {
     const response = await apiGet<{ errors: Array<{ path: string }> }>(server.baseUrl, token, path);

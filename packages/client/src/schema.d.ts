@@ -617,6 +617,7 @@ export interface components {
             detail: string;
             errors?: {
                 message: string;
+                /** @description JSON pointer: into the body (`/items/3/amount`), or `/querystring/<name>` for a query parameter. */
                 path: string;
             }[];
             requestId: string;
