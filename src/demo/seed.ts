@@ -73,9 +73,11 @@ export function demoInstructions(config: Config, demo: DemoCredentials): string 
     '',
     '1. Open this address in a browser and log in with the API User email and secret:',
     `   ${authorize.toString()}`,
-    '2. The /demo/callback page shows the code and the exact command that exchanges it, like:',
+    // The secret is printed once, above; the command names its place, as the callback page does.
+    '2. The /demo/callback page shows the code and the exact command that exchanges it, like',
+    '   (replace <CLIENT_SECRET> with the API Client secret above):',
     `   curl -s ${config.issuer}/oauth/token -H 'Content-Type: application/json' \\`,
-    `     -d '{"grant_type":"authorization_code","code":"<CODE>","redirect_uri":"${demo.redirectUri}","client_id":"${demo.clientId}","client_secret":"${demo.clientSecret}","audience":"service-api"}'`,
+    `     -d '{"grant_type":"authorization_code","code":"<CODE>","redirect_uri":"${demo.redirectUri}","client_id":"${demo.clientId}","client_secret":"<CLIENT_SECRET>","audience":"service-api"}'`,
     '3. Call the API with the id_token:',
     `   curl -s ${config.baseUrl}/api/v1/company/configuration -H "Authorization: Bearer <ID_TOKEN>"`,
     '4. When it expires, renew it with the refresh_token:',
