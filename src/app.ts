@@ -1,7 +1,8 @@
 // The application factory: everything but listen(). Tests build it on a fresh database and talk to it
 // over real HTTP; the server entry point builds it once and listens.
 import { randomUUID } from 'node:crypto';
-import Fastify from 'fastify';
+import type { Writable } from 'node:stream';
+import Fastify, { type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './platform/context.ts';
@@ -13,8 +14,16 @@ import { securedApi } from './platform/secured-api.ts';
 import { adminRoutes } from './admin/routes.ts';
 
 export interface BuildOptions {
-  /** pino options, or false for silence (tests). */
-  logger?: boolean | Record<string, unknown>;
+  /** false for silence (tests); `stream` sends the JSON lines elsewhere than standard output. */
+  logger?: false | { stream: Writable };
+}
+
+// Codes and states in a logged URL would outlive the request: a code is a credential until used.
+const LOGGED_QUERY_SECRETS = /([?&](?:code|state)=)[^&]*/g;
+
+/** The request as each log line shows it, without the authorization code of a callback URL. */
+function requestForLog(request: FastifyRequest): Record<string, unknown> {
+  return { method: request.method, url: request.url.replace(LOGGED_QUERY_SECRETS, '$1[redacted]'), host: request.host, remoteAddress: request.ip };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -26,7 +35,7 @@ function trustedProxies(setting: false | number | string): boolean | string | ((
 
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   const app = Fastify({
-    logger: options.logger ?? { level: ctx.config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    logger: options.logger === false ? false : { level: ctx.config.logLevel, serializers: { req: requestForLog }, ...(options.logger ? { stream: options.logger.stream } : {}) },
     bodyLimit: 2 * 1024 * 1024,
     // Off unless TRUST_PROXY names the load balancer: request.ip keys the failed-login penalties.
     trustProxy: trustedProxies(ctx.config.trustProxy),

@@ -1,5 +1,6 @@
 // Starts the real application on a real port over a fresh database, as a test's fixture.
 import { createServer } from 'node:net';
+import type { Writable } from 'node:stream';
 import { after, before } from 'node:test';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
@@ -29,7 +30,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** `env` overrides configuration variables (CONTRACT §1), e.g. `{ AUTH_CODE_TTL: '1' }`. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, options: { logStream?: Writable } = {}): Promise<TestServer> {
   const database = env.DATABASE_URL ? undefined : await freshDatabase();
   const port = await freePort();
   const config = loadConfig({
@@ -41,7 +42,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     DATABASE_URL: env.DATABASE_URL ?? database?.url ?? '',
   });
   const ctx = await createContext(config);
-  const app = await buildApp(ctx, { logger: false });
+  const app = await buildApp(ctx, { logger: options.logStream ? { stream: options.logStream } : false });
   await app.listen({ port, host: '127.0.0.1' });
   return {
     baseUrl: config.baseUrl,
