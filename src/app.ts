@@ -6,7 +6,7 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './platform/context.ts';
-import { installErrorHandling, installValidators, type App } from './platform/http.ts';
+import { answerFrameworkError, installErrorHandling, installValidators, type App } from './platform/http.ts';
 import { registerOpenApi } from './platform/openapi.ts';
 import { healthRoutes } from './platform/health.ts';
 import { iamRoutes } from './iam/routes.ts';
@@ -45,6 +45,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Callback style: an async hook would cost a promise and a microtask on every request.

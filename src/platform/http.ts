@@ -134,6 +134,15 @@ function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Prob
     });
 }
 
+/**
+ * Fastify's own refusals before routing (a badly percent-encoded path, say) skip the hooks and the
+ * error handler: this gives them the request id and the problem shape like every other answer.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  void sendProblem(request, reply, toProblem(error));
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const format = request.routeOptions.config?.errorFormat ?? 'problem';

@@ -1,8 +1,10 @@
 // Signing-key rotation (CONTRACT §2 "Keys"): a new key is published in the JWKS before it signs,
-// and tokens signed by the previous key keep verifying after the switch.
+// tokens signed by the previous key keep verifying after the switch, and a retired key leaves the JWKS
+// (and stops verifying) once its retention, the lifetime of every token it signed, has passed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { bearer, provisionTenant, type Tenant } from '../support/tenants.ts';
 import { rotateSigningKey } from '../../src/iam/keys.ts';
@@ -21,8 +23,15 @@ function kidOf(jwt: string): string {
   return (JSON.parse(Buffer.from(jwt.split('.')[0] ?? '', 'base64url').toString()) as { kid: string }).kid;
 }
 
-async function publishedKids(): Promise<string[]> {
-  const jwks = (await (await fetch(`${server.config.issuer}/.well-known/jwks.json`)).json()) as { keys: Record<string, string>[] };
+async function jwksOf(at: TestServer): Promise<JSONWebKeySet> {
+  const discovery = (await (await fetch(`${at.config.issuer}/.well-known/openid-configuration`)).json()) as { jwks_uri: string };
+  const response = await fetch(discovery.jwks_uri);
+  assert.equal(response.status, 200);
+  return (await response.json()) as JSONWebKeySet;
+}
+
+async function publishedKids(at: TestServer = server): Promise<string[]> {
+  const jwks = (await jwksOf(at)) as unknown as { keys: Record<string, string>[] };
   for (const key of jwks.keys) {
     assert.equal(key.alg, 'ES256');
     assert.equal(key.use, 'sig');
@@ -62,5 +71,58 @@ test('a rotated key is published before it signs; tokens of the old key keep ver
   for (const token of [tokens.id_token, signedByNew, signedByImmediate]) {
     const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) });
     assert.equal(response.status, 200);
+  }
+});
+
+async function expectInvalidToken(response: Response): Promise<void> {
+  assert.equal(response.status, 401);
+  assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token"/);
+  const body = (await response.json()) as { code?: string; error?: string; detail?: string; error_description?: string };
+  assert.equal(body.code ?? body.error, 'invalid_token');
+  assert.match(body.detail ?? body.error_description ?? '', /known key/, 'refused for its key, not for anything else');
+}
+
+test('a retired key leaves the JWKS once its retention has passed, and tokens it signed are then refused', async () => {
+  const own = await startTestServer();
+  try {
+    const user = await provisionTenant(own.ctx);
+    const tokens = await loginAndExchange(own, user);
+    const oldKid = kidOf(tokens.id_token);
+    assert.deepEqual(await publishedKids(own), [oldKid]);
+    // The token is good while its key is published (checked offline, so the server has not cached it).
+    const { payload } = await jwtVerify(tokens.id_token, createLocalJWKSet(await jwksOf(own)), { issuer: own.config.issuer });
+    assert.equal(payload.sub, user.userId);
+
+    // Retired two hours ago with a one-hour retention: every token it signed (1 h) has expired.
+    const { kid: newKid } = await rotateSigningKey(own.ctx.db, { now: Date.now() - 2 * 3600_000, activateInSeconds: 0, retainSeconds: 3600 });
+    await own.ctx.keys.reload();
+    const published = await publishedKids(own);
+    assert.ok(!published.includes(oldKid), 'the retired key is no longer published');
+    assert.deepEqual(published, [newKid]);
+
+    await expectInvalidToken(await configurationWith(own, tokens.id_token));
+    await expectInvalidToken(await renewAtIdToken(own, tokens.refresh_token ?? ''));
+    const next = await loginAndExchange(own, user);
+    assert.equal(kidOf(next.id_token), newKid);
+    assert.equal((await configurationWith(own, next.id_token)).status, 200, 'the new key signs and verifies');
+  } finally {
+    await own.close();
+  }
+});
+
+test('a retired key stays published during its retention and leaves after it, on the next periodic key reload', async () => {
+  const own = await startTestServer({ KEY_REFRESH_MS: '200' });
+  try {
+    const user = await provisionTenant(own.ctx);
+    const tokens = await loginAndExchange(own, user);
+    const oldKid = kidOf(tokens.id_token);
+    const { kid: newKid } = await rotateSigningKey(own.ctx.db, { activateInSeconds: 0, retainSeconds: 1 });
+    await own.ctx.keys.reload();
+    assert.deepEqual((await publishedKids(own)).sort(), [newKid, oldKid].sort(), 'still published during its retention');
+    await sleep(1300); // retention (1 s) passed and a periodic reload (every 200 ms) ran since; no reload() here
+    assert.deepEqual(await publishedKids(own), [newKid]);
+    await expectInvalidToken(await configurationWith(own, tokens.id_token));
+  } finally {
+    await own.close();
   }
 });

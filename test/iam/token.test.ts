@@ -70,8 +70,15 @@ test('the audience may come in the query; an audience outside the client\'s is i
   const viaQuery = await postToken(server, rest, { query: '?audience=service-api' });
   assert.equal(viaQuery.status, 200);
   assert.deepEqual(decodeClaims(((await viaQuery.json()) as TokenBody).id_token).aud, ['service-api', tenant.clientId]);
-  const defaulted = await postToken(server, codeExchange(tenant, await freshCode(), {}), {});
+  const { audience: _b, ...noAudience } = codeExchange(tenant, await freshCode());
+  assert.equal('audience' in noAudience, false);
+  const defaulted = await postToken(server, noAudience);
   assert.equal(defaulted.status, 200);
+  assert.deepEqual(decodeClaims(((await defaulted.json()) as TokenBody).id_token).aud, ['service-api', tenant.clientId], 'the audience defaults to service-api');
+  const { audience: _c, ...formWithoutAudience } = codeExchange(tenant, await freshCode());
+  const defaultedForm = await postToken(server, formWithoutAudience, { form: true });
+  assert.equal(defaultedForm.status, 200);
+  assert.deepEqual(decodeClaims(((await defaultedForm.json()) as TokenBody).id_token).aud, ['service-api', tenant.clientId]);
   await expectOAuthError(await postToken(server, codeExchange(tenant, await freshCode(), { audience: 'other-api' })), 400, 'invalid_target');
   await expectOAuthError(await postToken(server, rest, { query: '?audience=other-api' }), 400, 'invalid_target');
 });
@@ -201,6 +208,8 @@ test('client_credentials and refresh_token need the operator to enable them (una
   await expectOAuthError(await postToken(server, { ...refresh, refresh_token: tokens.id_token }), 400, 'invalid_grant');
 });
 
+// What disabling (and re-enabling) a client or rotating its secret does to a pending code, with the
+// client's credentials valid again, is in grant-effects.test.ts (this file's codes expire in 1 s).
 test('a disabled client cannot exchange; a disabled user\'s pending code is void', async () => {
   const disabledClient = await provisionTenant(server.ctx);
   const code = await freshCode(disabledClient);
@@ -211,6 +220,23 @@ test('a disabled client cannot exchange; a disabled user\'s pending code is void
   const userCode = await freshCode(disabledUser);
   await setUserDisabled(server.ctx.db, disabledUser.userId, true);
   await expectOAuthError(await postToken(server, codeExchange(disabledUser, userCode)), 400, 'invalid_grant');
+});
+
+test('authorization codes are stored only as the SHA-256 hash (base64url) of the code', async () => {
+  const hashed = await provisionTenant(server.ctx);
+  const code = await freshCode(hashed);
+  assert.ok(code.length >= 43, 'at least 256 bits, base64url');
+  const rows = await server.ctx.db.selectFrom('authorization_codes').selectAll().execute();
+  assert.ok(rows.length > 0);
+  for (const row of rows) {
+    for (const value of Object.values(row)) assert.ok(!String(value).includes(code), 'no column holds the code');
+  }
+  const expected = createHash('sha256').update(code).digest('base64url');
+  const stored = rows.filter((row) => row.code_hash === expected);
+  assert.equal(stored.length, 1);
+  assert.equal(stored[0]?.client_id, hashed.clientId);
+  assert.equal(stored[0]?.user_id, hashed.userId);
+  assert.equal(stored[0]?.used_at, null);
 });
 
 test('token events are audited without secrets', async () => {
