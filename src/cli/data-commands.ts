@@ -1,6 +1,6 @@
 // Database and data commands (CONTRACT §5): migrate, seed-demo and import.
 import { readFile } from 'node:fs/promises';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { seedDemo } from '../demo/seed.ts';
 import { importCompanyData } from '../company/import.ts';
 import { badRequest } from '../platform/errors.ts';
@@ -15,6 +15,14 @@ async function readJsonFile(file: string): Promise<unknown> {
   } catch (error) {
     throw badRequest('malformed_document', `${file} is not valid JSON: ${(error as Error).message}.`);
   }
+}
+
+/** The demo data's generator takes a 32-bit seed: a whole number from 0 to 4294967295. */
+const MAX_SEED = 2 ** 32 - 1;
+
+function demoSeed(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > MAX_SEED) throw new InvalidArgumentError(`must be a whole number from 0 to ${MAX_SEED}.`);
+  return Number(value);
 }
 
 function describeCounts(counts: Record<string, { created: number; updated: number; deleted: number }>): string {
@@ -35,8 +43,9 @@ export function dataCommands(program: Command): void {
   program
     .command('seed-demo')
     .description('create a demo organisation, company, API Client and API User (prints the secrets once)')
-    .action(operatorAction(async ({ db, config }) => {
-      const demo = await seedDemo(db, config);
+    .option('--seed <n>', 'seed of the demo data (whole number, 0 to 4294967295): the same seed on the same day gives the same departments, employees, contracts and shifts (default 1)', demoSeed)
+    .action(operatorAction<{ seed?: number }>(async ({ db, config }, options) => {
+      const demo = await seedDemo(db, config, options.seed === undefined ? {} : { seed: options.seed });
       return {
         json: demo,
         summary: [

@@ -46,8 +46,9 @@ export function formatInstant(epochMs: number, zone: string): string {
   return written.get(zone, epochMs, () => {
     // Offsets change on whole minutes, so the offset of the instant's minute is the offset.
     const offset = offsets.get(zone, Math.floor(epochMs / 60_000), () => IANAZone.create(zone).offset(epochMs));
-    // A fixed zone of offset 0 would print "Z"; the zone itself prints "+00:00" like every other offset.
-    const writeIn = offset === 0 ? zone : FixedOffsetZone.instance(offset);
-    return DateTime.fromMillis(epochMs, { zone: writeIn }).toISO({ suppressMilliseconds: true }) ?? '';
+    // luxon writes offset 0 as "Z" (a fixed zone of offset 0, and also the zones "UTC" and "GMT",
+    // which it treats as one); the contract writes every offset alike, so that one is "+00:00".
+    if (offset === 0) return `${DateTime.fromMillis(epochMs, { zone: FixedOffsetZone.utcInstance }).toISO({ suppressMilliseconds: true, includeOffset: false }) ?? ''}+00:00`;
+    return DateTime.fromMillis(epochMs, { zone: FixedOffsetZone.instance(offset) }).toISO({ suppressMilliseconds: true }) ?? '';
   });
 }

@@ -44,10 +44,25 @@ export interface NewCompany {
   locale?: string;
 }
 
+/**
+ * The zone as the company keeps it, or undefined when it is no IANA zone. Names match whatever their
+ * case, so a name that only differs from Intl's (ICU's) spelling by case takes that spelling
+ * (`europe/amsterdam` → `Europe/Amsterdam`, `utc` → `UTC`). A link or an older name stays as typed
+ * (`Asia/Kolkata`, `Etc/UTC`, `US/Pacific`): ICU would answer `Asia/Calcutta` for the first, a
+ * surprise to the operator who typed the current IANA name.
+ */
+function companyTimeZone(zone: string | undefined): string | undefined {
+  // Intl also takes a bare offset (`+01:00`), which is no IANA zone name.
+  if (!zone || !/^[A-Za-z]/.test(zone) || !IANAZone.isValidZone(zone)) return undefined;
+  const canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  return canonical.toLowerCase() === zone.toLowerCase() ? canonical : zone;
+}
+
 export async function createCompany(db: Db, input: NewCompany, now = Date.now()): Promise<{ companyId: string }> {
   const errors: FieldError[] = [];
   requireText(errors, '/name', input.name);
-  if (!IANAZone.isValidZone(input.timezone ?? '')) errors.push({ path: '/timezone', message: 'must be an IANA time zone such as Europe/Amsterdam' });
+  const timezone = companyTimeZone(input.timezone);
+  if (timezone === undefined) errors.push({ path: '/timezone', message: 'must be an IANA time zone such as Europe/Amsterdam' });
   if (!/^[A-Z]{3}$/.test(input.currency ?? '')) errors.push({ path: '/currency', message: 'must be an ISO 4217 code such as EUR' });
   const locale = input.locale ?? 'en-GB';
   if (!/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(locale)) errors.push({ path: '/locale', message: 'must be a BCP 47 tag such as nl-NL' });
@@ -57,7 +72,7 @@ export async function createCompany(db: Db, input: NewCompany, now = Date.now())
   const companyId = newId('cmp');
   await db
     .insertInto('companies')
-    .values({ id: companyId, organisation_id: input.organisationId, name: input.name.trim(), timezone: input.timezone, currency: input.currency, locale, created_at: now, updated_at: now })
+    .values({ id: companyId, organisation_id: input.organisationId, name: input.name.trim(), timezone: timezone ?? '', currency: input.currency, locale, created_at: now, updated_at: now })
     .execute();
   return { companyId };
 }

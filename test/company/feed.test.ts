@@ -87,8 +87,14 @@ test('the feed serves today − 8 and today + 38; today − 9 and today + 39 are
     assert.equal(response.body.code, 'date_out_of_range');
     assert.equal(response.body.errors[0]?.path, '/querystring/date');
   }
-  const malformed = await apiGet<{ code: string }>(company.server.baseUrl, company.token, '/feeds/timetable?date=tomorrow');
+  const malformed = await apiGet<{ code: string; errors: Array<{ path: string }> }>(company.server.baseUrl, company.token, '/feeds/timetable?date=tomorrow');
   assert.equal(malformed.status, 400);
+  assert.equal(malformed.body.code, 'validation_failed');
+  assert.deepEqual(malformed.body.errors.map((e) => e.path), ['/querystring/date']);
+  const impossible = await apiGet<{ code: string; errors: Array<{ path: string }> }>(company.server.baseUrl, company.token, '/feeds/timetable?date=2026-02-30');
+  assert.equal(impossible.status, 400);
+  assert.equal(impossible.body.code, 'invalid_date');
+  assert.deepEqual(impossible.body.errors.map((e) => e.path), ['/querystring/date']);
 });
 
 async function shiftOn(date: string, hhmm: string) {

@@ -23,13 +23,13 @@ function fullDocument() {
   return doc;
 }
 
-async function countRows(companyId: string): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const table of ['departments', 'positions', 'shift_types', 'contract_types', 'employees', 'contracts', 'shifts'] as const) {
-    const row = await server.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('company_id', '=', companyId).executeTakeFirstOrThrow();
-    counts[table] = Number(row.n);
-  }
-  return counts;
+const TABLES = ['departments', 'positions', 'shift_types', 'contract_types', 'employees', 'contracts', 'shifts'] as const;
+
+/** Every stored row of the company, table by table, in id order. */
+async function storedRows(companyId: string): Promise<Record<string, unknown[]>> {
+  const rows: Record<string, unknown[]> = {};
+  for (const table of TABLES) rows[table] = await server.ctx.db.selectFrom(table).selectAll().where('company_id', '=', companyId).orderBy('id').execute();
+  return rows;
 }
 
 test('a first import creates everything and reports the counts per entity', async () => {
@@ -73,8 +73,14 @@ test('an edited document updates in place: same ids, new values, only real chang
 test('a bad document changes nothing and lists every problem with its JSON path', async () => {
   const { tenant } = await company();
   await importCompanyData(server.ctx.db, tenant.companyId, fullDocument());
-  const before = await countRows(tenant.companyId);
+  const before = await storedRows(tenant.companyId);
   const doc = fullDocument() as Record<string, unknown> & ReturnType<typeof fullDocument>;
+  // Valid edits of stored rows and valid new rows beside the bad entries: none of them may be stored.
+  doc.departments[0] = { ...doc.departments[0], name: 'Renamed kitchen' };
+  doc.departments.push({ ref: 'terrace', name: 'Terrace', code: 'TER' });
+  doc.users[1] = { ...doc.users[1], lastName: 'Renamed' };
+  doc.contracts[0] = { ...doc.contracts[0], hoursPerWeek: 20 };
+  doc.shifts[0] = { ...doc.shifts[0], end: '18:00', note: 'edited' };
   doc.users.push(user('carl', { badgeId: 'B-1', employmentStart: '2026-05-01', employmentEnd: '2026-04-30' }), user('ann', {}));
   doc.contracts.push(contract('c-bad', 'nobody', { wage: { amount: 12.345, currency: 'EUR', period: 'hour' } }), contract('c-shape', 'ann', { wage: { amount: 10, period: 'week' } }));
   doc.shifts.push(
@@ -84,7 +90,10 @@ test('a bad document changes nothing and lists every problem with its JSON path'
     shift('x4', '2026-06-03', { departmentRef: 'bar', breakMinutes: 600 }),
     { ...shift('x5', '2026-06-03'), colour: 'red' },
     shift('x6', '2026-06-03', { positionRef: 'c-shape-is-no-position' }),
+    shift('x7', '2026-06-04', { userRef: 'bob', departmentRef: 'terrace', positionRef: null }),
   );
+  doc.users.push(user('dave', { departmentRefs: ['terrace'], positionRefs: [] }));
+  doc.contracts.push(contract('dave-1', 'dave', { departmentRef: 'terrace', positionRef: null }));
   doc.positions.push({ ref: 'cook', name: 'Cook again', departmentRef: 'kitchen' });
   doc.shiftTypes.push({ ref: 'holiday', name: 'Holiday', category: 'holiday', paid: true });
   doc.extra = [];
@@ -119,7 +128,20 @@ test('a bad document changes nothing and lists every problem with its JSON path'
     assert.match(byPath['/shifts/5/userRef'] ?? '', /absence/);
     return true;
   });
-  assert.deepEqual(await countRows(tenant.companyId), before);
+  assert.deepEqual(await storedRows(tenant.companyId), before, 'every stored row as it was');
+  const db = server.ctx.db;
+  const kitchen = await db.selectFrom('departments').select('name').where('company_id', '=', tenant.companyId).where('ref', '=', 'kitchen').executeTakeFirstOrThrow();
+  assert.equal(kitchen.name, 'Kitchen');
+  const bob = await db.selectFrom('employees').select('last_name').where('company_id', '=', tenant.companyId).where('ref', '=', 'bob').executeTakeFirstOrThrow();
+  assert.equal(bob.last_name, 'Last bob');
+  const annContract = await db.selectFrom('contracts').select('hours_per_week_centi').where('company_id', '=', tenant.companyId).where('ref', '=', 'ann-1').executeTakeFirstOrThrow();
+  assert.equal(annContract.hours_per_week_centi, 3800);
+  const s1 = await db.selectFrom('shifts').select(['ends_at', 'note']).where('company_id', '=', tenant.companyId).where('ref', '=', 's1').executeTakeFirstOrThrow();
+  assert.deepEqual({ ...s1 }, { ends_at: Date.parse('2026-06-01T17:00:00+02:00'), note: null });
+  for (const [table, ref] of [['departments', 'terrace'], ['employees', 'dave'], ['employees', 'carl'], ['contracts', 'dave-1'], ['shifts', 'x7']] as const) {
+    const found = await db.selectFrom(table).select('id').where('company_id', '=', tenant.companyId).where('ref', '=', ref).execute();
+    assert.deepEqual(found, [], `no ${table} row "${ref}"`);
+  }
 });
 
 test('removing a user removes its contracts and shifts and frees its badge for someone else', async () => {

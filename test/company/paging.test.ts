@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
-import { apiGet, baseDocument, shift, user, walk } from './fixtures.ts';
+import { apiGet, baseDocument, contract, shift, user, walk } from './fixtures.ts';
 import type { Page } from '../support/http.ts';
 
 let server: TestServer;
@@ -12,11 +12,18 @@ let token: string;
 let otherToken: string;
 const FROM = '2026-06-01';
 const TO = '2026-06-30';
+const CONTRACTS = 90;
+const CONTRACT_STARTS = ['2025-06-01', '2024-01-01', '2025-01-01', '2024-06-01'];
 
 before(async () => {
   server = await startTestServer();
   const doc = baseDocument();
   for (let i = 0; i < 30; i++) doc.users.push(user(`u${i}`));
+  // 90 contracts on four start dates (some ended), so pages split runs of one startDate and the order
+  // falls back on the id.
+  for (let i = 0; i < CONTRACTS; i++) {
+    doc.contracts.push(contract(`c${i}`, `u${i % 30}`, { startDate: CONTRACT_STARTS[i % CONTRACT_STARTS.length], endDate: i % 7 === 0 ? '2025-12-31' : null }));
+  }
   // Many shifts share a date and a start time, so the order must fall back on the id.
   for (let i = 0; i < 2500; i++) {
     const day = String(1 + (i % 30)).padStart(2, '0');
@@ -47,10 +54,36 @@ test('the default page is 500 items and the last page has a null nextCursor', as
   assert.equal(users.body.nextCursor, null);
 });
 
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byId = (a: { id: string }, b: { id: string }) => compare(a.id, b.id);
+
 test('users and contracts page with cursors too', async () => {
   const { items, pages } = await walk<{ id: string; employeeNumber: string }>(server.baseUrl, token, '/company/users?limit=4');
   assert.equal(pages, 8);
   assert.equal(new Set(items.map((u) => u.id)).size, 30);
+  const users = [...items].sort((a, b) => compare(a.employeeNumber, b.employeeNumber) || byId(a, b));
+  assert.deepEqual(items.map((u) => u.id), users.map((u) => u.id));
+});
+
+test('walking 90 contracts with limit 7 finds each exactly once, ordered by startDate, then id', async () => {
+  const all = await walk<{ id: string; startDate: string }>(server.baseUrl, token, '/company/contracts?from=2020-01-01&to=2030-12-31&limit=1000');
+  assert.equal(all.pages, 1);
+  assert.equal(all.items.length, CONTRACTS);
+  const { items, pages } = await walk<{ id: string; startDate: string }>(server.baseUrl, token, '/company/contracts?from=2020-01-01&to=2030-12-31&limit=7');
+  assert.equal(pages, Math.ceil(CONTRACTS / 7));
+  assert.equal(items.length, CONTRACTS);
+  assert.equal(new Set(items.map((c) => c.id)).size, CONTRACTS, 'each contract once');
+  assert.deepEqual(new Set(items.map((c) => c.id)), new Set(all.items.map((c) => c.id)), 'every contract');
+  const sorted = [...items].sort((a, b) => compare(a.startDate, b.startDate) || byId(a, b));
+  assert.deepEqual(items.map((c) => c.id), sorted.map((c) => c.id));
+  assert.deepEqual(items.map((c) => c.id), all.items.map((c) => c.id), 'the same order as one page');
+  assert.deepEqual([...new Set(items.map((c) => c.startDate))], [...CONTRACT_STARTS].sort());
+
+  // A period narrows the walk the same way: contracts ended in 2025 are left out of 2026.
+  const current = await walk<{ id: string; endDate: string | null }>(server.baseUrl, token, '/company/contracts?from=2026-01-01&limit=5');
+  assert.equal(current.items.length, CONTRACTS - Math.ceil(CONTRACTS / 7));
+  assert.equal(new Set(current.items.map((c) => c.id)).size, current.items.length);
+  assert.ok(current.items.every((c) => c.endDate === null));
 });
 
 async function firstCursor(): Promise<string> {

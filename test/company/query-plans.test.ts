@@ -2,13 +2,15 @@
 // rows through an index led by company_id, and never scan a whole table.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { CompiledQuery, sql, type Compilable } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type KyselyPlugin, type RootOperationNode, type QueryId } from 'kysely';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant } from '../support/tenants.ts';
 import { testDialect } from '../support/database.ts';
 import type { Db } from '../../src/platform/db/database.ts';
 import { importCompanyData } from '../../src/company/import.ts';
-import { usersQuery } from '../../src/company/users.ts';
+import { ACTIVE_OR_FUTURE_END, usersQuery } from '../../src/company/users.ts';
+import { findCompany, getConfiguration } from '../../src/company/configuration.ts';
+import { today } from '../../src/platform/period.ts';
 import { contractsQuery } from '../../src/company/contracts.ts';
 import { shiftsQuery } from '../../src/company/shifts.ts';
 import { feedQuery } from '../../src/company/feed.ts';
@@ -46,6 +48,23 @@ async function plan(build: (db: Db) => Compilable<unknown>): Promise<string[]> {
   });
 }
 
+/**
+ * The statements `run` sends through Kysely, recorded on their way (and left unchanged), each as a
+ * query `plan` can explain: for reads that build their queries inside, such as the configuration.
+ */
+async function recorded(run: (db: Db) => Promise<unknown>): Promise<Compilable<unknown>[]> {
+  const statements: Array<{ node: RootOperationNode; queryId: QueryId }> = [];
+  const recorder: KyselyPlugin = {
+    transformQuery: (args) => {
+      statements.push(args);
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  };
+  await run(server.ctx.db.withPlugin(recorder));
+  return statements.map(({ node, queryId }) => ({ compile: () => server.ctx.db.getExecutor().compileQuery(node, queryId) }));
+}
+
 function assertIndexedByCompany(lines: string[], table: string): void {
   const text = lines.join('\n');
   if (testDialect === 'postgres') {
@@ -59,12 +78,30 @@ function assertIndexedByCompany(lines: string[], table: string): void {
 
 const period = { from: '2026-06-01', to: '2026-06-30' };
 
+test('configuration: each of its lists through an index led by company_id', async () => {
+  const company = await findCompany(server.ctx.db, companyId);
+  const statements = await recorded((db) => getConfiguration(db, company));
+  const tables = ['departments', 'positions', 'shift_types', 'contract_types'];
+  assert.equal(statements.length, tables.length, 'one query per list');
+  for (const [index, table] of tables.entries()) {
+    const statement = statements[index] ?? assert.fail();
+    assert.match(statement.compile().sql, new RegExp(`from "${table}"`));
+    assertIndexedByCompany(await plan(() => statement), table);
+  }
+});
+
 test('users: an index led by company_id', async () => {
+  // Without from/to: employment active today or starting later.
+  assertIndexedByCompany(await plan((db) => usersQuery(db, companyId, { from: today('Europe/Amsterdam'), to: ACTIVE_OR_FUTURE_END }, undefined).limit(501)), 'employees');
   assertIndexedByCompany(await plan((db) => usersQuery(db, companyId, period, undefined).limit(501)), 'employees');
   assertIndexedByCompany(await plan((db) => usersQuery(db, companyId, period, ['1001', 'emp_x']).limit(501)), 'employees');
 });
 
 test('contracts: an index led by company_id', async () => {
+  // Without from/to: contracts active today.
+  const day = today('Europe/Amsterdam');
+  assertIndexedByCompany(await plan((db) => contractsQuery(db, companyId, { from: day, to: day }, undefined).limit(501)), 'contracts');
+  assertIndexedByCompany(await plan((db) => contractsQuery(db, companyId, period, undefined).limit(501)), 'contracts');
   assertIndexedByCompany(await plan((db) => contractsQuery(db, companyId, period, ['2020-01-01', 'con_x']).limit(501)), 'contracts');
 });
 
