@@ -19,6 +19,10 @@ before(async () => {
 });
 after(() => server.close());
 
+function postTokenJson(body: Record<string, string>, headers: Record<string, string>): Promise<Response> {
+  return fetch(`${server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 interface Kind {
@@ -41,24 +45,14 @@ const kinds: Kind[] = [
     name: 'an OAuth error at the token endpoint (400 invalid_grant)',
     status: 400,
     problem: false,
-    send: (headers) =>
-      fetch(`${server.config.issuer}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: tenant.redirectUri, client_id: tenant.clientId, client_secret: tenant.clientSecret }),
-      }),
+    send: (headers) => postTokenJson({ grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: tenant.redirectUri, client_id: tenant.clientId, client_secret: tenant.clientSecret }, headers),
   },
   {
     name: 'an OAuth error at the token endpoint (401 invalid_client)',
     status: 401,
     problem: false,
     // A client id of its own each time: failed authentications are penalised per client and address.
-    send: (headers) =>
-      fetch(`${server.config.issuer}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ grant_type: 'authorization_code', code: 'x', redirect_uri: tenant.redirectUri, client_id: `cli_unknown_${randomUUID()}`, client_secret: 'wrong' }),
-      }),
+    send: (headers) => postTokenJson({ grant_type: 'authorization_code', code: 'x', redirect_uri: tenant.redirectUri, client_id: `cli_unknown_${randomUUID()}`, client_secret: 'wrong' }, headers),
   },
   {
     name: 'an OAuth error at the token endpoint (400 invalid_request)',
