@@ -42,6 +42,10 @@ export interface BatchOutcome {
   unchanged: number;
 }
 
+/** Which item a problem's path names (`/items/3/amount` → 3); -1 for none. */
+export function pathIndex(path: string): number {
+  return Number(/^\/items\/(\d+)/.exec(path)?.[1] ?? -1);
+}
 
 export function batchTooLarge(count: number): never {
   throw badRequest('batch_too_large', `The batch has ${count} items; at most ${MAX_BATCH_ITEMS} are allowed. Split it.`, [
@@ -73,18 +77,19 @@ async function unknownDepartments(db: Db, companyId: string, items: BatchItem[])
   return new Set(wanted.filter((id) => !known.has(id)));
 }
 
-function pathIndex(path: string): number {
-  return Number(/^\/items\/(\d+)/.exec(path)?.[1] ?? -1);
-}
-
-/** Every problem of the batch, in item order; the drafts are only meaningful when there are none. */
-async function validateBatch<Item extends BatchItem>(db: Db, companyId: string, rules: StreamRules<Item>, items: Item[]): Promise<{ drafts: FigureDraft[]; errors: FieldError[] }> {
+/**
+ * Every problem of the batch, in item order; the drafts are only meaningful when there are none.
+ * Items in `malformed` (a field of the wrong type) are left out of the rule checks: their problems are
+ * already known, and the others' are still worth reporting in the same answer.
+ */
+async function validateBatch<Item extends BatchItem>(db: Db, companyId: string, rules: StreamRules<Item>, items: Item[], malformed: Set<number>): Promise<{ drafts: FigureDraft[]; errors: FieldError[] }> {
   const errors: FieldError[] = [];
-  const unknown = await unknownDepartments(db, companyId, items);
+  const unknown = await unknownDepartments(db, companyId, items.filter((_item, index) => !malformed.has(index)));
   const drafts: FigureDraft[] = [];
   const seen = new Map<string, number>();
   const itemPeriod = periodReader();
   items.forEach((item, index) => {
+    if (malformed.has(index)) return;
     const path = `/items/${index}`;
     if (unknown.has(item.departmentId)) errors.push({ path: `${path}/departmentId`, message: 'is not a department of this company' });
     const period = itemPeriod(item, path, errors);
@@ -96,18 +101,25 @@ async function validateBatch<Item extends BatchItem>(db: Db, companyId: string, 
     else seen.set(key, index);
     drafts.push({ departmentId: item.departmentId, period, key, ...values });
   });
-  errors.sort((a, b) => pathIndex(a.path) - pathIndex(b.path));
   return { drafts, errors };
 }
 
-/** Validates and stores a batch; throws a 400 listing every bad item, storing nothing, when any is bad. */
-export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: string, rules: StreamRules<Item>, items: Item[], now = Date.now()): Promise<BatchOutcome> {
+/**
+ * Validates and stores a batch; throws a 400 listing every bad item, storing nothing, when any is bad.
+ * `malformedItems` are the schema's findings on single items (wrong types): they are reported with
+ * the rule problems of the other items, as `validation_failed`; rule problems alone are `invalid_batch`.
+ */
+export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: string, rules: StreamRules<Item>, items: Item[], options: { now?: number; malformedItems?: FieldError[] } = {}): Promise<BatchOutcome> {
   if (items.length > MAX_BATCH_ITEMS) batchTooLarge(items.length);
-  const { drafts, errors } = await validateBatch(db, companyId, rules, items);
+  const malformed = options.malformedItems ?? [];
+  const validated = await validateBatch(db, companyId, rules, items, new Set(malformed.map((e) => pathIndex(e.path))));
+  const { drafts } = validated;
+  const errors = [...malformed, ...validated.errors].sort((a, b) => pathIndex(a.path) - pathIndex(b.path));
   if (errors.length > 0) {
     const bad = new Set(errors.map((e) => pathIndex(e.path))).size;
-    throw badRequest('invalid_batch', `${bad} of ${items.length} items are invalid; nothing was stored.`, errors);
+    throw badRequest(malformed.length > 0 ? 'validation_failed' : 'invalid_batch', `${bad} of ${items.length} items are invalid; nothing was stored.`, errors);
   }
+  const now = options.now ?? Date.now();
   const onPostgres = sqliteHandleOf(db) === undefined;
   return durably(db, (connection) => connection.transaction().execute(async (trx) => {
     const existing = await existingFigures(trx, onPostgres, companyId, rules.stream, drafts);

@@ -2,12 +2,14 @@
 // period. Both streams share one route shape; they differ in item fields and validation rules.
 // The scope accepts only JSON, parsed keeping each number's text so amounts are read exactly.
 import { Type, type TSchema } from 'typebox';
-import { acceptJsonOnly, type App } from '../platform/http.ts';
+import type { FastifyError } from 'fastify';
+import { acceptJsonOnly, toProblem, validationErrors, type App } from '../platform/http.ts';
+import type { FieldError } from '../platform/errors.ts';
 import type { AppContext } from '../platform/context.ts';
 import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
 import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
-import { MAX_BATCH_ITEMS, batchTooLarge, ingestBatch, type BatchItem, type StreamRules } from './batch.ts';
+import { MAX_BATCH_ITEMS, batchTooLarge, ingestBatch, pathIndex, type BatchItem, type StreamRules } from './batch.ts';
 import { BatchOutcome, figurePosition, listFigures, type FigureRow } from './figures.ts';
 import { parseJsonKeepingNumbers } from './exact-json.ts';
 import { RevenueItem, RevenueItemInput, RevenueKind, presentRevenue, revenueRules } from './revenue.ts';
@@ -38,14 +40,25 @@ interface ListQuery {
 
 const BATCH_RULES =
   `A batch holds 1 to ${MAX_BATCH_ITEMS} items (more: \`400 batch_too_large\`) and is all-or-nothing: when any item is bad the answer is ` +
-  '`400` listing every bad item by JSON path (`/items/3/amount`) and nothing is stored — `validation_failed` for a field of the wrong type or format, ' +
-  '`invalid_batch` for a broken rule: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. ' +
+  '`400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, ' +
+  'else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. ' +
   'Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json `415`.';
 
 const LIST_RULES =
   'Items whose day lies in `from`..`to` (one alone means that single day; default today; at most 92 days, else `400 period_too_long`), and week items ' +
   'whose ISO week overlaps it; ordered by first day, then id. A date not as YYYY-MM-DD is `400 validation_failed`, an impossible one (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`, ' +
   'a cursor from another query `400 invalid_cursor`. Paged with `limit` (1 to 1000, default 500) and `cursor`; answers `If-None-Match` with `304`.'
+
+/**
+ * The schema's problems when each names one item (`/items/3/amount`); any other (no `items` array, an
+ * unknown top-level field) stops the request here, as on every other route.
+ */
+function malformedItems(error: FastifyError | undefined): FieldError[] {
+  if (!error) return [];
+  const errors = validationErrors(error);
+  if (error.validationContext !== 'body' || errors.some((e) => pathIndex(e.path) < 0)) throw toProblem(error);
+  return errors;
+}
 
 function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec: StreamRoutes<Item>): void {
   app.post(
@@ -65,8 +78,10 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
         const items = (request.body as { items?: unknown } | null)?.items;
         if (Array.isArray(items) && items.length > MAX_BATCH_ITEMS) batchTooLarge(items.length);
       },
+      // Schema problems of single items are reported together with the other items' rule problems.
+      attachValidation: true,
     },
-    async (request) => ingestBatch(ctx.db, request.principal.companyId, spec.rules, (request.body as { items: Item[] }).items),
+    async (request) => ingestBatch(ctx.db, request.principal.companyId, spec.rules, (request.body as { items: Item[] }).items, { malformedItems: malformedItems(request.validationError as FastifyError | undefined) }),
   );
 
   app.get(

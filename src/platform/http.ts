@@ -76,6 +76,11 @@ function fieldErrors(context: string, errors: ErrorObject[]): FieldError[] {
   });
 }
 
+/** 400 `validation_failed` listing `errors` (fields of the wrong type or format). */
+export function validationFailed(context: string, errors: FieldError[]): ProblemError {
+  return new ProblemError({ status: 400, code: 'validation_failed', detail: describe(context, errors), errors });
+}
+
 function describe(context: string, errors: FieldError[]): string {
   const first = errors[0];
   if (!first) return 'The request is invalid.';
@@ -84,13 +89,17 @@ function describe(context: string, errors: FieldError[]): string {
   return `Invalid ${where}: ${first.path.replace(/^\/(querystring|params|headers)/, '')} ${first.message}${more}.`;
 }
 
+/** The field errors of a failed schema validation, at the paths clients see (`/items/3/amount`). */
+export function validationErrors(error: FastifyError): FieldError[] {
+  return fieldErrors(error.validationContext ?? 'body', (error.validation ?? []) as ErrorObject[]);
+}
+
 /** Maps a thrown value to a ProblemError (4xx from Fastify itself, or an opaque 500). */
-function toProblem(error: FastifyError): ProblemError {
+export function toProblem(error: FastifyError): ProblemError {
   if (error instanceof ProblemError) return error;
   if (error.validation) {
     const context = error.validationContext ?? 'body';
-    const errors = fieldErrors(context, error.validation as ErrorObject[]);
-    return new ProblemError({ status: 400, code: 'validation_failed', detail: describe(context, errors), errors });
+    return validationFailed(context, validationErrors(error));
   }
   const status = error.statusCode ?? 500;
   if (status === 413) return new ProblemError({ status, code: 'payload_too_large', detail: 'The request body is larger than 2 MiB.' });

@@ -153,6 +153,33 @@ test('every bad item is listed by JSON path and nothing of the batch is stored',
   assert.deepEqual((await list(`from=2026-08-01&to=2026-08-31&departmentId=${department}`)).body.data, []);
 });
 
+test('items of the wrong type are listed together with the other items\' broken rules, and nothing is stored', async () => {
+  const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Mixed');
+  const items = [
+    { departmentId: department, date: '2026-08-11', kind: 'realised', amount: 1.234 },
+    { departmentId: 'dep_nope', date: '2026-08-11', kind: 'realised', amount: 1 },
+    { departmentId: department, date: '2026-08-12', kind: 'other', amount: 1 },
+    { departmentId: department, date: '2026-08-13', kind: 'realised', amount: '1' },
+    { departmentId: department, date: '2026-02-30', kind: 'realised', amount: 1 },
+    { departmentId: department, date: '2026-08-14', kind: 'realised', amount: 5 },
+  ];
+  const refused = await postJson<ProblemBody>(url(), company.token, { items });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body.code, 'validation_failed', 'a field of the wrong type makes it validation_failed');
+  assert.match(refused.body.detail, /5 of 6 items are invalid; nothing was stored/);
+  assert.deepEqual(refused.body.errors.map((e) => e.path), ['/items/0/amount', '/items/1/departmentId', '/items/2/kind', '/items/3/amount', '/items/4/date']);
+  assert.deepEqual((await list(`from=2026-08-11&to=2026-08-14&departmentId=${department}`)).body.data, []);
+});
+
+test('a body that is not a batch at all is refused by the schema alone', async () => {
+  for (const body of [{ items: 'none' }, { items: [{ departmentId: 'x', date: '2026-08-01', kind: 'realised', amount: 1 }], extra: true }, {}]) {
+    const refused = await postJson<ProblemBody>(url(), company.token, body);
+    assert.equal(refused.status, 400, JSON.stringify(body));
+    assert.equal(refused.body.code, 'validation_failed');
+    assert.ok(refused.body.errors.some((e) => !e.path.startsWith('/items/')), JSON.stringify(refused.body.errors));
+  }
+});
+
 test('one bad item among 5,000 stores nothing and is reported; 5,000 good ones are stored at once', async () => {
   const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Large');
   const items = Array.from({ length: 5000 }, (_, i) => ({

@@ -59,6 +59,11 @@ test('negative amounts or hours and more than 2 decimals are refused; revenue fi
   const typed = await postJson<ProblemBody>(url(), company.token, { items: [{ departmentId: department, date: '2026-03-01', amount: -1, hours: -0.5 }] });
   assert.equal(typed.status, 400);
   assert.deepEqual(typed.body.errors?.map((e) => e.path), ['/items/0/amount', '/items/0/hours']);
+  const mixed = await postJson<ProblemBody>(url(), company.token, `{"items":[{"departmentId":"${department}","date":"2026-03-01","amount":-1},{"departmentId":"${department}","date":"2026-03-02","amount":1,"hours":1.123}]}`);
+  assert.deepEqual(mixed.body.errors, [
+    { path: '/items/0/amount', message: 'must be >= 0' },
+    { path: '/items/1/hours', message: 'must have at most 2 decimals' },
+  ], 'a schema problem in one item does not hide a rule problem in another');
   const kind = await postJson<ProblemBody>(url(), company.token, { items: [{ departmentId: department, date: '2026-03-01', amount: 1, kind: 'realised' }] });
   assert.equal(kind.status, 400);
   assert.deepEqual(kind.body.errors, [{ path: '/items/0/kind', message: 'unknown property "kind"' }]);
