@@ -74,7 +74,10 @@ export async function redeemAuthorizationCode(db: Db, exchange: CodeExchange, no
   const row = await db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', sha256(exchange.code)).executeTakeFirst();
   if (!row) return { status: 'refused', reason: 'The authorization code is invalid.' };
   if (row.used_at !== null) {
-    const revokedGrantIds = row.grant_id ? await revokeGrants(db, { grantId: row.grant_id }, 'code_replayed', now) : [];
+    // A code voided by the operator (client or user disabled, secret rotated) is marked used without
+    // ever having made a grant: exchanging it is no replay and raises no alarm.
+    if (row.grant_id === null) return { status: 'refused', reason: 'The authorization code was withdrawn before it was exchanged: its client or user was disabled, or the client secret rotated.' };
+    const revokedGrantIds = await revokeGrants(db, { grantId: row.grant_id }, 'code_replayed', now);
     return { status: 'replayed', clientId: row.client_id, userId: row.user_id, revokedGrantIds };
   }
   if (row.client_id !== exchange.clientId) return { status: 'refused', reason: 'The authorization code was issued to another client.' };
