@@ -8,7 +8,7 @@ import { presentedCredentials, verifyClient, type OAuthClient } from './clients.
 import type { LimitedEndpoint, Throttle } from './throttle.ts';
 
 export function tooManyRequests(retryAfter: number): OAuthError {
-  return new OAuthError(429, 'slow_down', `Too many requests; retry after ${retryAfter} seconds.`, { 'Retry-After': String(retryAfter) });
+  return new OAuthError(429, 'slow_down', `Too many requests; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, { 'Retry-After': String(retryAfter) });
 }
 
 /** Counts the request against the client's per-minute budget at `endpoint`; throws 429 over it. */

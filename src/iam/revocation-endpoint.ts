@@ -9,6 +9,7 @@ import { recordAudit } from './audit.ts';
 import { authenticateClient, enforceRateLimit } from './client-auth.ts';
 import { revokeGrantNow } from './grants.ts';
 import { loadGrantContext } from './issuance.ts';
+import { requireOAuthBody } from './oauth-body.ts';
 import { NO_STORE, oauthErrorResponses } from './oauth-schemas.ts';
 import type { Throttle } from './throttle.ts';
 import { grantOfToken } from './tokens.ts';
@@ -38,6 +39,7 @@ export async function revocationRoutes(app: App, { ctx, throttle }: { ctx: AppCo
     '/api/v1/iam/oauth/revoke',
     {
       config: { errorFormat: 'oauth' },
+      preValidation: requireOAuthBody,
       schema: {
         tags: ['identity'],
         operationId: 'revokeToken',

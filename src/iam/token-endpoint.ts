@@ -11,6 +11,7 @@ import { scopeAcceptable, type OAuthClient } from './clients.ts';
 import { redeemAuthorizationCode } from './codes.ts';
 import { createGrant, newGrantId, revokeGrantNow } from './grants.ts';
 import { grantRefusal, issueIdToken, issueRefreshToken, loadGrantContext, tokenResponse, type IdTokenSubject, type TokenResponse } from './issuance.ts';
+import { requireOAuthBody } from './oauth-body.ts';
 import { NO_STORE, TokenResponseBody, oauthErrorResponses } from './oauth-schemas.ts';
 import { RenewalRefused, renewTokens, verifyPresentedRefreshToken } from './renewal.ts';
 import type { Throttle } from './throttle.ts';
@@ -134,6 +135,7 @@ export async function tokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext
     '/api/v1/iam/oauth/token',
     {
       config: { errorFormat: 'oauth' },
+      preValidation: requireOAuthBody,
       schema: {
         tags: ['identity'],
         operationId: 'oauthToken',

@@ -60,6 +60,12 @@ export function installValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict.compile(schema) : queryValidator(schema as Record<string, unknown>)));
 }
 
+// What a pattern asks for, in words: Ajv would quote the regular expression.
+const PATTERN_MEANINGS: Record<string, string> = {
+  '^\\d{4}-\\d{2}-\\d{2}$': 'must be a date as YYYY-MM-DD',
+  '^\\d{4}-W\\d{2}$': 'must be an ISO week as YYYY-Www (for example 2026-W47)',
+};
+
 function fieldErrors(context: string, errors: ErrorObject[]): FieldError[] {
   return errors.map((e) => {
     const base = context === 'body' ? '' : `/${context}`;
@@ -72,7 +78,8 @@ function fieldErrors(context: string, errors: ErrorObject[]): FieldError[] {
       const name = String((e.params as { missingProperty: string }).missingProperty);
       return { path: `${base}${e.instancePath}/${name}`, message: 'is required' };
     }
-    return { path: `${base}${e.instancePath}` || '/', message: e.message ?? 'is invalid' };
+    const meaning = e.keyword === 'pattern' ? PATTERN_MEANINGS[String((e.params as { pattern: string }).pattern)] : undefined;
+    return { path: `${base}${e.instancePath}` || '/', message: meaning ?? e.message ?? 'is invalid' };
   });
 }
 
@@ -81,12 +88,19 @@ export function validationFailed(context: string, errors: FieldError[]): Problem
   return new ProblemError({ status: 400, code: 'validation_failed', detail: describe(context, errors), errors });
 }
 
+const PART_NAMES: Record<string, string> = { querystring: 'Query parameter', params: 'Path parameter', headers: 'Header' };
+
+/** One sentence on the first problem: `Query parameter limit must be <= 1000 (and 1 more).` */
 function describe(context: string, errors: FieldError[]): string {
   const first = errors[0];
   if (!first) return 'The request is invalid.';
-  const where = context === 'querystring' ? 'query' : context;
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  return `Invalid ${where}: ${first.path.replace(/^\/(querystring|params|headers)/, '')} ${first.message}${more}.`;
+  const part = PART_NAMES[context];
+  let sentence: string;
+  if (first.message.startsWith('unknown ')) sentence = `U${first.message.slice(1)}`;
+  else if (part) sentence = `${part} ${first.path.replace(/^\/[a-z]+\//, '')} ${first.message}`;
+  else sentence = first.path === '/' ? `The body ${first.message}` : `Body field ${first.path} ${first.message}`;
+  return `${sentence}${more}.`;
 }
 
 /** The field errors of a failed schema validation, at the paths clients see (`/items/3/amount`). */
@@ -177,9 +191,29 @@ export function installErrorHandling(app: FastifyInstance): void {
     return sendProblem(request, reply, problem);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, new ProblemError({ status: 404, code: 'not_found', detail: `No route for ${request.method} ${request.url.split('?')[0]}.` })),
-  );
+  const methodsOf = registeredMethods(app);
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = methodsOf(path);
+    if (allowed.length > 0) {
+      return sendProblem(request, reply, new ProblemError({ status: 405, code: 'method_not_allowed', detail: `${path} answers ${allowed.join(', ')}, not ${request.method}.`, headers: { Allow: allowed.join(', ') } }));
+    }
+    return sendProblem(request, reply, new ProblemError({ status: 404, code: 'not_found', detail: `No route for ${request.method} ${path}.` }));
+  });
+}
+
+/**
+ * The methods each registered path answers, so a known path asked with another method is a 405 with
+ * `Allow` (RFC 9110 §15.5.6) rather than a 404. Only consulted when no route matched.
+ */
+function registeredMethods(app: FastifyInstance): (path: string) => string[] {
+  const routes: { pattern: RegExp; methods: string[] }[] = [];
+  app.addHook('onRoute', (route) => {
+    const url = route.url ?? route.path;
+    const pattern = new RegExp(`^${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`);
+    routes.push({ pattern, methods: ([] as string[]).concat(route.method) });
+  });
+  return (path) => [...new Set(routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods))].sort();
 }
 
 /**

@@ -1,0 +1,54 @@
+// Answers for requests no route takes: a known path asked with another method is 405 with Allow, an
+// unknown path 404 (CONTRACT §4), both problem+json; the OAuth endpoints say which body they read.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useTestServer } from '../support/server.ts';
+
+const server = useTestServer({ ADMIN_TOKEN: 'routing-admin-token-0123456789' });
+
+async function problemOf(response: Response): Promise<{ code: string; detail: string; requestId: string }> {
+  assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
+  return (await response.json()) as { code: string; detail: string; requestId: string };
+}
+
+test('a known path asked with a method it does not answer is 405 with the methods it does answer in Allow', async () => {
+  const cases: Array<[string, string, string]> = [
+    ['DELETE', '/api/v1/company/users', 'GET, HEAD'],
+    ['PUT', '/api/v1/company/revenue', 'GET, HEAD, POST'],
+    ['GET', '/api/v1/iam/oauth/token', 'POST'],
+    ['GET', '/api/v1/iam/oauth/revoke', 'POST'],
+    ['PUT', '/api/v1/iam/idToken', 'GET, HEAD, POST'],
+    ['GET', '/api/v1/admin/api-clients/cli_anything/rotate-secret', 'POST'],
+    ['PATCH', '/api/v1/company/users/', 'GET, HEAD'],
+  ];
+  for (const [method, path, allow] of cases) {
+    const response = await fetch(`${server.baseUrl}${path}?x=1`, { method });
+    assert.equal(response.status, 405, `${method} ${path}`);
+    assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
+    const problem = await problemOf(response);
+    assert.equal(problem.code, 'method_not_allowed');
+    assert.match(problem.detail, new RegExp(`not ${method}`));
+    assert.equal(problem.requestId, response.headers.get('x-request-id'));
+  }
+});
+
+test('an unknown path is 404 not_found whatever the method', async () => {
+  for (const [method, path] of [['GET', '/api/v1/company/nothing'], ['POST', '/api/v1/company/users/extra'], ['DELETE', '/nowhere']]) {
+    const response = await fetch(`${server.baseUrl}${path}`, { method });
+    assert.equal(response.status, 404, `${method} ${path}`);
+    assert.equal(response.headers.get('allow'), null);
+    assert.equal((await problemOf(response)).code, 'not_found');
+  }
+});
+
+test('the token and revocation endpoints refuse a body that is neither form fields nor JSON with 415 and say what to send', async () => {
+  for (const path of ['/api/v1/iam/oauth/token', '/api/v1/iam/oauth/revoke']) {
+    for (const init of [{ headers: { 'content-type': 'text/plain' }, body: 'grant_type=client_credentials' }, {}]) {
+      const response = await fetch(`${server.baseUrl}${path}`, { method: 'POST', ...init });
+      assert.equal(response.status, 415, path);
+      const body = (await response.json()) as { error: string; error_description: string };
+      assert.equal(body.error, 'invalid_request');
+      assert.match(body.error_description, /application\/x-www-form-urlencoded/);
+    }
+  }
+});
