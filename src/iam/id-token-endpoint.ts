@@ -18,7 +18,7 @@ export async function idTokenRoutes(app: App, { ctx, throttle }: { ctx: AppConte
   async function renew(request: FastifyRequest, reply: FastifyReply): Promise<TokenResponse> {
     const token = bearerToken(request);
     if (token === undefined) throw oauth.missingToken();
-    if (token === '') throw oauth.invalidToken('The Authorization header is not a Bearer token.');
+    if (token === '') throw oauth.invalidToken('The Bearer token is empty or malformed.');
     try {
       const claims = await verifyPresentedRefreshToken(ctx, token);
       // Counted only once the signature proves which client this is: nobody spends another's budget.

@@ -41,9 +41,13 @@ function invalidToken(detail: string): ProblemError {
   });
 }
 
+/**
+ * The Bearer token of the request: undefined when it sent none (no header, or another scheme such as
+ * Basic: RFC 6750 §3.1 calls that no authentication information), '' when the Bearer value is malformed.
+ */
 export function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
-  if (!header) return undefined;
+  if (!header || !/^Bearer(\s|$)/i.test(header)) return undefined;
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
   return match?.[1] ?? '';
 }
@@ -76,7 +80,7 @@ export class Authenticator {
   authenticate(request: FastifyRequest): Principal | Promise<Principal> {
     const token = bearerToken(request);
     if (token === undefined) throw missingToken();
-    if (token === '') throw invalidToken('The Authorization header is not a Bearer token.');
+    if (token === '') throw invalidToken('The Bearer token is empty or malformed.');
     const cached = this.#cache.get(token);
     if (cached) return this.#principal(token, cached);
     return this.#verify(token).then((claims) => this.#principal(token, claims));

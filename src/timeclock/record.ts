@@ -16,6 +16,7 @@ import { contentHash, parseOccurredAt, presentEvent, type TimeclockEvent, type T
 import { transition } from './transitions.ts';
 import type { PresenceState, TimeclockEventsTable } from './tables.ts';
 import { durablyGrouped } from '../platform/db/durability.ts';
+import { formatInstant } from '../company/local-time.ts';
 
 const FUTURE_LEEWAY_MS = 5 * 60_000;
 /** Each round at least one competing append succeeds, so this bounds a burst of that many per person. */
@@ -106,7 +107,7 @@ async function tryAppend(db: Db, organisationId: string, input: TimeclockEventIn
   }
   const person = await findPerson(db, organisationId, input);
   if (person.lastOccurredAt !== null && occurredAt <= person.lastOccurredAt) {
-    throw conflict('out_of_order', `occurredAt must be later than the person's last accepted event (${new Date(person.lastOccurredAt).toISOString()}).`);
+    throw conflict('out_of_order', `occurredAt must be later than the person's last accepted event (${formatInstant(person.lastOccurredAt, person.timezone)}).`);
   }
   const next = transition(person.state, input.type);
   const event: TimeclockEventsTable = {

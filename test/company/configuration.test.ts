@@ -37,6 +37,21 @@ test('getConfiguration without a token is 401 problem+json with a bare Bearer ch
   assert.equal(body.requestId, response.headers.get('x-request-id'));
 });
 
+test('another scheme than Bearer counts as no token; a malformed Bearer value is an invalid token', async () => {
+  for (const authorization of ['Basic dXNlcjpwYXNz', 'Token abc.def.ghi']) {
+    const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: { authorization } });
+    assert.equal(response.status, 401, authorization);
+    assert.equal(response.headers.get('www-authenticate'), 'Bearer');
+    assert.equal(((await response.json()) as { code: string }).code, 'missing_token');
+  }
+  for (const authorization of ['Bearer', 'Bearer ', 'Bearer a b', 'Bearer ä']) {
+    const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: { authorization } });
+    assert.equal(response.status, 401, authorization);
+    assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+    assert.equal(((await response.json()) as { code: string }).code, 'invalid_token');
+  }
+});
+
 test('a refresh token is refused on a secured route', async () => {
   const { refreshToken } = await signedInCompany(server.ctx);
   const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(refreshToken) });

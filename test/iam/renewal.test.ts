@@ -51,16 +51,18 @@ test('idToken answers POST and GET with a new ID token and, while the refresh to
   }
 });
 
-test('no token is 401 with a bare Bearer challenge; junk, an ID token or a revoked grant is invalid_token', async () => {
+test('no token (or another scheme than Bearer) is 401 with a bare Bearer challenge; junk, an ID token or a revoked grant is invalid_token', async () => {
   const s = await server();
   const tenant = await provisionTenant(s.ctx);
   const tokens = await loginAndExchange(s, tenant);
-  const none = await fetch(`${s.config.issuer}/idToken`, { method: 'POST' });
-  assert.equal(none.status, 401);
-  assert.equal(none.headers.get('www-authenticate'), 'Bearer');
+  for (const headers of [{}, { authorization: 'Basic abc' }]) {
+    const none = await fetch(`${s.config.issuer}/idToken`, { method: 'POST', headers });
+    assert.equal(none.status, 401);
+    assert.equal(none.headers.get('www-authenticate'), 'Bearer');
+  }
   await expectInvalidToken(await renewAtIdToken(s, 'not-a-jwt'), /malformed/);
   await expectInvalidToken(await renewAtIdToken(s, tokens.id_token), /not a refresh token/);
-  await expectInvalidToken(await fetch(`${s.config.issuer}/idToken`, { method: 'POST', headers: { authorization: 'Basic abc' } }));
+  await expectInvalidToken(await fetch(`${s.config.issuer}/idToken`, { method: 'POST', headers: { authorization: 'Bearer a b' } }), /empty or malformed/);
   await setClientDisabled(s.ctx.db, tenant.clientId, true);
   await expectInvalidToken(await renewAtIdToken(s, tokens.refresh_token ?? ''), /revoked/);
 });

@@ -73,6 +73,8 @@ test('an event not later than the last accepted one is 409 out_of_order and not 
     const late = await punch(person, 'clock_out', yesterdayAt(time));
     assert.equal(late.status, 409);
     assert.equal(late.body.code, 'out_of_order');
+    const lastAccepted = DateTime.fromISO(yesterdayAt('09:00')).setZone('Europe/Amsterdam').toISO({ suppressMilliseconds: true }) ?? '';
+    assert.ok((late.body as { detail?: string }).detail?.includes(`(${lastAccepted})`), `the last accepted event in the company's offset: ${JSON.stringify(late.body)}`);
   }
   const next = await punch(person, 'clock_out', yesterdayAt('17:00'));
   assert.equal(next.status, 200);
