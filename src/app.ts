@@ -23,12 +23,16 @@ const LOGGED_QUERY_SECRETS = /([?&](?:code|state)=)[^&]*/g;
 
 /** The request as each log line shows it, without the authorization code of a callback URL. */
 function requestForLog(request: FastifyRequest): Record<string, unknown> {
-  return { method: request.method, url: request.url.replace(LOGGED_QUERY_SECRETS, '$1[redacted]'), host: request.host, remoteAddress: request.ip };
+  return { method: request.method, url: request.url.replace(LOGGED_QUERY_SECRETS, '$1[redacted]'), host: request.headers.host, remoteAddress: request.ip };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
-/** A hop count trusts that many proxies next to the service, whatever their addresses. */
+/**
+ * A hop count trusts that many proxies next to the service, whatever their addresses. Given as a
+ * function because Fastify 5 ignores forwarded headers for a numeric trustProxy; request.ip is the
+ * only forwarded value the service uses.
+ */
 function trustedProxies(setting: false | number | string): boolean | string | ((address: string, hop: number) => boolean) {
   return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
 }

@@ -75,8 +75,11 @@ export async function redeemAuthorizationCode(db: Db, exchange: CodeExchange, no
   if (!row) return { status: 'refused', reason: 'The authorization code is invalid.' };
   if (row.used_at !== null) {
     // A code voided by the operator (client or user disabled, secret rotated) is marked used without
-    // ever having made a grant: exchanging it is no replay and raises no alarm.
-    if (row.grant_id === null) return { status: 'refused', reason: 'The authorization code was withdrawn before it was exchanged: its client or user was disabled, or the client secret rotated.' };
+    // ever having made a grant: exchanging it is no replay and raises no alarm. Only its own client
+    // learns why.
+    if (row.grant_id === null) {
+      return { status: 'refused', reason: row.client_id === exchange.clientId ? 'The authorization code was withdrawn before it was exchanged: its client or user was disabled, or the client secret rotated.' : 'The authorization code was issued to another client.' };
+    }
     const revokedGrantIds = await revokeGrants(db, { grantId: row.grant_id }, 'code_replayed', now);
     return { status: 'replayed', clientId: row.client_id, userId: row.user_id, revokedGrantIds };
   }

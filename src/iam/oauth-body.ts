@@ -3,11 +3,12 @@
 // what to send instead, with the 415 both endpoints document.
 import type { FastifyRequest } from 'fastify';
 import { OAuthError } from '../platform/errors.ts';
+import { OAUTH_BODY_HINT } from '../platform/http.ts';
 
 const ACCEPTED = /^application\/(x-www-form-urlencoded|json)\s*(;|$)/i;
 
 export async function requireOAuthBody(request: FastifyRequest): Promise<void> {
   if (!ACCEPTED.test(request.headers['content-type'] ?? '')) {
-    throw new OAuthError(415, 'invalid_request', 'Send the request body as application/x-www-form-urlencoded (or application/json).');
+    throw new OAuthError(415, 'invalid_request', OAUTH_BODY_HINT);
   }
 }

@@ -49,13 +49,17 @@ export interface NewCompany {
  * case, so a name that only differs from Intl's (ICU's) spelling by case takes that spelling
  * (`europe/amsterdam` → `Europe/Amsterdam`, `utc` → `UTC`). A link or an older name stays as typed
  * (`Asia/Kolkata`, `Etc/UTC`, `US/Pacific`): ICU would answer `Asia/Calcutta` for the first, a
- * surprise to the operator who typed the current IANA name.
+ * surprise to the operator who typed the current IANA name. A link typed in lower case takes ICU's
+ * spelling (`asia/kolkata` → `Asia/Calcutta`).
  */
 function companyTimeZone(zone: string | undefined): string | undefined {
   // Intl also takes a bare offset (`+01:00`), which is no IANA zone name.
   if (!zone || !/^[A-Za-z]/.test(zone) || !IANAZone.isValidZone(zone)) return undefined;
   const canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-  return canonical.toLowerCase() === zone.toLowerCase() ? canonical : zone;
+  if (canonical.toLowerCase() === zone.toLowerCase()) return canonical;
+  // A link typed in lower case (`asia/kolkata`) cannot be re-cased from here: ICU's spelling is
+  // at least a name that case-sensitive zone libraries (Java, Python) accept.
+  return zone.split('/').every((part) => /^[A-Z]/.test(part)) ? zone : canonical;
 }
 
 export async function createCompany(db: Db, input: NewCompany, now = Date.now()): Promise<{ companyId: string }> {

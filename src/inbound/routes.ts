@@ -81,7 +81,11 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
       // Schema problems of single items are reported together with the other items' rule problems.
       attachValidation: true,
     },
-    async (request) => ingestBatch(ctx.db, request.principal.companyId, spec.rules, (request.body as { items: Item[] }).items, { malformedItems: malformedItems(request.validationError as FastifyError | undefined) }),
+    async (request) => {
+      // First: a body that is no batch at all (null, say) is refused here, before its items are read.
+      const malformed = malformedItems(request.validationError as FastifyError | undefined);
+      return ingestBatch(ctx.db, request.principal.companyId, spec.rules, (request.body as { items: Item[] }).items, { malformedItems: malformed });
+    },
   );
 
   app.get(

@@ -1,5 +1,6 @@
 // Errors are values with stable codes. The company API answers RFC 9457 problem details; the OAuth
 // endpoints answer RFC 6749 `{error, error_description}`. docs/errors.md lists every code.
+import { STATUS_CODES } from 'node:http';
 
 export interface FieldError {
   path: string;
@@ -30,7 +31,7 @@ const TITLES: Record<number, string> = {
 };
 
 export function titleFor(status: number): string {
-  return TITLES[status] ?? 'Error';
+  return TITLES[status] ?? STATUS_CODES[status] ?? 'Error';
 }
 
 /** A company-API failure, rendered as application/problem+json. */

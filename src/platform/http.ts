@@ -26,6 +26,9 @@ function makeAjv(coerce: boolean): Ajv {
   return ajv;
 }
 
+/** What the OAuth endpoints read (RFC 6749 §4.1.3 form fields, or JSON as a convenience). */
+export const OAUTH_BODY_HINT = 'Send the request body as application/x-www-form-urlencoded (or application/json).';
+
 const coercing = makeAjv(true);
 const strict = makeAjv(false);
 
@@ -42,16 +45,19 @@ function queryValidator(schema: Record<string, unknown>): ValidateFunction {
   const integers = Object.keys(properties).filter((name) => properties[name]?.type === 'integer');
   if (integers.length === 0) return validate;
   const checked = ((data: Record<string, unknown> | null) => {
-    const errors: ErrorObject[] = integers
-      .filter((name) => typeof data?.[name] === 'string' && !INTEGER_TEXT.test(data[name]))
-      .map((name) => ({ instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be integer' }));
-    if (errors.length > 0) {
-      checked.errors = errors;
-      return false;
-    }
+    const miswritten = integers.filter((name) => typeof data?.[name] === 'string' && !INTEGER_TEXT.test(data[name]));
     const valid = validate(data);
-    checked.errors = validate.errors;
-    return valid;
+    if (miswritten.length === 0) {
+      checked.errors = validate.errors;
+      return valid;
+    }
+    // Ajv's other findings still count; for a miswritten integer, ours replaces whatever Ajv made of it.
+    const others = (validate.errors ?? []).filter((e) => !miswritten.some((name) => e.instancePath === `/${name}`));
+    checked.errors = [
+      ...miswritten.map((name): ErrorObject => ({ instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be integer' })),
+      ...others,
+    ];
+    return false;
   }) as ValidateFunction;
   return Object.assign(checked, { schema });
 }
@@ -84,7 +90,7 @@ function fieldErrors(context: string, errors: ErrorObject[]): FieldError[] {
 }
 
 /** 400 `validation_failed` listing `errors` (fields of the wrong type or format). */
-export function validationFailed(context: string, errors: FieldError[]): ProblemError {
+function validationFailed(context: string, errors: FieldError[]): ProblemError {
   return new ProblemError({ status: 400, code: 'validation_failed', detail: describe(context, errors), errors });
 }
 
@@ -182,7 +188,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if (format === 'oauth') {
       const oauthCode = problem.status === 429 ? 'slow_down' : problem.status >= 500 ? 'server_error' : 'invalid_request';
-      return reply.code(problem.status).headers({ ...problem.headers, 'Cache-Control': 'no-store' }).send({ error: oauthCode, error_description: problem.message });
+      const description = problem.status === 415 ? OAUTH_BODY_HINT : problem.message;
+      return reply.code(problem.status).headers({ ...problem.headers, 'Cache-Control': 'no-store' }).send({ error: oauthCode, error_description: description });
     }
     if (format === 'html') {
       return reply.code(problem.status).headers(problem.headers).type('text/html; charset=utf-8')
@@ -208,9 +215,11 @@ export function installErrorHandling(app: FastifyInstance): void {
  */
 function registeredMethods(app: FastifyInstance): (path: string) => string[] {
   const routes: { pattern: RegExp; methods: string[] }[] = [];
+  // Sees only routes registered after it: installErrorHandling runs before any route is added.
   app.addHook('onRoute', (route) => {
     const url = route.url ?? route.path;
-    const pattern = new RegExp(`^${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`);
+    const escaped = url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+').replace(/\\\*$/, '.*');
+    const pattern = new RegExp(`^${escaped}/?$`);
     routes.push({ pattern, methods: ([] as string[]).concat(route.method) });
   });
   return (path) => [...new Set(routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods))].sort();

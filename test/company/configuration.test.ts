@@ -71,6 +71,8 @@ test('a time zone differing from its canonical spelling only by case takes that 
     ['Etc/UTC', 'Etc/UTC'],
     ['Asia/Kolkata', 'Asia/Kolkata'],
     ['US/Pacific', 'US/Pacific'],
+    ['us/pacific', 'America/Los_Angeles'],
+    ['gmt', 'UTC'],
   ] as const;
   for (const [typed, canonical] of cases) {
     const { tenant, token } = await signedInCompany(server.ctx, { name: typed, timezone: typed });

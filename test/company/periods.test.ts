@@ -140,6 +140,15 @@ test('bad values are 400 naming the parameter the same way whoever finds them: f
   }
 });
 
+test('a miswritten integer does not hide the other problems of the query', async () => {
+  const response = await apiGet<{ errors: Array<{ path: string; message: string }> }>(server.baseUrl, token, `/company/users?limit=0x10&form=${T(0)}`);
+  assert.equal(response.status, 400);
+  assert.deepEqual(response.body.errors, [
+    { path: '/querystring/limit', message: 'must be integer' },
+    { path: '/querystring/form', message: 'unknown query parameter "form"' },
+  ]);
+});
+
 test('an unknown query parameter is 400 naming it (form= instead of from=)', async () => {
   for (const path of ['/company/users', '/company/contracts', '/company/timetable', '/feeds/timetable', '/company/configuration']) {
     const response = await apiGet<{ code: string; detail: string; errors: Array<{ path: string; message: string }> }>(server.baseUrl, token, `${path}?form=${T(0)}`);

@@ -56,6 +56,18 @@ test('a code issued before its user was disabled stays void after the user is en
   assert.equal((await postToken(server, codeExchange(tenant, await freshCode(tenant)))).status, 200);
 });
 
+test('only its own client learns that a code was withdrawn; another client is told the code is not its own', async () => {
+  const owner = await provisionTenant(server.ctx);
+  const stranger = await provisionTenant(server.ctx);
+  const code = await freshCode(owner);
+  await setUserDisabled(server.ctx.db, owner.userId, true);
+  const response = await postToken(server, codeExchange(stranger, code, { redirect_uri: owner.redirectUri }));
+  const body = (await response.json()) as { error: string; error_description: string };
+  assert.equal(response.status, 400);
+  assert.equal(body.error, 'invalid_grant');
+  assert.match(body.error_description, /issued to another client/);
+});
+
 test('disabling the client voids only its own pending codes', async () => {
   const disabled = await provisionTenant(server.ctx);
   const bystander = await provisionTenant(server.ctx);

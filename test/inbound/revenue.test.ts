@@ -172,7 +172,7 @@ test('items of the wrong type are listed together with the other items\' broken 
 });
 
 test('a body that is not a batch at all is refused by the schema alone', async () => {
-  for (const body of [{ items: 'none' }, { items: [{ departmentId: 'x', date: '2026-08-01', kind: 'realised', amount: 1 }], extra: true }, {}]) {
+  for (const body of [{ items: 'none' }, { items: [{ departmentId: 'x', date: '2026-08-01', kind: 'realised', amount: 1 }], extra: true }, {}, 'null', '[]', '"items"']) {
     const refused = await postJson<ProblemBody>(url(), company.token, body);
     assert.equal(refused.status, 400, JSON.stringify(body));
     assert.equal(refused.body.code, 'validation_failed');

@@ -20,6 +20,7 @@ test('a known path asked with a method it does not answer is 405 with the method
     ['PUT', '/api/v1/iam/idToken', 'GET, HEAD, POST'],
     ['GET', '/api/v1/admin/api-clients/cli_anything/rotate-secret', 'POST'],
     ['PATCH', '/api/v1/company/users/', 'GET, HEAD'],
+    ['POST', '/docs/static/index.css', 'GET, HEAD'],
   ];
   for (const [method, path, allow] of cases) {
     const response = await fetch(`${server.baseUrl}${path}?x=1`, { method });
@@ -43,7 +44,9 @@ test('an unknown path is 404 not_found whatever the method', async () => {
 
 test('the token and revocation endpoints refuse a body that is neither form fields nor JSON with 415 and say what to send', async () => {
   for (const path of ['/api/v1/iam/oauth/token', '/api/v1/iam/oauth/revoke']) {
-    for (const init of [{ headers: { 'content-type': 'text/plain' }, body: 'grant_type=client_credentials' }, {}]) {
+    const multipart = new FormData();
+    multipart.set('grant_type', 'client_credentials');
+    for (const init of [{ headers: { 'content-type': 'text/plain' }, body: 'grant_type=client_credentials' }, {}, { body: multipart }, { headers: { 'content-type': 'application/xml' }, body: '<a/>' }]) {
       const response = await fetch(`${server.baseUrl}${path}`, { method: 'POST', ...init });
       assert.equal(response.status, 415, path);
       const body = (await response.json()) as { error: string; error_description: string };
