@@ -68,7 +68,7 @@ async function revalidation(url: string, feed: LoadRequest): Promise<LoadRequest
 }
 
 /**
- * The ceiling for the uncompressed feed: the same bytes the service just answered, sent by a bare
+ * The yardstick for the uncompressed feed: the same bytes the service just answered, sent by a bare
  * node:http server from memory with the same number of connections.
  */
 async function measureBareFeed(url: string, feed: LoadRequest, settings: BenchOptions): Promise<Outcome> {
@@ -92,9 +92,9 @@ async function measureBareFeed(url: string, feed: LoadRequest, settings: BenchOp
 
 export async function runHttpRow(rowId: string, urls: readonly string[], workload: Workload, options: BenchOptions, report: Report): Promise<void> {
   if (DATA_ROWS.has(rowId) && !workload.company) return report(rowId, { skipped: workload.missingData });
-  if (rowId === 'bare-feed') return report(rowId, await measureBareFeed(urls[0]!, httpRequests(workload).feed!, options));
   const requests = httpRequests(workload);
   const feed = requests.feed!;
+  if (rowId === 'bare-feed') return report(rowId, await measureBareFeed(urls[0]!, feed, options));
   const request = rowId === 'feed-304' ? await revalidation(urls[0]!, feed) : requests[rowId];
   if (!request) throw new Error(`no request for ${rowId}`);
   if (typeof request === 'string') return report(rowId, { skipped: request });

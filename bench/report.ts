@@ -33,7 +33,7 @@ function verdict(goal: Goal | undefined, m: Measurement, bare: number | undefine
 
 const perSecondOf = (outcome: Outcome | undefined) => (outcome && 'measurement' in outcome ? outcome.measurement.perSecond : undefined);
 
-function cell(rowId: string, goal: Goal | undefined, outcome: Outcome | undefined, bare: number | undefined, reference: Outcome | undefined, ceiling: Outcome | undefined): string {
+function cell(rowId: string, goal: Goal | undefined, outcome: Outcome | undefined, bare: number | undefined, reference: Outcome | undefined, sameBody: Outcome | undefined): string {
   if (!outcome) return '';
   if ('skipped' in outcome) return `n/a (${outcome.skipped})`;
   const m = outcome.measurement;
@@ -45,8 +45,8 @@ function cell(rowId: string, goal: Goal | undefined, outcome: Outcome | undefine
     if (share !== undefined && rowId !== 'bare') parts.push(`${number(share, share < 10 ? 1 : 0)} % of bare`);
     const single = perSecondOf(reference);
     if (single) parts.push(`×${number(m.perSecond / single, 2)} of 1 instance`);
-    const most = perSecondOf(ceiling);
-    if (most) parts.push(`${number((m.perSecond / most) * 100)} % of the same body from bare`);
+    const bareSameBody = perSecondOf(sameBody);
+    if (bareSameBody) parts.push(`${number((m.perSecond / bareSameBody) * 100)} % of the same body from bare`);
   } else {
     parts.push(`median ${ms(m.medianMs ?? Number.NaN)}`, `p99 ${ms(m.p99Ms)}`, `${m.samples} runs`);
   }
@@ -74,7 +74,7 @@ export function renderTable(columns: readonly Column[]): string {
   for (const row of used) {
     const cells = columns.map((c) => {
       const reference = c.scalesFrom ? columns.find((o) => o.id === c.scalesFrom)?.outcomes.get(row.id) : undefined;
-      return cell(row.id, row.goal, c.outcomes.get(row.id), bare, reference, row.ceiling ? c.outcomes.get(row.ceiling) : undefined);
+      return cell(row.id, row.goal, c.outcomes.get(row.id), bare, reference, row.sameBody ? c.outcomes.get(row.sameBody) : undefined);
     });
     lines.push(`| ${row.label} | ${goalText(row.goal)} | ${cells.join(' | ')} |`);
   }

@@ -2,6 +2,7 @@
 // each problem is reported at its exact JSON path (`/shifts/3/start`), and every problem at once.
 import { Compile } from 'typebox/compile';
 import type { FieldError } from '../platform/errors.ts';
+import { patternMessage } from '../platform/schemas.ts';
 import { ENTRY_SCHEMAS, SECTIONS, type ContractEntry, type ContractTypeEntry, type DepartmentEntry, type PositionEntry, type Section, type ShiftEntry, type ShiftTypeEntry, type UserEntry } from './import-schema.ts';
 
 export interface EntryTypes {
@@ -27,13 +28,6 @@ export type ReadDocument = { [S in Section]: { upserts: Located<EntryTypes[S]>[]
 
 const validators = Object.fromEntries(SECTIONS.map((section) => [section, Compile(ENTRY_SCHEMAS[section])])) as Record<Section, ReturnType<typeof Compile>>;
 
-const PATTERN_MESSAGES: Record<string, string> = {
-  '^\\d{4}-\\d{2}-\\d{2}$': 'must be a date as YYYY-MM-DD',
-  '^([01]\\d|2[0-3]):[0-5]\\d$': 'must be a time as HH:MM (00:00 to 23:59)',
-  '^[A-Z]{3}$': 'must be an ISO 4217 currency code such as EUR',
-  '^[^@\\s]+@[^@\\s]+$': 'must be an email address',
-};
-
 interface SchemaError {
   keyword: string;
   instancePath: string;
@@ -53,7 +47,7 @@ function toFieldErrors(base: string, errors: Iterable<SchemaError>): FieldError[
     const path = `${base}${error.instancePath}`;
     if (error.keyword === 'required') for (const name of error.params.requiredProperties as string[]) add(`${path}/${name}`, 'is required');
     else if (error.keyword === 'additionalProperties') for (const name of error.params.additionalProperties as string[]) add(`${path}/${name}`, 'is not a known field');
-    else if (error.keyword === 'pattern') add(path, PATTERN_MESSAGES[String(error.params.pattern)] ?? error.message);
+    else if (error.keyword === 'pattern') add(path, patternMessage(error.params.pattern) ?? error.message);
     else if (error.keyword !== 'anyOf' && error.keyword !== 'boolean') add(path, error.message);
   }
   return [...messages].map(([path, list]) => ({ path, message: list.join(' or ') }));

@@ -2,11 +2,11 @@
 // and it documents the format in the OpenAPI description. Every entity is upserted by the caller's
 // `ref`; an entry `{ref, deleted: true}` removes it.
 import { Type, type Static, type TObject, type TProperties } from 'typebox';
-import { orNull } from '../platform/schemas.ts';
+import { orNull, PATTERNS } from '../platform/schemas.ts';
 import { ShiftCategory } from './configuration.ts';
 
-const DATE = '^\\d{4}-\\d{2}-\\d{2}$';
-const TIME = '^([01]\\d|2[0-3]):[0-5]\\d$';
+const DATE = PATTERNS.date.pattern;
+const TIME = PATTERNS.time.pattern;
 
 const Ref = Type.String({ minLength: 1, maxLength: 100, description: 'The caller\'s own key for this entity, unique per kind within the company.' });
 const Text = (max = 200) => Type.String({ minLength: 1, maxLength: max });
@@ -31,7 +31,7 @@ export const UserEntry = entity(
     employeeNumber: Text(50),
     firstName: Text(),
     lastName: Text(),
-    email: orNull(Type.String({ maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+$' })),
+    email: orNull(Type.String({ maxLength: 254, pattern: PATTERNS.email.pattern })),
     employmentStart: LocalDate('First day of employment (company time zone).'),
     employmentEnd: orNull(LocalDate('Last day of employment; null or absent while open.')),
     departmentRefs: Type.Optional(Type.Array(Ref, { maxItems: 100 })),
@@ -45,7 +45,7 @@ export const UserEntry = entity(
 export const Wage = Type.Object(
   {
     amount: Decimal(100_000_000, 'Gross wage per period'),
-    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217; defaults to the company currency.' })),
+    currency: Type.Optional(Type.String({ pattern: PATTERNS.currency.pattern, description: 'ISO 4217; defaults to the company currency.' })),
     period: Type.Union([Type.Literal('hour'), Type.Literal('month')]),
   },
   { additionalProperties: false },

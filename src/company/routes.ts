@@ -6,7 +6,7 @@ import type { Db } from '../platform/db/database.ts';
 import { pageRequest, PageQuery, type PageRequest } from '../platform/collection.ts';
 import { replyCached } from '../platform/response-cache.ts';
 import { PeriodQuery, resolvePeriod, today, type Period } from '../platform/period.ts';
-import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
+import { Collection, NotModified, PATTERNS, problemResponses, withExamples } from '../platform/schemas.ts';
 import { type CompanySummary, Configuration, getConfiguration } from './configuration.ts';
 import { ACTIVE_OR_FUTURE_END, CompanyUser, listUsers } from './users.ts';
 import { Contract, listContracts } from './contracts.ts';
@@ -129,7 +129,7 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
         summary: 'Detailed timetable of one day',
         description: 'Every shift of one day (default today; from today − 8 to today + 38 in the company time zone, else `400 date_out_of_range`; an impossible date such as 2026-02-30: `400 invalid_date`) with its user, department, position and shift type embedded, ordered by startsAt, then id. Not paged; answers `If-None-Match` with `304`. ' + COMPRESSION,
         security: [{ idToken: [] }],
-        querystring: Type.Object({ date: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD, company time zone' })) }, { additionalProperties: false }),
+        querystring: Type.Object({ date: Type.Optional(Type.String({ pattern: PATTERNS.date.pattern, description: 'YYYY-MM-DD, company time zone' })) }, { additionalProperties: false }),
         response: { 200: withExamples(TimetableFeed, feedExample), 304: NotModified, ...problemResponses(400, 401, 429) },
       },
     },

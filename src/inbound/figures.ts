@@ -6,7 +6,7 @@ import type { Period } from '../platform/period.ts';
 import { addDays } from '../platform/period.ts';
 import { afterPosition, type SortKey } from '../platform/collection.ts';
 import type { InboundStream } from './tables.ts';
-import { orNull } from '../platform/schemas.ts';
+import { orNull, PATTERNS } from '../platform/schemas.ts';
 import { formatInstant } from '../company/local-time.ts';
 
 export const BatchOutcome = Type.Object({
@@ -19,8 +19,8 @@ export const BatchOutcome = Type.Object({
 /** The fields every input item of both streams starts with: where and when the figure applies. */
 export const FigureInputFields = {
   departmentId: Type.String({ minLength: 1, maxLength: 100, description: 'A department id from getConfiguration.' }),
-  date: orNull(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), 'Day (YYYY-MM-DD, company time zone). Exactly one of date and week.'),
-  week: orNull(Type.String({ pattern: '^\\d{4}-W\\d{2}$' }), 'ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday). Exactly one of date and week.'),
+  date: orNull(Type.String({ pattern: PATTERNS.date.pattern }), 'Day (YYYY-MM-DD, company time zone). Exactly one of date and week.'),
+  week: orNull(Type.String({ pattern: PATTERNS.isoWeek.pattern }), 'ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday). Exactly one of date and week.'),
 };
 
 /** A stored item of a stream as read back: the shared fields around the stream's own `fields`. */

@@ -3,6 +3,7 @@
 import { DateTime } from 'luxon';
 import type { FieldError } from '../platform/errors.ts';
 import { isCalendarDate } from '../platform/period.ts';
+import { PATTERNS } from '../platform/schemas.ts';
 
 export interface ItemPeriod {
   date: string | null;
@@ -26,11 +27,11 @@ export function weekDays(week: string): { start: string; end: string } | undefin
 
 function parsePeriod(date: string | null, week: string | null): ItemPeriod | FieldError {
   if (date !== null) {
-    if (!isCalendarDate(date)) return { path: '/date', message: 'must be a date as YYYY-MM-DD' };
+    if (!isCalendarDate(date)) return { path: '/date', message: PATTERNS.date.message };
     return { date, week: null, key: date, start: date, end: date };
   }
   const days = weekDays(week ?? '');
-  if (!days) return { path: '/week', message: 'must be an ISO week as YYYY-Www (for example 2026-W47)' };
+  if (!days) return { path: '/week', message: PATTERNS.isoWeek.message };
   return { date: null, week, key: week ?? '', ...days };
 }
 

@@ -6,6 +6,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { OAuthError, ProblemError, titleFor, type FieldError } from './errors.ts';
+import { patternMessage } from './schemas.ts';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -36,8 +37,8 @@ const INTEGER_TEXT = /^-?(0|[1-9]\d*)$/;
 
 /**
  * Ajv coerces whatever Number() accepts, so `limit=0x10`, `1e2` or ` 7` would pass as integers. A
- * query parameter declared an integer must be written as one; anything else is refused before
- * coercion, with the error Ajv would give.
+ * query parameter declared an integer must be written as one: its raw text is checked, and a
+ * miswritten one is reported with the error Ajv gives for a non-integer, beside Ajv's other findings.
  */
 function queryValidator(schema: Record<string, unknown>): ValidateFunction {
   const validate = coercing.compile(schema);
@@ -66,12 +67,6 @@ export function installValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict.compile(schema) : queryValidator(schema as Record<string, unknown>)));
 }
 
-// What a pattern asks for, in words: Ajv would quote the regular expression.
-const PATTERN_MEANINGS: Record<string, string> = {
-  '^\\d{4}-\\d{2}-\\d{2}$': 'must be a date as YYYY-MM-DD',
-  '^\\d{4}-W\\d{2}$': 'must be an ISO week as YYYY-Www (for example 2026-W47)',
-};
-
 function fieldErrors(context: string, errors: ErrorObject[]): FieldError[] {
   return errors.map((e) => {
     const base = context === 'body' ? '' : `/${context}`;
@@ -84,7 +79,7 @@ function fieldErrors(context: string, errors: ErrorObject[]): FieldError[] {
       const name = String((e.params as { missingProperty: string }).missingProperty);
       return { path: `${base}${e.instancePath}/${name}`, message: 'is required' };
     }
-    const meaning = e.keyword === 'pattern' ? PATTERN_MEANINGS[String((e.params as { pattern: string }).pattern)] : undefined;
+    const meaning = e.keyword === 'pattern' ? patternMessage((e.params as { pattern: string }).pattern) : undefined;
     return { path: `${base}${e.instancePath}` || '/', message: meaning ?? e.message ?? 'is invalid' };
   });
 }

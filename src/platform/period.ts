@@ -3,8 +3,10 @@
 import { DateTime } from 'luxon';
 import { Type } from 'typebox';
 import { badRequest, queryParameter } from './errors.ts';
+import { PATTERNS } from './schemas.ts';
 
-const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+const DATE_PATTERN = PATTERNS.date.pattern;
+const DATE_TEXT = new RegExp(DATE_PATTERN);
 
 export const PeriodQuery = {
   from: Type.Optional(Type.String({ pattern: DATE_PATTERN, description: 'First day (YYYY-MM-DD, company time zone), inclusive.' })),
@@ -41,14 +43,14 @@ export function today(timezone: string, now = Date.now()): string {
 
 /** True when `value` is a real calendar date written as YYYY-MM-DD. */
 export function isCalendarDate(value: string): boolean {
-  return new RegExp(DATE_PATTERN).test(value) && DateTime.fromISO(value, { zone: 'UTC' }).isValid;
+  return DATE_TEXT.test(value) && DateTime.fromISO(value, { zone: 'UTC' }).isValid;
 }
 
 /** Parses a YYYY-MM-DD that is a real calendar date, else a 400 naming the parameter. */
 export function parseDate(name: string, value: string): DateTime {
   const date = DateTime.fromISO(value, { zone: 'UTC' });
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || !date.isValid) {
-    throw badRequest('invalid_date', `${name} must be a date as YYYY-MM-DD, got "${value}".`, [{ path: queryParameter(name), message: 'must be a date as YYYY-MM-DD' }]);
+  if (!DATE_TEXT.test(value) || !date.isValid) {
+    throw badRequest('invalid_date', `${name} ${PATTERNS.date.message}, got "${value}".`, [{ path: queryParameter(name), message: PATTERNS.date.message }]);
   }
   return date;
 }

@@ -2,6 +2,22 @@
 // and nullable fields.
 import { Type, type Static, type TSchema } from 'typebox';
 
+/** The text formats fields are checked against, each with what it asks for in words. */
+export const PATTERNS = {
+  date: { pattern: '^\\d{4}-\\d{2}-\\d{2}$', message: 'must be a date as YYYY-MM-DD' },
+  isoWeek: { pattern: '^\\d{4}-W\\d{2}$', message: 'must be an ISO week as YYYY-Www (for example 2026-W47)' },
+  time: { pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', message: 'must be a time as HH:MM (00:00 to 23:59)' },
+  currency: { pattern: '^[A-Z]{3}$', message: 'must be an ISO 4217 currency code such as EUR' },
+  email: { pattern: '^[^@\\s]+@[^@\\s]+$', message: 'must be an email address' },
+} as const;
+
+const PATTERN_MESSAGES = new Map<unknown, string>(Object.values(PATTERNS).map(({ pattern, message }) => [pattern, message]));
+
+/** The words for a failed `pattern` check, instead of the regular expression a validator would quote. */
+export function patternMessage(pattern: unknown): string | undefined {
+  return PATTERN_MESSAGES.get(pattern);
+}
+
 export const Problem = Type.Object(
   {
     type: Type.String(),
