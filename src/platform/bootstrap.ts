@@ -2,6 +2,7 @@
 // signing key exists, loads the revocation list and connects Redis when configured.
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
+import { systemClock, type Clock } from './clock.ts';
 import type { AppContext } from './context.ts';
 import { createDatabase, dialectOf, sqliteHandleOf } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -20,6 +21,8 @@ export interface ContextOptions {
   poll?: boolean;
   onBackgroundError?: (error: unknown) => void;
   onWarning?: (message: string) => void;
+  /** The clock the context hands to every feature (tests pass a ManualClock). */
+  clock?: Clock;
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
@@ -35,7 +38,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
   redis?.on('error', options.onBackgroundError ?? (() => {}));
   const cursorKey = Buffer.from(await sharedSecret(db, 'cursor_hmac'), 'base64url');
-  return { config, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs), revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES), companies: new CompanyCache(db) };
+  return { config, clock: options.clock ?? systemClock, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs), revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES), companies: new CompanyCache(db) };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

@@ -2,6 +2,7 @@
 // factory: configuration, the database, the signing keys and the revocation list.
 import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
+import type { Clock } from './clock.ts';
 import type { Db, DialectName } from './db/database.ts';
 import type { KeyRing } from '../iam/keys.ts';
 import type { RevocationList } from '../iam/revocations.ts';
@@ -10,6 +11,8 @@ import type { CompanyCache } from '../company/company-cache.ts';
 
 export interface AppContext {
   readonly config: Config;
+  /** "Now" for every expiry, limit and "today"; tests move a ManualClock instead of sleeping. */
+  readonly clock: Clock;
   readonly db: Db;
   readonly dialect: DialectName;
   readonly keys: KeyRing;
