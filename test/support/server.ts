@@ -8,6 +8,7 @@ import type { AppContext } from '../../src/platform/context.ts';
 import { buildApp } from '../../src/app.ts';
 import type { App } from '../../src/platform/http.ts';
 import { freshDatabase } from './database.ts';
+import type { Clock } from '../../src/platform/clock.ts';
 
 export interface TestServer {
   baseUrl: string;
@@ -30,7 +31,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** `env` overrides configuration variables (CONTRACT §1), e.g. `{ AUTH_CODE_TTL: '1' }`. */
-export async function startTestServer(env: Record<string, string> = {}, options: { logStream?: Writable } = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, options: { logStream?: Writable; clock?: Clock } = {}): Promise<TestServer> {
   const database = env.DATABASE_URL ? undefined : await freshDatabase();
   const port = await freePort();
   const config = loadConfig({
@@ -41,7 +42,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     PORT: String(port),
     DATABASE_URL: env.DATABASE_URL ?? database?.url ?? '',
   });
-  const ctx = await createContext(config);
+  const ctx = await createContext(config, { clock: options.clock });
   const app = await buildApp(ctx, { logger: options.logStream ? { stream: options.logStream } : false });
   await app.listen({ port, host: '127.0.0.1' });
   return {
