@@ -9,6 +9,7 @@ import type { AppContext } from './platform/context.ts';
 import { answerFrameworkError, installErrorHandling, installValidators, type App } from './platform/http.ts';
 import { registerOpenApi } from './platform/openapi.ts';
 import { healthRoutes } from './platform/health.ts';
+import { metricsRoutes, recordRequests } from './platform/metrics-routes.ts';
 import { iamRoutes } from './iam/routes.ts';
 import { securedApi } from './platform/secured-api.ts';
 import { adminRoutes } from './admin/routes.ts';
@@ -57,12 +58,14 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     reply.header('x-request-id', request.id);
     done();
   });
+  recordRequests(app, ctx.metrics);
   installValidators(app);
   installErrorHandling(app);
   await app.register(formbody);
   await registerOpenApi(app, ctx);
 
   await app.register(healthRoutes, { ctx });
+  await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.metricsToken });
   await app.register(iamRoutes, { ctx });
   await app.register(securedApi, { ctx, prefix: '/api/v1' });
   await app.register(adminRoutes, { ctx, prefix: '/api/v1/admin' });

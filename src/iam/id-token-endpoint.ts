@@ -24,6 +24,7 @@ export async function idTokenRoutes(app: App, { ctx, throttle }: { ctx: AppConte
       // Counted only once the signature proves which client this is: nobody spends another's budget.
       await enforceRateLimit(throttle, 'idToken', claims.azp);
       const response = await renewTokens(ctx, claims, { address: request.ip });
+      ctx.metrics.tokenIssued('id_token');
       reply.headers(NO_STORE);
       return response;
     } catch (error) {

@@ -163,6 +163,7 @@ export async function tokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext
       const audience = requestedAudience(client, body.audience, request.query.audience);
       if (body.scope !== undefined && !scopeAcceptable(body.scope)) throw new OAuthError(400, 'invalid_scope', 'scope must be "all".');
       const response = await HANDLERS[grantType as GrantType](ctx, { client, body, audience, address: request.ip });
+      ctx.metrics.tokenIssued(grantType as GrantType);
       return reply.headers(NO_STORE).send(response);
     },
   );

@@ -11,6 +11,7 @@ import { RevocationList } from '../iam/revocations.ts';
 import { sharedSecret } from './db/shared-secret.ts';
 import { ResponseCache } from './response-cache.ts';
 import { CompanyCache } from '../company/company-cache.ts';
+import { Metrics } from './metrics.ts';
 
 const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 /** How often the SQLite write-ahead log is copied back into the database, off the event loop. */
@@ -38,7 +39,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
   redis?.on('error', options.onBackgroundError ?? (() => {}));
   const cursorKey = Buffer.from(await sharedSecret(db, 'cursor_hmac'), 'base64url');
-  return { config, clock: options.clock ?? systemClock, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs), revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES), companies: new CompanyCache(db) };
+  return { config, clock: options.clock ?? systemClock, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs), revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES), companies: new CompanyCache(db), metrics: new Metrics({ db, exposed: config.metricsToken !== undefined }) };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

@@ -11,6 +11,8 @@ export interface Config {
   readonly databaseUrl: string;
   readonly redisUrl: string | undefined;
   readonly adminToken: string | undefined;
+  /** Bearer token of GET /metrics; the endpoint answers 404 while it is unset. */
+  readonly metricsToken: string | undefined;
   readonly accessTokenTtl: number;
   readonly refreshTokenTtl: number;
   readonly authCodeTtl: number;
@@ -100,6 +102,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
   }
+  const metricsToken = optional(env, 'METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16) {
+    throw new ConfigError('METRICS_TOKEN must be at least 16 characters long');
+  }
   const redisUrl = optional(env, 'REDIS_URL');
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError(`REDIS_URL must be a redis:// URL, got "${redisUrl}"`);
@@ -113,6 +119,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: databaseUrl(env.DATABASE_URL || 'sqlite:./data/wfs.db'),
     redisUrl,
     adminToken,
+    metricsToken,
     accessTokenTtl: integer(env, 'ACCESS_TOKEN_TTL', 3600, 1),
     refreshTokenTtl: integer(env, 'REFRESH_TOKEN_TTL', 15_552_000, 1),
     authCodeTtl: integer(env, 'AUTH_CODE_TTL', 180, 1),

@@ -8,6 +8,7 @@ import type { KeyRing } from '../iam/keys.ts';
 import type { RevocationList } from '../iam/revocations.ts';
 import type { ResponseCache } from './response-cache.ts';
 import type { CompanyCache } from '../company/company-cache.ts';
+import type { Metrics } from './metrics.ts';
 
 export interface AppContext {
   readonly config: Config;
@@ -24,4 +25,6 @@ export interface AppContext {
   readonly responseCache: ResponseCache;
   /** The companies' records (time zone, data version), read at most every few milliseconds. */
   readonly companies: CompanyCache;
+  /** The figures GET /metrics exposes; features count their events here. */
+  readonly metrics: Metrics;
 }

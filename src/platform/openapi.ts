@@ -32,7 +32,7 @@ const TAGS = [
   { name: 'timeclock', description: 'Badges of the organisation\'s activated users and the timeclock events they punch. Send one person\'s events in order, the next only after the previous `200`.' },
   { name: 'operator', description: 'The operator API (exists only when `ADMIN_TOKEN` is set): organisations, companies, API Clients and Users, grants, keys and imports.' },
   { name: 'demo', description: 'The demo client\'s redirect page: shows the code it received and the command that exchanges it.' },
-  { name: 'health', description: 'Liveness and readiness probes for load balancers and orchestrators.' },
+  { name: 'health', description: 'Liveness and readiness probes for load balancers and orchestrators, and the Prometheus metrics (behind `METRICS_TOKEN`).' },
 ];
 
 function baseDocument(config: Config): Json {
@@ -89,6 +89,11 @@ function baseDocument(config: Config): Json {
           type: 'http',
           scheme: 'basic',
           description: 'API Client authentication at the token and revocation endpoints: `client_id:client_secret` (RFC 6749 §2.3.1); the same two fields in the body work too.',
+        },
+        metricsToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The operator\'s `METRICS_TOKEN`; `GET /metrics` exists only when it is set.',
         },
         adminToken: {
           type: 'http',

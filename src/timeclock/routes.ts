@@ -63,7 +63,11 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
         response: { 200: withExamples(TimeclockEvent, clockInStoredExample), ...problemResponses(400, 401, 404, 409, 413, 415, 429) },
       },
     },
-    async (request) => recordEvent(ctx.db, request.principal.organisationId, request.body),
+    async (request) => {
+      const event = await recordEvent(ctx.db, request.principal.organisationId, request.body);
+      ctx.metrics.timeclockEventAccepted();
+      return event;
+    },
   );
 
   app.get(

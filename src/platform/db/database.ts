@@ -35,6 +35,13 @@ export function sqliteHandleOf(db: Db): NodeSqliteDatabase | undefined {
   return sqliteHandles.get(db);
 }
 
+const pgPools = new WeakMap<Db, pg.Pool>();
+
+/** The connection pool behind a PostgreSQL Kysely instance (undefined on SQLite), for /metrics. */
+export function pgPoolOf(db: Db): pg.Pool | undefined {
+  return pgPools.get(db);
+}
+
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   if (dialectOf(url) === 'sqlite') {
     const database = new NodeSqliteDatabase(sqlitePath(url));
@@ -56,7 +63,9 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   // the query in flight fails (answered 503) and the pool replaces the client on the next checkout.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pgPools.set(db, pool);
+  return db;
 }
 
 export async function pingDatabase(db: Db): Promise<boolean> {

@@ -8,11 +8,36 @@ import { sql, type Transaction } from 'kysely';
 import { sqliteHandleOf, type Db } from './database.ts';
 import type { Database } from './schema.ts';
 
-/** Runs `write` (one statement or a whole transaction) and returns once what it committed is on disk. */
-export async function durably<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
+/** What /metrics learns of each commit: how long it took (and its log sync) and how many writes it carried. */
+export interface CommitObserver {
+  commit(kind: 'durable' | 'plain', seconds: number, writes: number): void;
+}
+
+const observers = new WeakMap<Db, CommitObserver>();
+
+/** Reports every commit made through this module on `db` to `observer` (one per database handle). */
+export function observeCommits(db: Db, observer: CommitObserver): void {
+  observers.set(db, observer);
+}
+
+async function timed<T>(db: Db, kind: 'durable' | 'plain', writes: number, commit: () => Promise<T>): Promise<T> {
+  const observer = observers.get(db);
+  if (!observer) return commit();
+  const started = performance.now();
+  const result = await commit();
+  observer.commit(kind, (performance.now() - started) / 1000, writes);
+  return result;
+}
+
+async function syncedAfter<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
   const result = await write(db);
   await sqliteHandleOf(db)?.syncWriteAheadLog();
   return result;
+}
+
+/** Runs `write` (one statement or a whole transaction) and returns once what it committed is on disk. */
+export async function durably<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
+  return timed(db, 'durable', 1, () => syncedAfter(db, write));
 }
 
 type Write = (trx: Transaction<Database>) => Promise<unknown>;
@@ -69,7 +94,7 @@ class GroupCommitter {
       }
       return outcomes;
     });
-    return this.#durable ? durably(this.#db, commit) : commit(this.#db);
+    return timed(this.#db, this.#durable ? 'durable' : 'plain', group.length, () => this.#durable ? syncedAfter(this.#db, commit) : commit(this.#db));
   }
 
   async #flush(): Promise<void> {
@@ -103,7 +128,7 @@ function committerFor(db: Db, durable: boolean): GroupCommitter {
 
 /** Runs a small write durably: grouped with concurrent ones on SQLite, as is on PostgreSQL. */
 export async function durablyGrouped<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
-  if (!sqliteHandleOf(db)) return write(db);
+  if (!sqliteHandleOf(db)) return timed(db, 'durable', 1, () => write(db));
   return committerFor(db, true).run(write);
 }
 
@@ -113,6 +138,6 @@ export async function durablyGrouped<T>(db: Db, write: (db: Db) => Promise<T>): 
  * statement is its own round trip and grouping would only add BEGIN and COMMIT.
  */
 export async function grouped<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
-  if (!sqliteHandleOf(db)) return write(db);
+  if (!sqliteHandleOf(db)) return timed(db, 'plain', 1, () => write(db));
   return committerFor(db, false).run(write);
 }
