@@ -5,7 +5,7 @@ import { Type, type TSchema } from 'typebox';
 import type { FastifyError } from 'fastify';
 import { acceptJsonOnly, toProblem, validationErrors, type App } from '../platform/http.ts';
 import type { FieldError } from '../platform/errors.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
 import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
