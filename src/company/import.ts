@@ -117,7 +117,7 @@ export async function importCompanyData(db: Db, companyId: string, document: unk
     }
     return result;
   });
-  // Let every instance's company record from before the commit expire (see company-cache.ts), so
+  // Let every instance's company record from before the commit expire (see tenancy/company-cache.ts), so
   // the change is served the moment this returns.
   if (changed(result)) await sleep(IMPORT_SETTLE_MS);
   return result;
