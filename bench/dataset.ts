@@ -1,5 +1,5 @@
 // The benchmark company (issue 3): 1,000 employees with 2,000 shifts a day, as import documents
-// (CONTRACT §5). Deterministic. Every employee works a morning and an afternoon shift; one shift in
+// (contract: operator side). Deterministic. Every employee works a morning and an afternoon shift; one shift in
 // ten is open, and a few are absences, availability or overnight, so the feed embeds every kind.
 import type { ImportDocument, ShiftEntry } from '../src/company/import-schema.ts';
 import { addDays } from '../src/platform/period.ts';

@@ -1,4 +1,4 @@
-// The operator API (CONTRACT §5) under /api/v1/admin: the `wfs` actions over HTTP, for operators who
+// The operator API (contract: operator side) under /api/v1/admin: the `wfs` actions over HTTP, for operators who
 // automate provisioning. Every route answers the same JSON as the matching `wfs … --json` command.
 import type { TSchema } from 'typebox';
 import type { App } from '../platform/http.ts';
@@ -46,40 +46,40 @@ export async function adminRoutes(app: App, { ctx }: { ctx: AppContext }): Promi
   app.addHook('onRequest', async (request) => requireOperator(ctx.config.adminToken, request));
   const { db } = ctx;
 
-  app.post('/organisations', { schema: { body: NewOrganisationBody, ...operatorSchema('adminCreateOrganisation', 'Create a customer organisation', 201, CreatedOrganisation, 400) } },
+  app.post('/api/v1/admin/organisations', { schema: { body: NewOrganisationBody, ...operatorSchema('adminCreateOrganisation', 'Create a customer organisation', 201, CreatedOrganisation, 400) } },
     async (request, reply) => reply.code(201).send(await createOrganisation(db, request.body)));
 
-  app.post('/companies', { schema: { body: NewCompanyBody, ...operatorSchema('adminCreateCompany', 'Create a company in an organisation', 201, CreatedCompany, 400) } },
+  app.post('/api/v1/admin/companies', { schema: { body: NewCompanyBody, ...operatorSchema('adminCreateCompany', 'Create a company in an organisation', 201, CreatedCompany, 400) } },
     async (request, reply) => reply.code(201).send(await createCompany(db, request.body)));
 
-  app.post('/api-clients', { schema: { body: NewApiClientBody, ...operatorSchema('adminCreateApiClient', 'Create an API Client; the secret is shown once', 201, ClientCredentials, 400) } },
+  app.post('/api/v1/admin/api-clients', { schema: { body: NewApiClientBody, ...operatorSchema('adminCreateApiClient', 'Create an API Client; the secret is shown once', 201, ClientCredentials, 400) } },
     async (request, reply) => reply.code(201).send(await createApiClient(db, request.body)));
 
-  app.post('/api-users', { schema: { body: NewApiUserBody, ...operatorSchema('adminCreateApiUser', 'Create the API User of a client; the secret is generated and shown once', 201, CreatedApiUser, 400, 409) } },
+  app.post('/api/v1/admin/api-users', { schema: { body: NewApiUserBody, ...operatorSchema('adminCreateApiUser', 'Create the API User of a client; the secret is generated and shown once', 201, CreatedApiUser, 400, 409) } },
     async (request, reply) => reply.code(201).send(await createApiUser(db, request.body)));
 
-  app.post('/api-clients/:clientId/grants/:grant', { schema: { params: GrantParams, ...operatorSchema('adminEnableGrant', 'Enable client_credentials or refresh_token for a client', 200, ClientGrants, 400) } },
+  app.post('/api/v1/admin/api-clients/:clientId/grants/:grant', { schema: { params: GrantParams, ...operatorSchema('adminEnableGrant', 'Enable client_credentials or refresh_token for a client', 200, ClientGrants, 400) } },
     async (request) => setGrantEnabled(db, request.params.clientId, request.params.grant, true));
 
-  app.delete('/api-clients/:clientId/grants/:grant', { schema: { params: GrantParams, ...operatorSchema('adminDisableGrant', 'Disable a grant type for a client (revokes nothing)', 200, ClientGrants, 400) } },
+  app.delete('/api/v1/admin/api-clients/:clientId/grants/:grant', { schema: { params: GrantParams, ...operatorSchema('adminDisableGrant', 'Disable a grant type for a client (revokes nothing)', 200, ClientGrants, 400) } },
     async (request) => setGrantEnabled(db, request.params.clientId, request.params.grant, false));
 
-  app.post('/api-clients/:clientId/rotate-secret', { schema: { params: ClientParams, ...operatorSchema('adminRotateClientSecret', 'Issue a new client secret; revokes every grant issued under the old one', 200, ClientCredentials) } },
+  app.post('/api/v1/admin/api-clients/:clientId/rotate-secret', { schema: { params: ClientParams, ...operatorSchema('adminRotateClientSecret', 'Issue a new client secret; revokes every grant issued under the old one', 200, ClientCredentials) } },
     async (request) => newClientSecret(db, request.params.clientId));
 
-  app.post('/api-clients/:clientId/disable', { schema: { params: ClientParams, ...operatorSchema('adminDisableApiClient', 'Disable a client: revokes its grants and pending codes', 200, ClientState) } },
+  app.post('/api/v1/admin/api-clients/:clientId/disable', { schema: { params: ClientParams, ...operatorSchema('adminDisableApiClient', 'Disable a client: revokes its grants and pending codes', 200, ClientState) } },
     async (request) => switchClient(db, request.params.clientId, true));
 
-  app.post('/api-clients/:clientId/enable', { schema: { params: ClientParams, ...operatorSchema('adminEnableApiClient', 'Re-enable a client (no revoked grant comes back)', 200, ClientState) } },
+  app.post('/api/v1/admin/api-clients/:clientId/enable', { schema: { params: ClientParams, ...operatorSchema('adminEnableApiClient', 'Re-enable a client (no revoked grant comes back)', 200, ClientState) } },
     async (request) => switchClient(db, request.params.clientId, false));
 
-  app.post('/api-users/:userId/disable', { schema: { params: UserParams, ...operatorSchema('adminDisableApiUser', 'Disable an API User: revokes its grants and pending codes', 200, UserState) } },
+  app.post('/api/v1/admin/api-users/:userId/disable', { schema: { params: UserParams, ...operatorSchema('adminDisableApiUser', 'Disable an API User: revokes its grants and pending codes', 200, UserState) } },
     async (request) => switchUser(db, request.params.userId, true));
 
-  app.post('/api-users/:userId/enable', { schema: { params: UserParams, ...operatorSchema('adminEnableApiUser', 'Re-enable an API User (no revoked grant comes back)', 200, UserState) } },
+  app.post('/api/v1/admin/api-users/:userId/enable', { schema: { params: UserParams, ...operatorSchema('adminEnableApiUser', 'Re-enable an API User (no revoked grant comes back)', 200, UserState) } },
     async (request) => switchUser(db, request.params.userId, false));
 
-  app.post('/signing-keys/rotate', {
+  app.post('/api/v1/admin/signing-keys/rotate', {
     schema: { body: RotateSigningKeyBody, ...operatorSchema('adminRotateSigningKey', 'Publish a new signing key that starts signing after activateInSeconds', 200, RotatedSigningKey, 400) },
     // Every field is optional, so a bare POST (no body at all) means "the defaults".
     preValidation: async (request) => {
@@ -87,7 +87,7 @@ export async function adminRoutes(app: App, { ctx }: { ctx: AppContext }): Promi
     },
   }, async (request) => newSigningKey(db, ctx.config, request.body.activateInSeconds));
 
-  app.post('/companies/:companyId/import', {
+  app.post('/api/v1/admin/companies/:companyId/import', {
     schema: { params: CompanyParams, body: ImportDocument, ...operatorSchema('adminImportCompanyData', 'Import company data: validated whole, applied in one transaction, upserted by ref', 200, ImportResult, 400, 413) },
     bodyLimit: IMPORT_BODY_LIMIT,
     // The schema documents the format; importCompanyData checks the document itself so the API and

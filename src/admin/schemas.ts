@@ -1,4 +1,4 @@
-// The operator's inputs and results (CONTRACT §5), declared once: the operator API validates and
+// The operator's inputs and results (contract: operator side), declared once: the operator API validates and
 // documents with them, and `wfs … --json` prints exactly the same result objects.
 import { Type, type Static } from 'typebox';
 import { OPTIONAL_GRANTS } from '../iam/provisioning.ts';

@@ -20,6 +20,8 @@ import { demoCallbackRoutes } from '../demo/callback.ts';
 export interface BuildOptions {
   /** false for silence (tests); `stream` sends the JSON lines elsewhere than standard output. */
   logger?: false | { stream: Writable };
+  /** Told of every route as it is added (the route-table test lists the app's routes this way). */
+  onRoute?: (route: { method: string; url: string }) => void;
 }
 
 // Codes and states in a logged URL would outlive the request: a code is a credential until used.
@@ -56,6 +58,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const onRoute = options.onRoute;
+  if (onRoute) {
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) onRoute({ method, url: route.url });
+    });
+  }
   // Callback style: an async hook would cost a promise and a microtask on every request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -73,7 +81,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.metricsToken });
   await app.register(iamRoutes, { ctx });
   await app.register(demoCallbackRoutes, { ctx });
-  await app.register(securedApi, { ctx, prefix: '/api/v1' });
-  await app.register(adminRoutes, { ctx, prefix: '/api/v1/admin' });
+  await app.register(securedApi, { ctx });
+  await app.register(adminRoutes, { ctx });
   return app;
 }

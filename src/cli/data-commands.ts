@@ -1,4 +1,4 @@
-// Database and data commands (CONTRACT §5): migrate, seed-demo and import.
+// Database and data commands (contract: operator side): migrate, seed-demo and import.
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { seedDemo } from '../demo/seed.ts';

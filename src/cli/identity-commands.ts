@@ -1,4 +1,4 @@
-// Identity commands (CONTRACT §5): organisations, companies, API Clients and Users, grants, secrets
+// Identity commands (contract: operator side): organisations, companies, API Clients and Users, grants, secrets
 // and signing keys. Each one calls the same domain function as the operator API.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { OPTIONAL_GRANTS, createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `wfs`, the operator's command-line program (CONTRACT §5). Each group of commands lives in its own
+// `wfs`, the operator's command-line program (contract: operator side). Each group of commands lives in its own
 // file and registers itself here; `npm run wfs -- --help` lists them all.
 import { Command, CommanderError } from 'commander';
 import { identityCommands } from './identity-commands.ts';

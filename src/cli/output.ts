@@ -1,4 +1,4 @@
-// How every command reports (CONTRACT §5). With --json the last line of standard output is one JSON
+// How every command reports (contract: operator side). With --json the last line of standard output is one JSON
 // object, the result or `{error, errors?}`, and human-readable text goes to standard error; without
 // it the text goes to standard output. Secrets appear exactly once: in the JSON, or in the text.
 import type { Command, OptionValues } from 'commander';

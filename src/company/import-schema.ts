@@ -1,4 +1,4 @@
-// The import document (CONTRACT §5), declared once: the operator CLI and API validate against it,
+// The import document (contract: operator side), declared once: the operator CLI and API validate against it,
 // and it documents the format in the OpenAPI description. Every entity is upserted by the caller's
 // `ref`; an entry `{ref, deleted: true}` removes it.
 import { Type, type Static, type TObject, type TProperties } from 'typebox';
@@ -97,7 +97,7 @@ export const ImportDocument = Type.Object(
     contracts: section(ContractEntry),
     shifts: section(ShiftEntry),
   },
-  { additionalProperties: false, description: 'Company data to upsert by ref (CONTRACT §5). Every section is optional.' },
+  { additionalProperties: false, description: 'Company data to upsert by ref (contract: operator side). Every section is optional.' },
 );
 export type ImportDocument = Static<typeof ImportDocument>;
 

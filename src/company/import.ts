@@ -1,4 +1,4 @@
-// Company data in (CONTRACT §5): one document, validated whole, applied in one transaction, upserted
+// Company data in (contract: operator side): one document, validated whole, applied in one transaction, upserted
 // by the caller's refs. The CLI (`wfs import`), the operator API and the demo seed all come here.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely, Transaction } from 'kysely';

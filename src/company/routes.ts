@@ -1,4 +1,4 @@
-// The company API (CONTRACT §3): every handler acts on the token's company only.
+// The company API (contract: secured company API): every handler acts on the token's company only.
 import { Type, type Static, type TSchema } from 'typebox';
 import type { App } from '../platform/http.ts';
 import type { AppContext } from '../app/context.ts';
@@ -30,8 +30,8 @@ type PageBody = { data: unknown[]; nextCursor: string | null };
 
 /** A paged, period-filtered collection of the token's company: what sets one apart from the others. */
 interface CollectionRoute {
-  /** The path under /company, also the listing its cursors are bound to. */
-  listing: string;
+  /** The route's full path, also the listing its cursors are bound to. */
+  path: string;
   operationId: string;
   summary: string;
   description: string;
@@ -45,7 +45,7 @@ interface CollectionRoute {
 
 function collectionRoute(app: App, ctx: AppContext, route: CollectionRoute): void {
   app.get(
-    `/company/${route.listing}`,
+    route.path,
     {
       schema: {
         tags: ['company'],
@@ -60,8 +60,8 @@ function collectionRoute(app: App, ctx: AppContext, route: CollectionRoute): voi
     async (request, reply) => {
       const company = await ctx.companies.find(request.principal.companyId);
       const period = resolvePeriod(request.query, company.timezone, route.period?.(company.timezone));
-      const page = pageRequest(ctx.cursorKey, company.id, route.listing, request.query);
-      const key = [route.listing, company.id, company.dataVersion, period.from, period.to, page.limit, request.query.cursor ?? ''].join('|');
+      const page = pageRequest(ctx.cursorKey, company.id, route.path, request.query);
+      const key = [route.path, company.id, company.dataVersion, period.from, period.to, page.limit, request.query.cursor ?? ''].join('|');
       return replyCached(request, reply, ctx.responseCache, key, () => route.list(ctx.db, company, period, page));
     },
   );
@@ -69,7 +69,7 @@ function collectionRoute(app: App, ctx: AppContext, route: CollectionRoute): voi
 
 export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
   app.get(
-    '/company/configuration',
+    '/api/v1/company/configuration',
     {
       schema: {
         tags: ['company'],
@@ -90,7 +90,7 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   );
 
   collectionRoute(app, ctx, {
-    listing: 'users',
+    path: '/api/v1/company/users',
     operationId: 'getCompanyUsers',
     summary: 'Company users (employees)',
     description: 'Without from/to: employees whose employment is active today or starts later. With from and/or to (one alone means that single day): employment overlapping the period, of any length. Ordered by employeeNumber, then id. ' + LISTING_RULES,
@@ -101,7 +101,7 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   });
 
   collectionRoute(app, ctx, {
-    listing: 'contracts',
+    path: '/api/v1/company/contracts',
     operationId: 'getCompanyContracts',
     summary: 'Company contracts',
     description: 'Without from/to: contracts active today. With from and/or to (one alone means that single day): contracts overlapping the period, of any length. Ordered by startDate, then id. ' + LISTING_RULES,
@@ -112,7 +112,7 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   });
 
   collectionRoute(app, ctx, {
-    listing: 'timetable',
+    path: '/api/v1/company/timetable',
     operationId: 'getTimetable',
     summary: 'The company timetable (shifts)',
     description: 'Shifts whose date (the local day the shift starts) lies in the period; default today; one of from/to alone means that single day; at most 92 days (to ≤ from + 91, else `400 period_too_long`). Ordered by date, startsAt, id. ' + LISTING_RULES,
@@ -122,7 +122,7 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   });
 
   app.get(
-    '/feeds/timetable',
+    '/api/v1/feeds/timetable',
     {
       schema: {
         tags: ['feeds'],

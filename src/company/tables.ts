@@ -104,3 +104,7 @@ export interface CompanyTables {
   contracts: ContractsTable;
   shifts: ShiftsTable;
 }
+
+declare module '../platform/db/schema.ts' {
+  interface Database extends CompanyTables {}
+}

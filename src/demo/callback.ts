@@ -1,4 +1,4 @@
-// /demo/callback: the demo client's redirect URI (CONTRACT §5). It shows the code and state it
+// /demo/callback: the demo client's redirect URI (contract: operator side). It shows the code and state it
 // received and the exact command that exchanges the code. The service stores only a hash of the
 // client secret, so the command carries the placeholder <CLIENT_SECRET> (printed once by
 // `wfs seed-demo` / `npm start`); everything else — client id, redirect URI, code — is filled in.

@@ -1,4 +1,4 @@
-// The authorization request's rules (CONTRACT §2 "Authorize"), one check after another. A request
+// The authorization request's rules (contract: identity and access, "Authorize"), one check after another. A request
 // whose client or redirect URI cannot be trusted is answered with an HTML error page and never
 // redirected (RFC 6749 §4.1.2.1); any other bad parameter is reported to the redirect URI.
 import { Type, type Static } from 'typebox';

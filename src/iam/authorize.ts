@@ -1,4 +1,4 @@
-// The authorize endpoint (CONTRACT §2 "Authorize"): GET shows the login form, POST checks the API
+// The authorize endpoint (contract: identity and access, "Authorize"): GET shows the login form, POST checks the API
 // User's email and secret and redirects to the client with a code. Both methods re-check the whole
 // authorization request, so the form's hidden inputs are never trusted blindly.
 import cookie from '@fastify/cookie';
@@ -64,7 +64,7 @@ export async function authorizeRoutes(app: App, { ctx, throttle }: { ctx: AppCon
   }
 
   // Per client AND address: the client id and redirect URI are public, so a budget per client alone
-  // would let anyone use up a client's logins (CONTRACT §2 "Rate limits").
+  // would let anyone use up a client's logins (contract: identity and access, "Rate limits").
   async function limitLogins(clientId: string, address: string): Promise<void> {
     const verdict = await throttle.limit('login', clientId, address);
     if (verdict) throw tooManyAttempts(verdict.retryAfter);

@@ -1,5 +1,5 @@
 // Client authentication at the token and revocation endpoints, with the failure penalties of
-// CONTRACT §2: attempts are counted per client and address before the secret is checked (so
+// The contract's identity rate limits: attempts are counted per client and address before the secret is checked (so
 // parallel guesses cannot all slip past the penalty), a success clears them.
 import type { FastifyRequest } from 'fastify';
 import { OAuthError, oauth } from '../platform/errors.ts';

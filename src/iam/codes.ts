@@ -1,4 +1,4 @@
-// Authorization codes (CONTRACT §2): 256 random bits, stored only as a SHA-256 hash, bound to the
+// Authorization codes (contract: identity and access): 256 random bits, stored only as a SHA-256 hash, bound to the
 // client, redirect URI, user, nonce and PKCE challenge, valid AUTH_CODE_TTL seconds and usable once.
 // "Once" is enforced by a conditional UPDATE whose affected-row count decides the winner, so it holds
 // across instances; a second use revokes the grant the first use created (RFC 6749 §4.1.2).

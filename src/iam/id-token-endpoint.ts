@@ -1,4 +1,4 @@
-// idToken (CONTRACT §2): `Authorization: Bearer <refresh_token>` → a new ID token, and a renewed
+// idToken (contract: identity and access): `Authorization: Bearer <refresh_token>` → a new ID token, and a renewed
 // refresh token when the presented one is past half its life. POST as documented; GET also accepted.
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';

@@ -1,4 +1,4 @@
-// Issuing the token response (CONTRACT §2): an ID token that is also the access token, and a refresh
+// Issuing the token response (contract: identity and access): an ID token that is also the access token, and a refresh
 // token recorded server-side so its chain can be renewed, superseded and revoked.
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';

@@ -1,4 +1,4 @@
-// What the operator does for a customer organisation (CONTRACT §5): organisations, companies, API
+// What the operator does for a customer organisation (contract: operator side): organisations, companies, API
 // Clients and API Users, grants, secret rotation, disabling and re-enabling. Used by the `wfs` CLI
 // and the operator API alike.
 import { IANAZone } from 'luxon';

@@ -1,4 +1,4 @@
-// Renewal with a refresh token (CONTRACT §2 "idToken"), shared by the idToken endpoint and
+// Renewal with a refresh token (contract: identity and access, "idToken"), shared by the idToken endpoint and
 // grant_type=refresh_token at the token endpoint. Each call returns a new ID token; the refresh token
 // itself is renewed only when less than half its lifetime remains. A renewed token supersedes its
 // parent, which keeps working for REFRESH_GRACE_SECONDS (clients retry); used after that, it is

@@ -1,4 +1,4 @@
-// The identity endpoints (CONTRACT §2). Each endpoint lives in its own file beside this one; they
+// The identity endpoints (contract: identity and access). Each endpoint lives in its own file beside this one; they
 // share one Throttle (per-client rate limits and failure penalties), kept in Redis when configured.
 import type { App } from '../platform/http.ts';
 import type { AppContext } from '../app/context.ts';

@@ -89,12 +89,6 @@ export interface AuditLogTable {
   detail: string | null;
 }
 
-export interface AppSecretsTable {
-  name: string;
-  value: string;
-  created_at: number;
-}
-
 export interface IamTables {
   api_clients: ApiClientsTable;
   api_users: ApiUsersTable;
@@ -103,5 +97,8 @@ export interface IamTables {
   authorization_codes: AuthorizationCodesTable;
   refresh_tokens: RefreshTokensTable;
   audit_log: AuditLogTable;
-  app_secrets: AppSecretsTable;
+}
+
+declare module '../platform/db/schema.ts' {
+  interface Database extends IamTables {}
 }

@@ -1,4 +1,4 @@
-// Rate limits and failure penalties of the identity endpoints (CONTRACT §2 "Rate limits").
+// Rate limits and failure penalties of the identity endpoints (contract: identity and access, "Rate limits").
 // Counters live behind a small store interface: in memory for a single instance, in Redis when
 // REDIS_URL is set so every instance shares them.
 //

@@ -1,4 +1,4 @@
-// The token endpoint (CONTRACT §2 "Token endpoint"): JSON or form-encoded body, client
+// The token endpoint (contract: identity and access, "Token endpoint"): JSON or form-encoded body, client
 // authentication by body or HTTP Basic, audience in body or query, and the three grant types.
 import { Type, type Static } from 'typebox';
 import type { App } from '../platform/http.ts';

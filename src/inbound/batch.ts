@@ -1,4 +1,4 @@
-// One batch of inbound figures (CONTRACT §3), all or nothing: every item is validated first and all
+// One batch of inbound figures (contract: secured company API), all or nothing: every item is validated first and all
 // problems are reported together; only a clean batch is written, in one transaction, with set-based
 // statements (one read of the existing rows, multi-row upserts) whatever the batch size.
 import { sqliteHandleOf, type Db } from '../platform/db/database.ts';

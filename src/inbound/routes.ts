@@ -1,4 +1,4 @@
-// Inbound batches (CONTRACT §3): POST a batch of revenue or wage-budget figures, GET them back by
+// Inbound batches (contract: secured company API): POST a batch of revenue or wage-budget figures, GET them back by
 // period. Both streams share one route shape; they differ in item fields and validation rules.
 // The scope accepts only JSON, parsed keeping each number's text so amounts are read exactly.
 import { Type, type TSchema } from 'typebox';
@@ -135,7 +135,7 @@ export async function inboundRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   // A reviver call per value: only these routes, which read amounts, pay for it.
   acceptJsonOnly(app, batchParser(app), { counted: 'items' });
   registerStream(app, ctx, {
-    path: '/company/revenue',
+    path: '/api/v1/company/revenue',
     noun: 'revenue',
     createOperationId: 'createRevenue',
     listOperationId: 'getRevenue',
@@ -147,7 +147,7 @@ export async function inboundRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     examples: { batch: examples.revenueBatchExample, outcome: examples.revenueOutcomeExample, page: examples.revenueListExample },
   });
   registerStream(app, ctx, {
-    path: '/company/wage-budget',
+    path: '/api/v1/company/wage-budget',
     noun: 'wage budget',
     createOperationId: 'createWageBudget',
     listOperationId: 'getWageBudget',

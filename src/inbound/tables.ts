@@ -30,3 +30,7 @@ export interface InboundItemsTable {
 export interface InboundTables {
   inbound_items: InboundItemsTable;
 }
+
+declare module '../platform/db/schema.ts' {
+  interface Database extends InboundTables {}
+}

@@ -1,4 +1,4 @@
-// Collections (CONTRACT §3): `{data, nextCursor}`, keyset-paged with `limit` and an opaque cursor.
+// Collections (contract: secured company API): `{data, nextCursor}`, keyset-paged with `limit` and an opaque cursor.
 // A cursor is HMAC-signed with a key shared through the database, and bound to the company and the
 // query it came from, so a changed or transplanted cursor is a 400, never another tenant's page.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';

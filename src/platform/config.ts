@@ -1,4 +1,4 @@
-// Configuration is read once from the environment into a typed, frozen object (CONTRACT §1).
+// Configuration is read once from the environment into a typed, frozen object (contract: addresses and configuration).
 // A bad value stops start-up with a message naming the variable, instead of failing later.
 import { isIP } from 'node:net';
 

@@ -1,4 +1,4 @@
-// Liveness and readiness (CONTRACT §1): /healthz answers while the process serves; /readyz only when
+// Liveness and readiness (contract: addresses and configuration): /healthz answers while the process serves; /readyz only when
 // the database (and Redis, when configured) answer, so a load balancer stops sending traffic to an
 // instance that has lost them.
 import { Type } from 'typebox';

@@ -1,4 +1,4 @@
-// How every JSON request body is read (CONTRACT §4): only UTF-8 (another charset is 415; bytes that
+// How every JSON request body is read (contract: errors and limits): only UTF-8 (another charset is 415; bytes that
 // are not UTF-8 are 400, not silently turned into U+FFFD), never deeper than MAX_JSON_DEPTH, and sized
 // up by one cheap pass over the text before anything costly runs — JSON.parse with a reviver costs
 // ~1 µs a value, so a 2 MiB body of a million zeros held the event loop for 1.5 s.

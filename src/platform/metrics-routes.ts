@@ -1,4 +1,4 @@
-// GET /metrics (CONTRACT §1): the Prometheus text format, only with `Authorization: Bearer <METRICS_TOKEN>`;
+// GET /metrics (contract: addresses and configuration): the Prometheus text format, only with `Authorization: Bearer <METRICS_TOKEN>`;
 // 404 while METRICS_TOKEN is unset. Also the hook that times every answer for it.
 import { Type } from 'typebox';
 import type { App } from './http.ts';

@@ -1,5 +1,5 @@
 // The figures `npm run bench` measures, for operators who cannot run it on their servers: GET /metrics
-// (Prometheus text, behind METRICS_TOKEN; CONTRACT §1). One registry per context, so two servers in one
+// (Prometheus text, behind METRICS_TOKEN; contract: addresses and configuration). One registry per context, so two servers in one
 // process (tests) never share series. docs/operations.md lists every series and the alerts built on them.
 //
 // Features add their own series through `counter`, `gauge` and `histogram` below, named `wfs_<feature>_…`

@@ -1,4 +1,4 @@
-// Periods of the company API (CONTRACT §3): inclusive `from`/`to` dates local to the company's time
+// Periods of the company API (contract: secured company API): inclusive `from`/`to` dates local to the company's time
 // zone, defaulting to "today" there, spanning at most 92 days.
 import { DateTime } from 'luxon';
 import { Type } from 'typebox';

@@ -1,4 +1,4 @@
-// Text that no database stores faithfully (CONTRACT §4): U+0000, which PostgreSQL refuses outright
+// Text that no database stores faithfully (contract: errors and limits): U+0000, which PostgreSQL refuses outright
 // (a 500) while SQLite keeps it, and an unpaired UTF-16 surrogate, which both turn into U+FFFD — so
 // two different keys became one row. Such a string is refused once, at the edge, wherever it comes
 // in (body, form, query, path), before any feature sees it.

@@ -7,7 +7,7 @@
 // after committing a change, waits IMPORT_SETTLE_MS (longer) before it returns. So whatever follows
 // an import's return — the CLI exiting, the operator API answering, a test's next line — comes after
 // every instance's entries from before the commit have expired: the server sees the change at once
-// (CONTRACT §5), on every instance.
+// (contract: operator side), on every instance.
 import { findCompany, type CompanyRecord } from './companies.ts';
 import type { Db } from '../platform/db/database.ts';
 

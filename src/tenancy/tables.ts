@@ -24,3 +24,7 @@ export interface TenancyTables {
   organisations: OrganisationsTable;
   companies: CompaniesTable;
 }
+
+declare module '../platform/db/schema.ts' {
+  interface Database extends TenancyTables {}
+}

@@ -1,4 +1,4 @@
-// The timeclock event as sent and as stored (CONTRACT §3), and the mapping between them.
+// The timeclock event as sent and as stored (contract: secured company API), and the mapping between them.
 import { createHash } from 'node:crypto';
 import { Type, type Static } from 'typebox';
 import { DateTime } from 'luxon';

@@ -1,4 +1,4 @@
-// createTimeclockEvent. The rules of CONTRACT §3: idempotency first (a resent event gets its original
+// createTimeclockEvent. The rules of the contract's secured company API: idempotency first (a resent event gets its original
 // answer, whatever else has changed since), then the future check, the person (badge or user, within
 // the organisation, in the given company, timeclock active), then per-person order.
 //

@@ -1,4 +1,4 @@
-// The timeclock (CONTRACT §3): badges and events across the companies of the token's organisation
+// The timeclock (contract: secured company API): badges and events across the companies of the token's organisation
 // (a terminal at a shared site serves several companies), `companyId` narrowing to one of them.
 import { Type } from 'typebox';
 import { acceptJsonOnly, type App } from '../platform/http.ts';
@@ -26,7 +26,7 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
   acceptJsonOnly(app);
 
   app.get(
-    '/timeclock/badges',
+    '/api/v1/timeclock/badges',
     {
       schema: {
         tags: ['timeclock'],
@@ -44,14 +44,14 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
       const { organisationId } = request.principal;
       const { companyId } = request.query;
       if (companyId !== undefined) await requireOrganisationCompany(ctx.db, organisationId, companyId);
-      const page = pageRequest(ctx.cursorKey, organisationId, 'timeclock/badges', request.query);
+      const page = pageRequest(ctx.cursorKey, organisationId, '/api/v1/timeclock/badges', request.query);
       const rows = await listBadges(ctx.db, organisationId, companyId, page.limit, page.after);
       return replyWithEtag(request, reply, toPage(rows, page.limit, page.scope, badgePosition, presentBadge));
     },
   );
 
   app.post(
-    '/timeclock/events',
+    '/api/v1/timeclock/events',
     {
       schema: {
         tags: ['timeclock'],
@@ -71,7 +71,7 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
   );
 
   app.get(
-    '/timeclock/events',
+    '/api/v1/timeclock/events',
     {
       schema: {
         tags: ['timeclock'],
@@ -96,7 +96,7 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
       const { timezone } = await ctx.companies.find(tokenCompanyId);
       const period = resolvePeriod(request.query, timezone);
       const filter = { ...(userId !== undefined ? { userId } : {}), ...(companyId !== undefined ? { companyId } : {}) };
-      const page = pageRequest(ctx.cursorKey, organisationId, 'timeclock/events', request.query);
+      const page = pageRequest(ctx.cursorKey, organisationId, '/api/v1/timeclock/events', request.query);
       const rows = await listEvents(ctx.db, organisationId, periodInstants(period, timezone), filter, page.limit, page.after);
       return replyWithEtag(request, reply, toPage(rows, page.limit, page.scope, eventPosition, (row) => presentEvent(row, row.timezone)));
     },

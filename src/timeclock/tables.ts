@@ -33,3 +33,7 @@ export interface TimeclockEventsTable {
 export interface TimeclockTables {
   timeclock_events: TimeclockEventsTable;
 }
+
+declare module '../platform/db/schema.ts' {
+  interface Database extends TimeclockTables {}
+}

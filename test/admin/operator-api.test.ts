@@ -1,4 +1,4 @@
-// The operator API (CONTRACT §5) under /api/v1/admin: off without ADMIN_TOKEN, Bearer ADMIN_TOKEN
+// The operator API (contract: operator side) under /api/v1/admin: off without ADMIN_TOKEN, Bearer ADMIN_TOKEN
 // otherwise, and the same actions and results as `wfs … --json`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// `wfs` identity and database commands (CONTRACT §5), run as real processes against a fresh database:
+// `wfs` identity and database commands (contract: operator side), run as real processes against a fresh database:
 // the exact --json result of each, what they change in the database, and how failures are reported.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

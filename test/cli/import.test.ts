@@ -1,4 +1,4 @@
-// `wfs import --company ID FILE` (CONTRACT §5), run as a real process: counts per entity, a second
+// `wfs import --company ID FILE` (contract: operator side), run as a real process: counts per entity, a second
 // import of the same document changes nothing, and a bad document is rejected whole with every path.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// `wfs` acting on the database of a running server (CONTRACT §5): the server sees each change at once.
+// `wfs` acting on the database of a running server (contract: operator side): the server sees each change at once.
 // A client the CLI creates can get tokens; disabling a client or user, or rotating a client secret,
 // stops the tokens already issued on the secured API within 5 seconds.
 import { test, before, after } from 'node:test';

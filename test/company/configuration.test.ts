@@ -1,4 +1,4 @@
-// getConfiguration (CONTRACT §3): the token's company and its departments, positions, shift types and
+// getConfiguration (contract: secured company API): the token's company and its departments, positions, shift types and
 // contract types, each list ordered by name, then id; the company's time zone spelled as its canonical name where it differs only by case.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

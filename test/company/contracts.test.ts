@@ -1,4 +1,4 @@
-// getCompanyContracts item by item (CONTRACT §3 "Contracts"): exactly the documented fields, each with
+// getCompanyContracts item by item (contract: secured company API, "Contracts"): exactly the documented fields, each with
 // the value the import document gave it — ids resolved from the document's refs, an open end and a
 // missing department or position as null, decimals exact, the wage currency defaulting to the company's.
 import { after, before, test } from 'node:test';

@@ -1,4 +1,4 @@
-// The import document (CONTRACT §5): validated whole with every problem listed and nothing written,
+// The import document (contract: operator side): validated whole with every problem listed and nothing written,
 // applied in one transaction, upserted by ref so a re-import changes nothing and an edit updates in
 // place; deletions cascade from a user to its contracts and shifts and free its badge.
 import { test } from 'node:test';

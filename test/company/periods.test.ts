@@ -1,4 +1,4 @@
-// The period rules of CONTRACT §3, at their boundaries: users active-or-future by default, contracts
+// The period rules of the contract's secured company API, at their boundaries: users active-or-future by default, contracts
 // active today, the timetable by shift date (at most 92 days), and the parameters that are refused.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

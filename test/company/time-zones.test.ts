@@ -1,4 +1,4 @@
-// The company's time zone decides everything dated (CONTRACT §3 "Time"): "today" and so the feed's
+// The company's time zone decides everything dated (contract: secured company API, "Time"): "today" and so the feed's
 // window, the default timetable day and the default users and contracts are dates in the company's
 // zone, never the server's or UTC's; instants carry the company's offset, offset 0 written `+00:00`.
 //

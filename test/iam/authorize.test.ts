@@ -1,4 +1,4 @@
-// The authorize endpoint's rules (CONTRACT §2 "Authorize"): which requests get an error page and
+// The authorize endpoint's rules (contract: identity and access, "Authorize"): which requests get an error page and
 // which a redirect, redirect-URI matching, scope, PKCE parameters, state byte for byte, the login
 // form (labels, CSRF, headers), credentials and disabled clients/users, and the audit log.
 import { test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// The demo client's redirect URI (CONTRACT §5): a page of the service showing the code, the state and
+// The demo client's redirect URI (contract: operator side): a page of the service showing the code, the state and
 // the exact command that exchanges the code, under the same strict headers as the login page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

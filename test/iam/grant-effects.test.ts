@@ -1,4 +1,4 @@
-// What operator changes do to codes and tokens already handed out (CONTRACT §2 "Revocation reaches
+// What operator changes do to codes and tokens already handed out (contract: identity and access, "Revocation reaches
 // access tokens too", §5): disabling a client or user, or rotating a client's secret, voids every code
 // not yet exchanged — for good, re-enabling brings none back; disabling the refresh_token grant only
 // closes that grant type at the token endpoint and revokes nothing.

@@ -1,4 +1,4 @@
-// Signing-key rotation (CONTRACT §2 "Keys"): a new key is published in the JWKS before it signs,
+// Signing-key rotation (contract: identity and access, "Keys"): a new key is published in the JWKS before it signs,
 // tokens signed by the previous key keep verifying after the switch, and a retired key leaves the JWKS
 // (and stops verifying) once its retention, the lifetime of every token it signed, has passed.
 import { test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// idToken (CONTRACT §2 "idToken"): a new ID token on each call, a renewed refresh token only past
+// idToken (contract: identity and access, "idToken"): a new ID token on each call, a renewed refresh token only past
 // half its lifetime, the grace period of a superseded token, reuse detection revoking the whole
 // login, the absolute chain cap, and the 401 answers for missing, wrong and revoked tokens.
 import { test, after } from 'node:test';

@@ -1,4 +1,4 @@
-// Rate limits and failure penalties (CONTRACT §2 "Rate limits"): per-client budgets at token, idToken
+// Rate limits and failure penalties (contract: identity and access, "Rate limits"): per-client budgets at token, idToken
 // and login; after 5 failures for one client from one address, 429 with a Retry-After doubling from
 // 1 s up to 15 min, reset by a success; one client never blocks another. The counter store is tested
 // in memory and against the real Redis, and two instances sharing Redis share the penalties.

@@ -1,4 +1,4 @@
-// The token endpoint (CONTRACT §2 "Token endpoint" and "Authorization code"): body formats, client
+// The token endpoint (contract: identity and access, "Token endpoint" and "Authorization code"): body formats, client
 // authentication, audiences, the code's bindings (client, redirect URI, PKCE, expiry, single use and
 // the revocation a replay triggers), optional grants, error codes and the audit log.
 import { test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// Several stateless instances on one PostgreSQL database and one Redis (CONTRACT §2, §3; issue 5):
+// Several stateless instances on one PostgreSQL database and one Redis (contract: identity and access, secured company API; issue 5):
 // three real server processes, each request aimed at a chosen instance as a load balancer might
 // send it. Every guarantee the contract gives for one process must hold across the three.
 import { after, before, describe, it } from 'node:test';

@@ -26,7 +26,7 @@ interface Document {
 const run = promisify(execFile);
 const REPO = join(import.meta.dirname, '..', '..');
 
-// CONTRACT §2 (identity) and §3 (secured company API): every operation the document must describe.
+// The contract's identity and access and its secured company API: every operation the document must describe.
 const IDENTITY = [
   ['get', '/api/v1/iam/.well-known/openid-configuration'],
   ['get', '/api/v1/iam/.well-known/jwks.json'],

@@ -1,4 +1,4 @@
-// Configuration (CONTRACT §1): read once into a frozen object with the documented defaults; a bad value
+// Configuration (contract: addresses and configuration): read once into a frozen object with the documented defaults; a bad value
 // is refused with a message naming the variable, and the server does not start on it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Liveness and readiness (CONTRACT §1): GET /healthz answers 200 while the process serves; GET /readyz
+// Liveness and readiness (contract: addresses and configuration): GET /healthz answers 200 while the process serves; GET /readyz
 // answers 200 while the database answers, else 503 naming what is down. Both are unauthenticated.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// GET /metrics (CONTRACT §1): the Prometheus text format behind `Authorization: Bearer <METRICS_TOKEN>`,
+// GET /metrics (contract: addresses and configuration): the Prometheus text format behind `Authorization: Bearer <METRICS_TOKEN>`,
 // 404 while METRICS_TOKEN is unset. The series operators page on are there and move with real traffic.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// How request bodies are read (CONTRACT §4), on every JSON endpoint: only UTF-8 (another declared
+// How request bodies are read (contract: errors and limits), on every JSON endpoint: only UTF-8 (another declared
 // charset is 415, bytes that are not UTF-8 a 400 rather than silent U+FFFD), and a body nested past
 // 64 levels — 100,000 `[` once overflowed the parser's stack — is 400 malformed_body, in the
 // endpoint's own error shape.

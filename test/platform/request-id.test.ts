@@ -1,4 +1,4 @@
-// Request ids (CONTRACT §4): every response carries X-Request-Id — company API answers, OAuth errors,
+// Request ids (contract: errors and limits): every response carries X-Request-Id — company API answers, OAuth errors,
 // HTML pages, unknown paths, refusals — and a problem+json body's requestId equals it. A well-formed
 // incoming X-Request-Id (8–128 of [A-Za-z0-9._-]) is kept, so a trace spans the load balancer and the
 // service; anything else is replaced by a UUID of the service's own.

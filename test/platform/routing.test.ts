@@ -1,5 +1,5 @@
 // Answers for requests no route takes: a known path asked with another method is 405 with Allow, an
-// unknown path 404 (CONTRACT §4), both problem+json; the OAuth endpoints say which body they read.
+// unknown path 404 (contract: errors and limits), both problem+json; the OAuth endpoints say which body they read.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestServer } from '../support/server.ts';

@@ -1,4 +1,4 @@
-// The embedded SQLite database (CONTRACT §1 `DATABASE_URL=sqlite:<path>`): a path in a directory that
+// The embedded SQLite database (contract: addresses and configuration `DATABASE_URL=sqlite:<path>`): a path in a directory that
 // does not exist yet is created, by the server and by `wfs` alike, and every connection is opened in
 // WAL mode with foreign keys enforced and a busy timeout (so the CLI and the server can share the file).
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Text no database stores faithfully (CONTRACT §4): U+0000 (PostgreSQL refuses it, SQLite keeps it)
+// Text no database stores faithfully (contract: errors and limits): U+0000 (PostgreSQL refuses it, SQLite keeps it)
 // and unpaired UTF-16 surrogates (stored as U+FFFD, so two different keys became one row). Every
 // such string is refused with 400 at the edge, wherever it arrives — JSON body, form body, query,
 // path — in the shape of the endpoint: problem+json on the company and operator API, RFC 6749 JSON on

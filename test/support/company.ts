@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from './server.ts';
 import { mintTokens, provisionTenant, type Tenant, type TenantOptions } from './tenants.ts';
 
 export interface CompanyOptions extends TenantOptions {
-  /** An import document (CONTRACT §5: departments, users …) loaded into the company. */
+  /** An import document (contract: operator side: departments, users …) loaded into the company. */
   data?: unknown;
 }
 

@@ -25,7 +25,7 @@ export interface Instance {
 }
 
 export interface InstanceOptions {
-  /** Configuration variables (CONTRACT §1); DATABASE_URL is required. */
+  /** Configuration variables (contract: addresses and configuration); DATABASE_URL is required. */
   env: Record<string, string>;
   port?: number;
   readyTimeoutMs?: number;

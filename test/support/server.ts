@@ -30,7 +30,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** `env` overrides configuration variables (CONTRACT §1), e.g. `{ AUTH_CODE_TTL: '1' }`. */
+/** `env` overrides configuration variables (contract: addresses and configuration), e.g. `{ AUTH_CODE_TTL: '1' }`. */
 export async function startTestServer(env: Record<string, string> = {}, options: { logStream?: Writable; clock?: Clock } = {}): Promise<TestServer> {
   const database = env.DATABASE_URL ? undefined : await freshDatabase();
   const port = await freePort();

@@ -1312,7 +1312,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Company data to upsert by ref (CONTRACT §5). Every section is optional. */
+        /** @description Company data to upsert by ref (contract: operator side). Every section is optional. */
         requestBody: {
             content: {
                 "application/json": {

@@ -1,4 +1,4 @@
-// One Kysely handle over either dialect, chosen by DATABASE_URL (CONTRACT §1).
+// One Kysely handle over either dialect, chosen by DATABASE_URL (contract: addresses and configuration).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';

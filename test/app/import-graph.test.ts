@@ -1,0 +1,86 @@
+// The layering of src/, checked over the import graph: the floor (platform, then tenancy) imports no
+// feature, features import only the floor, and the composition layers import what they compose. A new
+// folder under src/ gets a row in LAYERS (and in docs/architecture.md) before it can land.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+const FLOOR = ['platform', 'tenancy'];
+
+/** Each folder of src/ and the folders it may import besides itself. */
+const LAYERS: Record<string, readonly string[]> = {
+  platform: [],
+  tenancy: ['platform'],
+  iam: FLOOR,
+  company: FLOOR,
+  inbound: FLOOR,
+  timeclock: FLOOR,
+  // Composition: the operator API, the demo and the command-line programs call features' domain functions.
+  admin: [...FLOOR, 'iam', 'company'],
+  demo: [...FLOOR, 'iam', 'company'],
+  integrator: FLOOR,
+  cli: [...FLOOR, 'iam', 'company', 'admin', 'demo', 'integrator'],
+};
+/** The app factory, the server and the context: the one layer that may import everything. */
+const TOP = 'app';
+/**
+ * Route plugins still take the whole context, so they name its type (erased at run time). To go when
+ * each feature plugin declares the narrow options it reads.
+ */
+const TOLERATED_TYPE_IMPORTS = ['app/context.ts'];
+
+interface Import {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const IMPORT = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+'(\.[^']+)'|^\s*import\s+'(\.[^']+)'|import\('(\.[^']+)'\)/gm;
+
+function importsOf(file: string): Import[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(IMPORT)].map((match) => ({
+    from: relative(SRC, file),
+    to: relative(SRC, resolve(dirname(file), (match[3] ?? match[4] ?? match[5])!)),
+    typeOnly: Boolean(match[2]),
+  }));
+}
+
+const folderOf = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : path);
+
+function violation({ from, to, typeOnly }: Import): string | undefined {
+  const source = folderOf(from);
+  const target = folderOf(to);
+  if (source === TOP || source === target || to.startsWith('..')) return undefined;
+  if (typeOnly && TOLERATED_TYPE_IMPORTS.includes(to)) return undefined;
+  const allowed = LAYERS[source];
+  if (!allowed) return `${from}: src/${source}/ has no row in LAYERS (test/app/import-graph.test.ts)`;
+  return allowed.includes(target) ? undefined : `${from} imports ${to}: src/${source}/ may import only ${[...allowed].join(', ') || 'itself'}`;
+}
+
+const graph = sourceFiles(SRC).flatMap(importsOf);
+
+test('the import graph is read (a guard against a pattern that matches nothing)', () => {
+  assert.ok(graph.length > 200, `${graph.length} imports found`);
+  assert.ok(graph.some((i) => i.from === 'app/app.ts' && i.to === 'iam/routes.ts'));
+});
+
+test('no folder imports outside its layer: the floor no feature, a feature no sibling', () => {
+  assert.deepEqual(graph.flatMap((i) => violation(i) ?? []), []);
+});
+
+test('only the composition layer registers feature route plugins', () => {
+  const plugins = graph.filter((i) => /\/routes\.ts$/.test(i.to) && folderOf(i.from) !== folderOf(i.to));
+  assert.deepEqual(plugins.filter((i) => folderOf(i.from) !== TOP).map((i) => `${i.from} imports ${i.to}`), []);
+});
