@@ -54,9 +54,17 @@ export async function consoleRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   const csrfKey = Buffer.from(await sharedSecret(ctx.db, 'console_csrf_hmac'), 'base64url');
   const csrf = new ConsoleCsrf(csrfKey, new LoginCsrf(csrfKey, ctx.config.authUrl, { path: '/console', cookie: 'wfs_console_csrf' }));
   const store = ctx.redis ? new RedisThrottleStore(ctx.redis, 'wfs:console:') : new MemoryThrottleStore();
-  const throttle = new Throttle(store, ctx.config.rateLimitTokenPerMinute, (error) => app.log.warn({ err: error }, 'rate-limit store unavailable; console sign-in penalties not applied'));
+  const throttle = new Throttle(store, {
+    perMinute: ctx.config.rateLimitTokenPerMinute,
+    clock: ctx.clock,
+    onError: (error) => app.log.warn({ err: error }, 'rate-limit store unavailable; console sign-in penalties not applied'),
+  });
   const pages: PageContext = { root, csrfFor: (request, reply) => csrf.issue(request, reply) };
 
+  // Pages for people, not API operations: left out of the OpenAPI document (docs/console.md has them).
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
   await app.register(cookie);
   await app.register(view, { engine: { eta: new Eta({ autoEscape: true, autoTrim: [false, 'nl'] }) }, templates: fileURLToPath(new URL('./views/', import.meta.url)), production: true });
 

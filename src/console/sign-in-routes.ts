@@ -36,8 +36,9 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
   const { ctx, throttle } = con;
   const now = () => ctx.clock.now();
 
-  async function refuseWhilePenalised(request: FastifyRequest): Promise<void> {
-    const blocked = await throttle.penalised(THROTTLE_KEY, request.ip);
+  /** Reserves an attempt (counted as failed until `succeeded`), refused while a penalty is in force. */
+  async function attempt(request: FastifyRequest): Promise<void> {
+    const blocked = await throttle.attempt(THROTTLE_KEY, request.ip);
     if (blocked) throw tooMany(blocked.retryAfter);
   }
 
@@ -54,10 +55,9 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
 
   app.post('/console/login', { config: { consoleAccess: 'public' }, schema: { body: Form } }, async (request, reply) => {
     const { email = '', password = '' } = request.body;
-    await refuseWhilePenalised(request);
+    await attempt(request);
     const user = await checkPassword(ctx.db, email, password);
     if (!user) {
-      await throttle.failed(THROTTLE_KEY, request.ip);
       await auditConsole(ctx.db, { event: 'console_sign_in', outcome: 'failure', organisationId: null, actor: null, address: request.ip, detail: 'bad_password' }, now());
       return con.render(request, reply, 'login', { title: 'Sign in', email, message: WRONG_CREDENTIALS }, 401);
     }
@@ -69,12 +69,11 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
 
   app.post('/console/login/code', { config: { consoleAccess: 'signing-in' }, schema: { body: Form } }, async (request, reply) => {
     const session = request.consoleSession!;
-    await refuseWhilePenalised(request);
+    await attempt(request);
     const user = await consoleUserById(ctx.db, session.user.id);
     const accepted = user !== undefined && (await acceptUserCode(ctx.db, user, con.sealer.open(user.totp_secret), request.body.code ?? '', now()));
     const audit = { event: 'console_sign_in', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip } as const;
     if (!accepted) {
-      await throttle.failed(THROTTLE_KEY, request.ip);
       await auditConsole(ctx.db, { ...audit, outcome: 'failure', detail: 'bad_code' }, now());
       return codePage(request, reply, 401, WRONG_CODE);
     }
@@ -90,12 +89,11 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
   app.post('/console/step-up', { config: { consoleAccess: 'member' }, schema: { body: Form } }, async (request, reply) => {
     const session = request.consoleSession!;
     const next = safeNext(con.root, request.body.next);
-    await refuseWhilePenalised(request);
+    await attempt(request);
     const user = await checkPassword(ctx.db, session.user.email, request.body.password ?? '');
     const accepted = user?.id === session.user.id && (await acceptUserCode(ctx.db, user, con.sealer.open(user.totp_secret), request.body.code ?? '', now()));
     const audit = { event: 'console_step_up', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip } as const;
     if (!accepted) {
-      await throttle.failed(THROTTLE_KEY, request.ip);
       await auditConsole(ctx.db, { ...audit, outcome: 'failure' }, now());
       return stepUpPage(request, reply, next, 401, 'The password or code is not right.');
     }
