@@ -8,7 +8,7 @@ import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { ProblemError, titleFor } from '../platform/errors.ts';
 import { sharedSecret } from '../platform/db/shared-secret.ts';
 import { LoginCsrf } from '../iam/csrf.ts';
