@@ -22,7 +22,9 @@ const LAYERS: Record<string, readonly string[]> = {
   admin: [...FLOOR, 'iam', 'company'],
   demo: [...FLOOR, 'iam', 'company'],
   integrator: FLOOR,
-  cli: [...FLOOR, 'iam', 'company', 'admin', 'demo', 'integrator'],
+  // The customer console: pages over identity (audit, CSRF, secrets, throttle); its wfs commands use the CLI's output.
+  console: [...FLOOR, 'iam', 'cli'],
+  cli: [...FLOOR, 'iam', 'company', 'admin', 'demo', 'integrator', 'console'],
 };
 /** The app factory, the server and the context: the one layer that may import everything. */
 const TOP = 'app';
