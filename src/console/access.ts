@@ -3,7 +3,7 @@
 // (a viewer reads; each POST that changes something is refused to it, its own valid token or not).
 import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ProblemError } from '../platform/errors.ts';
+import { ProblemError, type CodeWithStatus } from '../platform/errors.ts';
 import { safeEqual } from '../platform/ids.ts';
 import type { LoginCsrf } from '../iam/csrf.ts';
 import type { ConsoleSession } from './sessions.ts';
@@ -49,8 +49,8 @@ export class ConsoleCsrf {
   }
 }
 
-export function forbidden(code: string, detail: string): ProblemError {
-  return new ProblemError({ status: 403, code, detail });
+export function forbidden(code: CodeWithStatus<403>, detail: string): ProblemError {
+  return new ProblemError({ code, detail });
 }
 
 export const EXPIRED_FORM = forbidden('csrf_token_invalid', 'This form has expired or did not come from the console. Go back, reload the page and try again.');

@@ -17,7 +17,7 @@ const Form = Type.Object({
   code: Type.Optional(Type.String({ maxLength: 16 })),
 });
 
-const NO_INVITATION = new ProblemError({ status: 404, code: 'invitation_not_found', detail: 'This invitation is not valid: it was used already, it expired (after 72 hours), or the link is incomplete. Ask for a new one.' });
+const NO_INVITATION = new ProblemError({ code: 'invitation_not_found', detail: 'This invitation is not valid: it was used already, it expired (after 72 hours), or the link is incomplete. Ask for a new one.' });
 
 export async function invitationRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
   const { ctx } = con;

@@ -48,7 +48,7 @@ export async function inviteConsoleUser(
   const organisation = await db.selectFrom('organisations').select('id').where('id', '=', input.organisationId).executeTakeFirst();
   if (!organisation) throw notFound(`No organisation ${input.organisationId}.`);
   const taken = await db.selectFrom('console_users').select('id').where('email', '=', email).executeTakeFirst();
-  if (taken) throw new ProblemError({ status: 409, code: 'email_taken', detail: `${email} already has a console account.` });
+  if (taken) throw new ProblemError({ code: 'email_taken', detail: `${email} already has a console account.` });
   const token = newSecret(32);
   const expiresAt = now + INVITATION_TTL_MS;
   await db
@@ -101,7 +101,7 @@ export async function completeInvitation(db: Db, invitation: OpenInvitation, cod
     const used = await trx.updateTable('console_invitations').set({ used_at: now }).where('token_hash', '=', invitation.tokenHash).where('used_at', 'is', null).executeTakeFirst();
     if (used.numUpdatedRows === 0n) return undefined;
     const taken = await trx.selectFrom('console_users').select('id').where('email', '=', invitation.email).executeTakeFirst();
-    if (taken) throw new ProblemError({ status: 409, code: 'email_taken', detail: `${invitation.email} already has a console account.` });
+    if (taken) throw new ProblemError({ code: 'email_taken', detail: `${invitation.email} already has a console account.` });
     await trx
       .insertInto('console_users')
       .values({ id: userId, organisation_id: invitation.organisationId, email: invitation.email, role: invitation.role, password_hash: invitation.pendingPasswordHash ?? '', totp_secret: invitation.pendingTotpSecret ?? '', last_totp_step: step, created_at: now })
@@ -173,7 +173,7 @@ const LAST_ADMIN = 'An organisation keeps at least one admin: make someone else 
 export async function changeConsoleRole(db: Db, organisationId: string, userId: string, role: ConsoleRole): Promise<ConsoleUsersTable> {
   const user = await requireMember(db, organisationId, userId);
   if (!isConsoleRole(role)) throw badRequest('validation_failed', 'The role must be admin or viewer.');
-  if (user.role === 'admin' && role !== 'admin' && (await otherAdmins(db, organisationId, userId)) === 0) throw new ProblemError({ status: 409, code: 'last_admin', detail: LAST_ADMIN });
+  if (user.role === 'admin' && role !== 'admin' && (await otherAdmins(db, organisationId, userId)) === 0) throw new ProblemError({ code: 'last_admin', detail: LAST_ADMIN });
   await db.updateTable('console_users').set({ role }).where('id', '=', userId).execute();
   return { ...user, role };
 }
@@ -181,7 +181,7 @@ export async function changeConsoleRole(db: Db, organisationId: string, userId: 
 /** Removes a console user and ends its sessions at once. */
 export async function removeConsoleUser(db: Db, organisationId: string, userId: string): Promise<ConsoleUsersTable> {
   const user = await requireMember(db, organisationId, userId);
-  if (user.role === 'admin' && (await otherAdmins(db, organisationId, userId)) === 0) throw new ProblemError({ status: 409, code: 'last_admin', detail: LAST_ADMIN });
+  if (user.role === 'admin' && (await otherAdmins(db, organisationId, userId)) === 0) throw new ProblemError({ code: 'last_admin', detail: LAST_ADMIN });
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('console_sessions').where('user_id', '=', userId).execute();
     await trx.deleteFrom('console_users').where('id', '=', userId).execute();

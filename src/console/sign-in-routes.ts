@@ -29,7 +29,7 @@ export function safeNext(root: string, next: string | undefined): string {
 }
 
 function tooMany(retryAfter: number): ProblemError {
-  return new ProblemError({ status: 429, code: 'too_many_requests', detail: `Too many failed attempts. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, headers: { 'Retry-After': String(retryAfter) } });
+  return new ProblemError({ code: 'too_many_requests', detail: `Too many failed attempts. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, headers: { 'Retry-After': String(retryAfter) } });
 }
 
 export async function signInRoutes(app: App, { console: con }: { console: Console }): Promise<void> {

@@ -4,6 +4,7 @@
 import { Type, type Static } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
 import { OAuthError } from '../platform/errors.ts';
+import type { OAuthErrorCode } from '../platform/error-codes.ts';
 import { findClient, redirectUriRegistered, scopeAcceptable, type OAuthClient } from './clients.ts';
 
 const param = (description: string) => Type.Optional(Type.String({ maxLength: 4096, description }));
@@ -52,7 +53,7 @@ export function withParams(uri: string, params: Record<string, string | undefine
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
-function parameterProblem(params: AuthorizationParams): { error: string; description: string } | undefined {
+function parameterProblem(params: AuthorizationParams): { error: OAuthErrorCode; description: string } | undefined {
   if (params.response_type === undefined) return { error: 'invalid_request', description: 'response_type is required.' };
   if (params.response_type !== 'code') return { error: 'unsupported_response_type', description: 'response_type must be "code".' };
   if (params.scope === undefined || !scopeAcceptable(params.scope)) return { error: 'invalid_scope', description: 'scope must be "all".' };

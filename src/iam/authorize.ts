@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
 import type { AppContext } from '../app/context.ts';
-import { OAuthError } from '../platform/errors.ts';
+import { ProblemError } from '../platform/errors.ts';
 import { sharedSecret } from '../platform/db/shared-secret.ts';
 import { recordAudit } from './audit.ts';
 import { AuthorizationParams, checkAuthorizationRequest, withParams, type AuthorizationRequest } from './authorize-request.ts';
@@ -29,8 +29,8 @@ const LoginSubmission = Type.Intersect([
 
 const GENERIC_FAILURE = 'The email or secret is not correct.';
 
-function tooManyAttempts(retryAfter: number): OAuthError {
-  return new OAuthError(429, 'too_many_requests', `Too many sign-in attempts. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, { 'Retry-After': String(retryAfter) });
+function tooManyAttempts(retryAfter: number): ProblemError {
+  return new ProblemError({ code: 'too_many_requests', detail: `Too many sign-in attempts. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, headers: { 'Retry-After': String(retryAfter) } });
 }
 
 const responses = {

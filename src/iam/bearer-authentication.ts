@@ -21,7 +21,6 @@ const CACHE_LIMIT = 10_000;
 
 function missingToken(): ProblemError {
   return new ProblemError({
-    status: 401,
     code: 'missing_token',
     detail: 'Send an ID token as "Authorization: Bearer <token>".',
     headers: { 'WWW-Authenticate': 'Bearer' },
@@ -30,7 +29,6 @@ function missingToken(): ProblemError {
 
 function invalidToken(detail: string): ProblemError {
   return new ProblemError({
-    status: 401,
     code: 'invalid_token',
     detail,
     headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${detail.replace(/"/g, "'")}"` },

@@ -142,7 +142,7 @@ export async function createApiUser(db: Db, input: { clientId: string; email: st
   }
   await requireClient(db, input.clientId);
   const taken = await db.selectFrom('api_users').select('id').where('client_id', '=', input.clientId).where('email', '=', email).executeTakeFirst();
-  if (taken) throw new ProblemError({ status: 409, code: 'email_taken', detail: `${email} is already an API user of this client.` });
+  if (taken) throw new ProblemError({ code: 'email_taken', detail: `${email} is already an API user of this client.` });
   const userId = newId('usr');
   const secret = generateUserSecret();
   await db.insertInto('api_users').values({ id: userId, client_id: input.clientId, email, secret_hash: await hashUserSecret(secret), disabled: 0, created_at: now }).execute();

@@ -1,6 +1,8 @@
 // Errors are values with stable codes. The company API answers RFC 9457 problem details; the OAuth
-// endpoints answer RFC 6749 `{error, error_description}`. docs/errors.md lists every code.
+// endpoints answer RFC 6749 `{error, error_description}`. Every code, with its status and title, is
+// in error-codes.ts (and docs/errors.md).
 import { STATUS_CODES } from 'node:http';
+import { ERROR_CODES, type ErrorCode, type OAuthErrorCode } from './error-codes.ts';
 
 export interface FieldError {
   path: string;
@@ -8,10 +10,10 @@ export interface FieldError {
 }
 
 export interface ProblemInit {
-  status: number;
-  code: string;
+  code: ErrorCode;
   detail: string;
-  title?: string;
+  /** Only where one code covers several statuses (`bad_request`: whichever 4xx the HTTP layer chose). */
+  status?: number;
   errors?: FieldError[];
   headers?: Record<string, string>;
 }
@@ -37,45 +39,49 @@ export function titleFor(status: number): string {
 /** A company-API failure, rendered as application/problem+json. */
 export class ProblemError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly title: string;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
 
   constructor(init: ProblemInit) {
     super(init.detail);
-    this.status = init.status;
+    this.status = init.status ?? ERROR_CODES[init.code].status;
     this.code = init.code;
-    this.title = init.title ?? titleFor(init.status);
+    this.title = ERROR_CODES[init.code].title;
     this.errors = init.errors;
     this.headers = init.headers ?? {};
   }
 }
+
+/** The codes of one status, so a helper named for a status takes only its own codes. */
+export type CodeWithStatus<Status extends number> = { [C in ErrorCode]: (typeof ERROR_CODES)[C]['status'] extends Status ? C : never }[ErrorCode];
+type BadRequestCode = CodeWithStatus<400>;
 
 /** Where a query parameter's problem is reported: the same path the schema validation uses. */
 export function queryParameter(name: string): string {
   return `/querystring/${name}`;
 }
 
-export function badRequest(code: string, detail: string, errors?: FieldError[]): ProblemError {
-  return new ProblemError({ status: 400, code, detail, ...(errors ? { errors } : {}) });
+export function badRequest(code: BadRequestCode, detail: string, errors?: FieldError[]): ProblemError {
+  return new ProblemError({ code, detail, ...(errors ? { errors } : {}) });
 }
 
-export function notFound(detail: string, code = 'not_found'): ProblemError {
-  return new ProblemError({ status: 404, code, detail });
+export function notFound(detail: string, code: CodeWithStatus<404> = 'not_found'): ProblemError {
+  return new ProblemError({ code, detail });
 }
 
-export function conflict(code: string, detail: string): ProblemError {
-  return new ProblemError({ status: 409, code, detail });
+export function conflict(code: CodeWithStatus<409>, detail: string): ProblemError {
+  return new ProblemError({ code, detail });
 }
 
 /** An OAuth 2.0 failure (RFC 6749 §5.2, RFC 6750 §3, RFC 7009). */
 export class OAuthError extends Error {
   readonly status: number;
-  readonly error: string;
+  readonly error: OAuthErrorCode;
   readonly headers: Record<string, string>;
 
-  constructor(status: number, error: string, description: string, headers: Record<string, string> = {}) {
+  constructor(status: number, error: OAuthErrorCode, description: string, headers: Record<string, string> = {}) {
     super(description);
     this.status = status;
     this.error = error;

@@ -87,7 +87,7 @@ function fieldErrors(context: string, errors: ErrorObject[]): FieldError[] {
 
 /** 400 `validation_failed` listing `errors` (fields of the wrong type or format). */
 function validationFailed(context: string, errors: FieldError[]): ProblemError {
-  return new ProblemError({ status: 400, code: 'validation_failed', detail: describe(context, errors), errors });
+  return new ProblemError({ code: 'validation_failed', detail: describe(context, errors), errors });
 }
 
 const PART_NAMES: Record<string, string> = { querystring: 'Query parameter', params: 'Path parameter', headers: 'Header' };
@@ -118,15 +118,15 @@ export function toProblem(error: FastifyError): ProblemError {
     return validationFailed(context, validationErrors(error));
   }
   const status = error.statusCode ?? 500;
-  if (status === 413) return new ProblemError({ status, code: 'payload_too_large', detail: 'The request body is larger than 2 MiB.' });
-  if (status === 415) return new ProblemError({ status, code: 'unsupported_media_type', detail: 'Send the body as application/json.' });
-  if (status === 429) return new ProblemError({ status, code: 'rate_limited', detail: 'Too many requests; retry after the time in Retry-After.' });
+  if (status === 413) return new ProblemError({ code: 'payload_too_large', detail: 'The request body is larger than 2 MiB.' });
+  if (status === 415) return new ProblemError({ code: 'unsupported_media_type', detail: 'Send the body as application/json.' });
+  if (status === 429) return new ProblemError({ code: 'rate_limited', detail: 'Too many requests; retry after the time in Retry-After.' });
   if (status >= 400 && status < 500) {
     const malformed = error.code?.startsWith('FST_ERR_CTP') || error instanceof SyntaxError;
     return new ProblemError({ status, code: malformed ? 'malformed_body' : 'bad_request', detail: malformed ? 'The request body is not valid JSON.' : error.message });
   }
-  if (status === 503) return new ProblemError({ status, code: 'unavailable', detail: 'The service is temporarily unavailable; retry shortly.' });
-  return new ProblemError({ status: 500, code: 'internal_error', detail: 'An unexpected error occurred; quote the requestId when reporting it.' });
+  if (status === 503) return new ProblemError({ code: 'unavailable', detail: 'The service is temporarily unavailable; retry shortly.' });
+  return new ProblemError({ code: 'internal_error', detail: 'An unexpected error occurred; quote the requestId when reporting it.' });
 }
 
 function isDatabaseDown(error: unknown): boolean {
@@ -141,6 +141,11 @@ export function escapeHtml(text: string): string {
 
 export function htmlPage(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}label{display:block;margin-top:1rem;font-weight:600}input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem}.error{color:#b00020;background:#fdecea;padding:.75rem;border-radius:4px}code,pre{background:#f4f4f6;padding:.2rem .4rem;border-radius:4px;overflow-x:auto}pre{padding:.75rem;white-space:pre-wrap;word-break:break-all}</style></head><body>${body}</body></html>`;
+}
+
+function sendErrorPage(reply: FastifyReply, status: number, headers: Record<string, string>, message: string): FastifyReply {
+  return reply.code(status).headers(headers).type('text/html; charset=utf-8')
+    .send(htmlPage(titleFor(status), `<h1>${escapeHtml(titleFor(status))}</h1><p class="error" role="alert">${escapeHtml(message)}</p>`));
 }
 
 function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: ProblemError): FastifyReply {
@@ -173,11 +178,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     const format = request.routeOptions.config?.errorFormat ?? 'problem';
     let problem: ProblemError;
     if (error instanceof OAuthError) {
-      if (format === 'html') problem = new ProblemError({ status: error.status, code: error.error, detail: error.message, headers: error.headers });
-      else return reply.code(error.status).headers({ ...error.headers, 'Cache-Control': 'no-store' }).send({ error: error.error, error_description: error.message });
+      if (format === 'html') return sendErrorPage(reply, error.status, error.headers, error.message);
+      return reply.code(error.status).headers({ ...error.headers, 'Cache-Control': 'no-store' }).send({ error: error.error, error_description: error.message });
     } else if (isDatabaseDown(error)) {
       request.log.error({ err: error }, 'database unavailable');
-      problem = new ProblemError({ status: 503, code: 'database_unavailable', detail: 'The database is unavailable; retry shortly.', headers: { 'Retry-After': '1' } });
+      problem = new ProblemError({ code: 'database_unavailable', detail: 'The database is unavailable; retry shortly.', headers: { 'Retry-After': '1' } });
     } else {
       problem = toProblem(error);
       if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
@@ -187,10 +192,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       const description = problem.status === 415 ? OAUTH_BODY_HINT : problem.message;
       return reply.code(problem.status).headers({ ...problem.headers, 'Cache-Control': 'no-store' }).send({ error: oauthCode, error_description: description });
     }
-    if (format === 'html') {
-      return reply.code(problem.status).headers(problem.headers).type('text/html; charset=utf-8')
-        .send(htmlPage(titleFor(problem.status), `<h1>${escapeHtml(titleFor(problem.status))}</h1><p class="error" role="alert">${escapeHtml(problem.message)}</p>`));
-    }
+    if (format === 'html') return sendErrorPage(reply, problem.status, problem.headers, problem.message);
     return sendProblem(request, reply, problem);
   });
 
@@ -199,9 +201,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     const path = request.url.split('?')[0] ?? '';
     const allowed = methodsOf(path);
     if (allowed.length > 0) {
-      return sendProblem(request, reply, new ProblemError({ status: 405, code: 'method_not_allowed', detail: `${path} answers ${allowed.join(', ')}, not ${request.method}.`, headers: { Allow: allowed.join(', ') } }));
+      return sendProblem(request, reply, new ProblemError({ code: 'method_not_allowed', detail: `${path} answers ${allowed.join(', ')}, not ${request.method}.`, headers: { Allow: allowed.join(', ') } }));
     }
-    return sendProblem(request, reply, new ProblemError({ status: 404, code: 'not_found', detail: `No route for ${request.method} ${path}.` }));
+    return sendProblem(request, reply, new ProblemError({ code: 'not_found', detail: `No route for ${request.method} ${path}.` }));
   });
 }
 

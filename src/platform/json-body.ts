@@ -19,7 +19,7 @@ export interface JsonShape {
 }
 
 function malformed(detail: string): ProblemError {
-  return new ProblemError({ status: 400, code: 'malformed_body', detail });
+  return new ProblemError({ code: 'malformed_body', detail });
 }
 
 const QUOTE = 34;
@@ -100,7 +100,7 @@ export function refuseOtherCharsets(app: FastifyInstance): void {
   app.addHook('preParsing', (request, _reply, payload, done) => {
     const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      done(new ProblemError({ status: 415, code: 'unsupported_media_type', detail: `The body is declared as charset ${charset}; send it as UTF-8.` }), payload);
+      done(new ProblemError({ code: 'unsupported_media_type', detail: `The body is declared as charset ${charset}; send it as UTF-8.` }), payload);
       return;
     }
     done(null, payload);

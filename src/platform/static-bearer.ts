@@ -18,7 +18,7 @@ export interface StaticBearer {
 
 function unauthorized(realm: string, code: 'missing_token' | 'invalid_token', detail: string): ProblemError {
   const challenge = code === 'missing_token' ? `Bearer realm="${realm}"` : `Bearer realm="${realm}", error="invalid_token"`;
-  return new ProblemError({ status: 401, code, detail, headers: { 'WWW-Authenticate': challenge } });
+  return new ProblemError({ code, detail, headers: { 'WWW-Authenticate': challenge } });
 }
 
 /** Throws unless the request carries the secret as a Bearer token. */

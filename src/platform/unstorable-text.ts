@@ -88,6 +88,6 @@ export function refuseUnstorableText(app: FastifyInstance): void {
     }
     const { part, error } = found;
     const where = part === 'body' ? (error.path === '/' ? 'The body' : `Body field ${error.path}`) : `${PART_NAMES[part]} ${error.path.replace(/^\/[a-z]+\//, '')}`;
-    done(new ProblemError({ status: 400, code: 'invalid_character', detail: `${where} ${error.message}.`, errors: [error] }));
+    done(new ProblemError({ code: 'invalid_character', detail: `${where} ${error.message}.`, errors: [error] }));
   });
 }

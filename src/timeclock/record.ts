@@ -154,5 +154,5 @@ export async function recordEvent(db: Db, organisationId: string, input: Timeclo
     if (existing) return replay(existing, hash);
     if (refusal) throw refusal;
   }
-  throw new ProblemError({ status: 503, code: 'busy', detail: 'Too many concurrent events for this person; retry.', headers: { 'Retry-After': '1' } });
+  throw new ProblemError({ code: 'busy', detail: 'Too many concurrent events for this person; retry.', headers: { 'Retry-After': '1' } });
 }

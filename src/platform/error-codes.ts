@@ -1,0 +1,68 @@
+// Every error code the service answers, once: its HTTP status, the problem's title and what it means.
+// Call sites name a code (typed against this table); the status and title come from here, and
+// test/platform/error-codes.test.ts checks the table against docs/errors.md.
+
+export interface ErrorCodeEntry {
+  readonly status: number;
+  readonly title: string;
+  readonly meaning: string;
+}
+
+/** The codes of problem+json answers (company API, operator API, CLI, console pages). */
+export const ERROR_CODES = {
+  validation_failed: { status: 400, title: 'Validation failed', meaning: 'a parameter or body field has the wrong type or value, or an unknown query parameter' },
+  malformed_body: { status: 400, title: 'Malformed body', meaning: 'the body is not valid JSON, not valid UTF-8, or nests too deeply' },
+  invalid_character: { status: 400, title: 'Invalid character', meaning: 'a string holds U+0000 or an unpaired UTF-16 surrogate, which no database stores faithfully' },
+  bad_request: { status: 400, title: 'Bad request', meaning: 'any other request the HTTP layer refuses' },
+  invalid_date: { status: 400, title: 'Invalid date', meaning: 'a date parameter that is not a real date' },
+  invalid_period: { status: 400, title: 'Invalid period', meaning: '`from` after `to`' },
+  period_too_long: { status: 400, title: 'Period too long', meaning: 'a period longer than the listing allows' },
+  date_out_of_range: { status: 400, title: 'Date out of range', meaning: 'a feed date outside the window around today' },
+  invalid_cursor: { status: 400, title: 'Invalid cursor', meaning: 'a cursor that was changed, or belongs to another query or tenant' },
+  batch_too_large: { status: 400, title: 'Batch too large', meaning: 'more items in a batch than allowed' },
+  invalid_batch: { status: 400, title: 'Invalid batch', meaning: 'a batch with bad items; nothing was stored' },
+  invalid_import: { status: 400, title: 'Invalid import', meaning: 'an import document with problems; nothing was stored' },
+  occurred_in_future: { status: 400, title: 'Occurred in the future', meaning: 'a timeclock event too far ahead of the server clock' },
+  unreadable_file: { status: 400, title: 'Unreadable file', meaning: 'CLI: the import file cannot be read' },
+  malformed_document: { status: 400, title: 'Malformed document', meaning: 'CLI: the import file is not JSON' },
+  missing_token: { status: 401, title: 'Missing token', meaning: 'no Bearer token sent' },
+  invalid_token: { status: 401, title: 'Invalid token', meaning: 'a bad, expired, revoked or wrong-audience token' },
+  csrf_token_invalid: { status: 403, title: 'Form expired', meaning: 'console: a form without its CSRF token or with another session\'s' },
+  console_read_only: { status: 403, title: 'Read-only access', meaning: 'console: a viewer asked for a change' },
+  not_found: { status: 404, title: 'Not found', meaning: 'no such route, or nothing by that id within the caller\'s reach' },
+  company_not_found: { status: 404, title: 'Company not found', meaning: 'operator import into a company that does not exist' },
+  invitation_not_found: { status: 404, title: 'Invitation not found', meaning: 'console: a used, expired or unknown invitation link' },
+  method_not_allowed: { status: 405, title: 'Method not allowed', meaning: 'a known path asked with another method' },
+  email_taken: { status: 409, title: 'E-mail address taken', meaning: 'the address already belongs to a user of that client, or to a console account' },
+  last_admin: { status: 409, title: 'Last admin', meaning: 'console: removing or demoting the organisation\'s last admin' },
+  out_of_order: { status: 409, title: 'Out of order', meaning: 'a timeclock event not later than the person\'s last accepted one' },
+  event_id_conflict: { status: 409, title: 'Event id conflict', meaning: 'an eventId reused with other content' },
+  timeclock_inactive: { status: 409, title: 'Timeclock inactive', meaning: 'the person\'s timeclock is not active' },
+  payload_too_large: { status: 413, title: 'Payload too large', meaning: 'a body over the size limit' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type', meaning: 'a body that is not JSON, or declares another charset than UTF-8' },
+  rate_limited: { status: 429, title: 'Rate limited', meaning: 'over the per-client limit of the secured API' },
+  too_many_requests: { status: 429, title: 'Too many requests', meaning: 'login pages and console: too many failed sign-ins' },
+  internal_error: { status: 500, title: 'Internal error', meaning: 'a fault of ours' },
+  busy: { status: 503, title: 'Busy', meaning: 'one person\'s timeclock append lost too many races in a row' },
+  unavailable: { status: 503, title: 'Unavailable', meaning: 'the service is closing or overloaded' },
+  database_unavailable: { status: 503, title: 'Database unavailable', meaning: 'the database does not answer' },
+} as const satisfies Record<string, ErrorCodeEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The `error` values of the OAuth endpoints (RFC 6749 §5.2, RFC 6750 §3, RFC 7009, RFC 8707). */
+export const OAUTH_ERROR_CODES = {
+  invalid_request: { status: 400, title: 'Invalid request', meaning: 'a parameter is missing, repeated or malformed' },
+  invalid_client: { status: 401, title: 'Invalid client', meaning: 'client authentication failed' },
+  invalid_grant: { status: 400, title: 'Invalid grant', meaning: 'the code or refresh token is invalid, expired, used or revoked' },
+  unauthorized_client: { status: 400, title: 'Unauthorized client', meaning: 'the client may not use this grant type' },
+  unsupported_response_type: { status: 400, title: 'Unsupported response type', meaning: 'authorize: a response_type other than code (sent to the redirect URI)' },
+  unsupported_grant_type: { status: 400, title: 'Unsupported grant type', meaning: 'a grant type the service does not know' },
+  invalid_scope: { status: 400, title: 'Invalid scope', meaning: 'a scope the client may not ask for' },
+  invalid_target: { status: 400, title: 'Invalid target', meaning: 'an audience the client may not ask for' },
+  invalid_token: { status: 401, title: 'Invalid token', meaning: 'idToken: the refresh token is invalid' },
+  slow_down: { status: 429, title: 'Slow down', meaning: 'over the per-client limit of the identity endpoints' },
+  server_error: { status: 500, title: 'Server error', meaning: 'a fault of ours' },
+} as const satisfies Record<string, ErrorCodeEntry>;
+
+export type OAuthErrorCode = keyof typeof OAUTH_ERROR_CODES;
