@@ -39,7 +39,7 @@ interface CollectionRoute {
   /** A page of items, for the OpenAPI description. */
   example: PageBody;
   /** The period when from and to are absent, and the longest one allowed (default: today, 92 days). */
-  period?: (timezone: string) => { maxDays?: number; fallback?: Period };
+  period?: (timezone: string, now: number) => { maxDays?: number; fallback?: Period };
   list(db: Db, company: Static<typeof CompanySummary>, period: Period, page: PageRequest): Promise<PageBody>;
 }
 
@@ -59,7 +59,8 @@ function collectionRoute(app: App, ctx: AppContext, route: CollectionRoute): voi
     },
     async (request, reply) => {
       const company = await ctx.companies.find(request.principal.companyId);
-      const period = resolvePeriod(request.query, company.timezone, route.period?.(company.timezone));
+      const now = ctx.clock.now();
+      const period = resolvePeriod(request.query, company.timezone, now, route.period?.(company.timezone, now));
       const page = pageRequest(ctx.cursorKey, company.id, route.path, request.query);
       const key = [route.path, company.id, company.dataVersion, period.from, period.to, page.limit, request.query.cursor ?? ''].join('|');
       return replyCached(request, reply, ctx.responseCache, key, () => route.list(ctx.db, company, period, page));
@@ -96,7 +97,7 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     description: 'Without from/to: employees whose employment is active today or starts later. With from and/or to (one alone means that single day): employment overlapping the period, of any length. Ordered by employeeNumber, then id. ' + LISTING_RULES,
     item: CompanyUser,
     example: usersExample,
-    period: (timezone) => ({ maxDays: NO_LIMIT, fallback: { from: today(timezone), to: ACTIVE_OR_FUTURE_END } }),
+    period: (timezone, now) => ({ maxDays: NO_LIMIT, fallback: { from: today(timezone, now), to: ACTIVE_OR_FUTURE_END } }),
     list: listUsers,
   });
 
@@ -136,7 +137,7 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     },
     async (request, reply) => {
       const company = await ctx.companies.find(request.principal.companyId);
-      const date = feedDate(request.query.date, company.timezone);
+      const date = feedDate(request.query.date, company.timezone, ctx.clock.now());
       const key = ['feed', company.id, company.dataVersion, date].join('|');
       return replyCached(request, reply, ctx.responseCache, key, () => timetableFeed(ctx.db, company, date));
     },

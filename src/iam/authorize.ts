@@ -121,10 +121,12 @@ export async function authorizeRoutes(app: App, { ctx, throttle }: { ctx: AppCon
         return showForm(request, reply, auth, 401, { email, message: GENERIC_FAILURE });
       }
       await throttle.succeeded(who.clientId, who.address);
+      const now = ctx.clock.now();
       const code = await issueAuthorizationCode(
         ctx.db,
-        { clientId: auth.client.id, userId: login.userId, redirectUri: auth.redirectUri, nonce: auth.nonce, codeChallenge: auth.codeChallenge, authTime: Date.now() },
+        { clientId: auth.client.id, userId: login.userId, redirectUri: auth.redirectUri, nonce: auth.nonce, codeChallenge: auth.codeChallenge, authTime: now },
         ctx.config.authCodeTtl,
+        now,
       );
       await recordAudit(ctx.db, { event: 'login', outcome: 'success', ...who, userId: login.userId });
       return reply.redirect(withParams(auth.redirectUri, { code, state: auth.state, iss: ctx.config.issuer }), 302);

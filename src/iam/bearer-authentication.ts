@@ -8,6 +8,7 @@ import type { Principal } from '../tenancy/principal.ts';
 import { InvalidTokenError, verifyIdToken, type AccessClaims, type TokenSettings } from './tokens.ts';
 import type { KeyRing } from './keys.ts';
 import type { RevocationList } from './revocations.ts';
+import type { Clock } from '../platform/clock.ts';
 
 export type { Principal };
 
@@ -15,6 +16,7 @@ export interface AuthenticatorDeps {
   keys: KeyRing;
   revocations: RevocationList;
   config: TokenSettings;
+  clock: Clock;
 }
 
 const CACHE_LIMIT = 10_000;
@@ -57,7 +59,7 @@ export class Authenticator {
   async #verify(token: string): Promise<AccessClaims> {
     let claims: AccessClaims;
     try {
-      claims = await verifyIdToken(this.#deps.keys, token, this.#deps.config);
+      claims = await verifyIdToken(this.#deps.keys, token, this.#deps.config, this.#deps.clock.now());
     } catch (error) {
       if (error instanceof InvalidTokenError) throw invalidToken(error.message);
       throw error;
@@ -83,7 +85,7 @@ export class Authenticator {
   /** Checks what can change after verification (expiry, revocation) on every request. */
   #principal(token: string, claims: AccessClaims): Principal {
     const skew = this.#deps.config.clockSkewSeconds;
-    if ((claims.exp ?? 0) + skew < Date.now() / 1000) {
+    if ((claims.exp ?? 0) + skew < this.#deps.clock.now() / 1000) {
       this.#cache.delete(token);
       throw invalidToken('The token has expired.');
     }

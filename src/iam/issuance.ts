@@ -96,7 +96,7 @@ export async function issueRefreshToken(
   settings: IssuanceSettings,
   grant: GrantContext,
   parentJti: string | null,
-  now = Date.now(),
+  now: number,
 ): Promise<string> {
   const jti = newId('rt');
   const expiresAt = Math.min(now + settings.refreshTokenTtl * 1000, grant.chainExpiresAt);
@@ -128,6 +128,7 @@ export async function issueIdToken(
   keys: KeyRing,
   settings: IssuanceSettings,
   grant: IdTokenSubject,
+  now: number,
   extra: { audience?: string; nonce?: string | null } = {},
 ): Promise<{ token: string; claims: AccessClaims }> {
   return signIdToken(keys, settings, {
@@ -140,7 +141,7 @@ export async function issueIdToken(
     audience: extra.audience ?? grant.audience,
     authTime: grant.authTime,
     nonce: extra.nonce ?? null,
-  });
+  }, now);
 }
 
 export function tokenResponse(idToken: string, settings: IssuanceSettings, refreshToken?: string): TokenResponse {

@@ -25,7 +25,7 @@ export class RenewalRefused extends Error {}
 
 export async function verifyPresentedRefreshToken(ctx: AppContext, token: string): Promise<RefreshClaims> {
   try {
-    return await verifyRefreshToken(ctx.keys, token, ctx.config);
+    return await verifyRefreshToken(ctx.keys, token, ctx.config, ctx.clock.now());
   } catch (error) {
     if (error instanceof InvalidTokenError) throw new RenewalRefused(error.message);
     throw error;
@@ -40,7 +40,8 @@ export interface RenewalOptions {
   address: string;
 }
 
-export async function renewTokens(ctx: AppContext, claims: RefreshClaims, options: RenewalOptions, now = Date.now()): Promise<TokenResponse> {
+export async function renewTokens(ctx: AppContext, claims: RefreshClaims, options: RenewalOptions): Promise<TokenResponse> {
+  const now = ctx.clock.now();
   const record = await ctx.db.selectFrom('refresh_tokens').selectAll().where('jti', '=', claims.jti).executeTakeFirst();
   const grant = record && record.grant_id === claims.sid ? await loadGrantContext(ctx.db, record.grant_id) : undefined;
   if (!record || !grant) throw new RenewalRefused('The refresh token is unknown.');
@@ -63,7 +64,7 @@ export async function renewTokens(ctx: AppContext, claims: RefreshClaims, option
     refreshToken = await supersede(ctx, grant, record, now);
   }
   const [{ token }] = await Promise.all([
-    issueIdToken(ctx.keys, ctx.config, grant, options.audience ? { audience: options.audience } : {}),
+    issueIdToken(ctx.keys, ctx.config, grant, now, options.audience ? { audience: options.audience } : {}),
     recordAudit(ctx.db, { event: 'token_refreshed', outcome: 'success', ...who, detail: refreshToken ? 'refresh_token_renewed' : null }, now),
   ]);
   return tokenResponse(token, ctx.config, refreshToken);

@@ -60,6 +60,7 @@ function requestedAudience(client: OAuthClient, inBody: string | undefined, inQu
 }
 
 async function authorizationCodeGrant(ctx: AppContext, { client, body, audience, address }: Exchange): Promise<TokenResponse> {
+  const now = ctx.clock.now();
   const redemption = await redeemAuthorizationCode(ctx.db, {
     code: required(body.code, 'code'),
     clientId: client.id,
@@ -67,7 +68,7 @@ async function authorizationCodeGrant(ctx: AppContext, { client, body, audience,
     codeVerifier: body.code_verifier,
     audience: audience ?? DEFAULT_AUDIENCE,
     chainMaxSeconds: ctx.config.refreshChainMaxSeconds,
-  });
+  }, now);
   if (redemption.status === 'replayed') {
     for (const id of redemption.revokedGrantIds) ctx.revocations.remember(id);
     await recordAudit(ctx.db, { event: 'code_replay', outcome: 'revoked', clientId: client.id, userId: redemption.userId, address, detail: `revoked_grants=${redemption.revokedGrantIds.length}` });
@@ -83,8 +84,8 @@ async function authorizationCodeGrant(ctx: AppContext, { client, body, audience,
     await revokeGrantNow(ctx.db, ctx.revocations, redemption.grantId, 'disabled_during_exchange');
     throw oauth.invalidGrant(refusal ?? 'The grant is unknown.');
   }
-  const { token } = await issueIdToken(ctx.keys, ctx.config, grant, { nonce: redemption.nonce });
-  const refreshToken = await issueRefreshToken(ctx.db, ctx.keys, ctx.config, grant, null);
+  const { token } = await issueIdToken(ctx.keys, ctx.config, grant, now, { nonce: redemption.nonce });
+  const refreshToken = await issueRefreshToken(ctx.db, ctx.keys, ctx.config, grant, null, now);
   await recordAudit(ctx.db, { event: 'token_issued', outcome: 'success', clientId: client.id, userId: grant.userId, address, detail: 'authorization_code' });
   return tokenResponse(token, ctx.config, refreshToken);
 }
@@ -98,17 +99,17 @@ async function clientCredentialsGrant(ctx: AppContext, { client, audience, addre
     email: null,
     companyId: client.companyId,
     organisationId: client.organisationId,
-    authTime: Date.now(),
+    authTime: ctx.clock.now(),
     audience: audience ?? DEFAULT_AUDIENCE,
   };
   // The grant and its audit entry share one commit with the other issues of the moment (SQLite),
   // while the token is signed on the thread pool.
   const stored = grouped(ctx.db, async (db) => {
     const { grantId: id, clientId, userId, authTime, audience: granted } = subject;
-    await createGrant(db, { id, clientId, userId, kind: 'client_credentials', authTime, audience: granted, chainMaxSeconds: ctx.config.refreshChainMaxSeconds });
-    await recordAudit(db, { event: 'token_issued', outcome: 'success', clientId: client.id, address, detail: 'client_credentials' });
+    await createGrant(db, { id, clientId, userId, kind: 'client_credentials', authTime, audience: granted, chainMaxSeconds: ctx.config.refreshChainMaxSeconds }, authTime);
+    await recordAudit(db, { event: 'token_issued', outcome: 'success', clientId: client.id, address, detail: 'client_credentials' }, authTime);
   });
-  const [{ token }] = await Promise.all([issueIdToken(ctx.keys, ctx.config, subject), stored]);
+  const [{ token }] = await Promise.all([issueIdToken(ctx.keys, ctx.config, subject, subject.authTime), stored]);
   // RFC 6749 §4.4.3: no refresh token; the client can authenticate again at any time.
   return tokenResponse(token, ctx.config);
 }

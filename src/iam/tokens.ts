@@ -46,7 +46,7 @@ export interface TokenSettings {
 
 export class InvalidTokenError extends Error {}
 
-export async function signIdToken(keys: KeyRing, settings: TokenSettings, subject: TokenSubject, now = Date.now()): Promise<{ token: string; claims: AccessClaims }> {
+export async function signIdToken(keys: KeyRing, settings: TokenSettings, subject: TokenSubject, now: number): Promise<{ token: string; claims: AccessClaims }> {
   const { kid, privateKey } = await keys.signingKey();
   const iat = Math.floor(now / 1000);
   const claims: AccessClaims = {
@@ -90,7 +90,8 @@ export async function signRefreshToken(
   return new SignJWT(claims).setProtectedHeader({ alg: SIGNING_ALG, kid, typ: REFRESH_TOKEN_TYPE }).sign(privateKey);
 }
 
-async function verify<T extends JWTPayload>(keys: KeyRing, token: string, typ: string, audience: string, settings: TokenSettings): Promise<T> {
+/** `now` (epoch ms) is the clock the expiry is judged by: the context's clock, which tests move. */
+async function verify<T extends JWTPayload>(keys: KeyRing, token: string, typ: string, audience: string, settings: TokenSettings, now: number): Promise<T> {
   let kid: string | undefined;
   try {
     const header = decodeProtectedHeader(token);
@@ -110,6 +111,7 @@ async function verify<T extends JWTPayload>(keys: KeyRing, token: string, typ: s
       audience,
       typ,
       clockTolerance: settings.clockSkewSeconds,
+      currentDate: new Date(now),
       requiredClaims: ['iat', 'exp', 'sub', 'sid'],
     });
     return payload;
@@ -120,12 +122,12 @@ async function verify<T extends JWTPayload>(keys: KeyRing, token: string, typ: s
   }
 }
 
-export function verifyIdToken(keys: KeyRing, token: string, settings: TokenSettings, audience = DEFAULT_AUDIENCE): Promise<AccessClaims> {
-  return verify<AccessClaims>(keys, token, ACCESS_TOKEN_TYPE, audience, settings);
+export function verifyIdToken(keys: KeyRing, token: string, settings: TokenSettings, now: number, audience = DEFAULT_AUDIENCE): Promise<AccessClaims> {
+  return verify<AccessClaims>(keys, token, ACCESS_TOKEN_TYPE, audience, settings, now);
 }
 
-export function verifyRefreshToken(keys: KeyRing, token: string, settings: TokenSettings): Promise<RefreshClaims> {
-  return verify<RefreshClaims>(keys, token, REFRESH_TOKEN_TYPE, settings.issuer, settings);
+export function verifyRefreshToken(keys: KeyRing, token: string, settings: TokenSettings, now: number): Promise<RefreshClaims> {
+  return verify<RefreshClaims>(keys, token, REFRESH_TOKEN_TYPE, settings.issuer, settings, now);
 }
 
 /**

@@ -85,7 +85,7 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
     async (request) => {
       // First: a body that is no batch at all (null, say) is refused here, before its items are read.
       const malformed = malformedItems(request.validationError as FastifyError | undefined);
-      return ingestBatch(ctx.db, request.principal.companyId, spec.rules, (request.body as { items: Item[] }).items, { malformedItems: malformed });
+      return ingestBatch(ctx.db, request.principal.companyId, spec.rules, (request.body as { items: Item[] }).items, { malformedItems: malformed, now: ctx.clock.now() });
     },
   );
 
@@ -106,7 +106,7 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
       const query = request.query as ListQuery;
       const companyId = request.principal.companyId;
       const { timezone } = await ctx.companies.find(companyId);
-      const period = resolvePeriod(query, timezone);
+      const period = resolvePeriod(query, timezone, ctx.clock.now());
       const filter = { ...period, ...(query.departmentId ? { departmentId: query.departmentId } : {}), ...(query.kind ? { kind: query.kind } : {}) };
       const page = pageRequest(ctx.cursorKey, companyId, spec.path, request.query);
       const rows = await listFigures(ctx.db, companyId, spec.rules.stream, filter, page.limit, page.after);

@@ -63,11 +63,11 @@ export function addDays(date: string, days: number): string {
  * Resolves `from`/`to`: both absent → `fallback` (today..today unless given); one given → the other
  * defaults to it; `from` after `to` or a span over `maxDays` → 400.
  */
-export function resolvePeriod(query: { from?: string; to?: string }, timezone: string, options: { maxDays?: number; fallback?: Period } = {}): Period {
+export function resolvePeriod(query: { from?: string; to?: string }, timezone: string, now: number, options: { maxDays?: number; fallback?: Period } = {}): Period {
   const maxDays = options.maxDays ?? MAX_PERIOD_DAYS;
   if (query.from === undefined && query.to === undefined) {
     if (options.fallback) return options.fallback;
-    const day = today(timezone);
+    const day = today(timezone, now);
     return { from: day, to: day };
   }
   // A lone parameter stands for both ends; a bad value is reported under the name it was sent as.

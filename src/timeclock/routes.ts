@@ -64,7 +64,7 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
       },
     },
     async (request) => {
-      const event = await recordEvent(ctx.db, request.principal.organisationId, request.body);
+      const event = await recordEvent(ctx.db, request.principal.organisationId, request.body, ctx.clock.now());
       ctx.metrics.timeclockEventAccepted();
       return event;
     },
@@ -94,7 +94,7 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
       const { userId, companyId } = request.query;
       if (companyId !== undefined) await requireOrganisationCompany(ctx.db, organisationId, companyId);
       const { timezone } = await ctx.companies.find(tokenCompanyId);
-      const period = resolvePeriod(request.query, timezone);
+      const period = resolvePeriod(request.query, timezone, ctx.clock.now());
       const filter = { ...(userId !== undefined ? { userId } : {}), ...(companyId !== undefined ? { companyId } : {}) };
       const page = pageRequest(ctx.cursorKey, organisationId, '/api/v1/timeclock/events', request.query);
       const rows = await listEvents(ctx.db, organisationId, periodInstants(period, timezone), filter, page.limit, page.after);

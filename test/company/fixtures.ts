@@ -97,8 +97,8 @@ export function createdCounts(created: Partial<Record<Section, number>> = {}): R
 export const NOTHING_CHANGED = createdCounts();
 
 /** A date `days` from today in `zone`, as YYYY-MM-DD. */
-export function dayFromToday(days: number, zone = 'Europe/Amsterdam'): string {
-  return DateTime.now().setZone(zone).plus({ days }).toISODate() ?? '';
+export function dayFromToday(days: number, zone = 'Europe/Amsterdam', now = Date.now()): string {
+  return DateTime.fromMillis(now, { zone }).plus({ days }).toISODate() ?? '';
 }
 
 /** GET a company-API path with the tenant's ID token; returns status, headers and parsed body. */

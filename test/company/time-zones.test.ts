@@ -7,9 +7,9 @@
 // than the server, and a "today" taken from either would fail that company's tests.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DateTime } from 'luxon';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
 import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import type { Page } from '../support/http.ts';
 import { importCompanyData } from '../../src/company/import.ts';
@@ -68,16 +68,17 @@ test('the two far zones are never on the same date, so one of them always differ
   assert.ok(dates.some((date) => date !== server), `one of ${dates.join(', ')} is not the server's date ${server}`);
 });
 
-/** Waits out a local midnight in `zones` that is due within `marginMs`, so "today" holds for a suite. */
-async function awayFromMidnight(zones: readonly string[], marginMs = 60_000): Promise<void> {
-  const now = Date.now();
-  const waits = zones.map((zone) => DateTime.fromMillis(now, { zone }).plus({ days: 1 }).startOf('day').toMillis() - now).filter((ms) => ms < marginMs);
-  if (waits.length > 0) await sleep(Math.max(...waits) + 1_000);
-}
+/**
+ * The servers' clock: the next instant at 07:30 past a UTC hour. Every zone's offset is a multiple of
+ * 15 minutes, so there it is 07:30, 22:30, 37:30 or 52:30 past a local hour — never within minutes of
+ * a local midnight — and "today" holds for the whole file without waiting one out.
+ */
+const clock = new ManualClock(Math.ceil((Date.now() - 450_000) / 3_600_000) * 3_600_000 + 450_000);
+const startServer = () => startTestServer({}, { clock });
 
 /** A company in `zone` with rows dated around its own today (T(0)). */
 function aroundToday(zone: string) {
-  const T = (days: number) => dayFromToday(days, zone);
+  const T = (days: number) => dayFromToday(days, zone, clock.now());
   const doc = baseDocument();
   doc.users.push(
     user('always'),
@@ -99,12 +100,11 @@ for (const { zone, offset } of FAR_ZONES) {
   describe(`a company in ${zone} (UTC${offset})`, () => {
     let server: TestServer;
     let company: SignedInCompany;
-    const T = (days: number) => dayFromToday(days, zone);
+    const T = (days: number) => dayFromToday(days, zone, clock.now());
     const get = <B>(path: string) => apiGet<B>(server.baseUrl, company.token, path);
 
     before(async () => {
-      await awayFromMidnight([zone]);
-      server = await startTestServer();
+      server = await startServer();
       company = await signedInCompany(server.ctx, { name: zone, timezone: zone, data: aroundToday(zone) });
     });
     after(() => server.close());
@@ -154,7 +154,7 @@ for (const { zone, offset } of FAR_ZONES) {
 describe('a company at offset 0 writes its instants with +00:00', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer();
+    server = await startServer();
   });
   after(() => server.close());
 
@@ -181,8 +181,7 @@ describe('a company at offset 0 writes its instants with +00:00', () => {
   });
 
   test('the feed of a UTC company writes +00:00, and so does a Europe/London company in winter', async () => {
-    await awayFromMidnight(['UTC']);
-    const today = dayFromToday(0, 'UTC');
+    const today = dayFromToday(0, 'UTC', clock.now());
     const utc = await signedInCompany(server.ctx, { name: 'UTC feed', timezone: 'UTC', data: { ...baseDocument(), shifts: [shift('today', today)] } });
     const feed = await apiGet<Feed>(server.baseUrl, utc.token, '/feeds/timetable');
     assert.equal(feed.body.company.timezone, 'UTC');

@@ -3,8 +3,8 @@
 // login, the absolute chain cap, and the 401 answers for missing, wrong and revoked tokens.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
 import { provisionTenant } from '../support/tenants.ts';
 import { setClientDisabled, setGrantEnabled } from '../../src/iam/provisioning.ts';
 import { configurationWith, loginAndExchange, postToken, renewAtIdToken } from './helpers.ts';
@@ -12,10 +12,12 @@ import { assertRefusedWithin } from '../support/http.ts';
 import type { TokenBody } from '../support/login.ts';
 
 const servers: TestServer[] = [];
-async function server(env: Record<string, string> = {}): Promise<TestServer> {
-  const started = await startTestServer({ CLOCK_SKEW_SECONDS: '0', ...env });
+/** A server on a clock of its own: the tests move it past lifetimes and grace periods instead of waiting. */
+async function server(env: Record<string, string> = {}): Promise<TestServer & { clock: ManualClock }> {
+  const clock = new ManualClock();
+  const started = await startTestServer({ CLOCK_SKEW_SECONDS: '0', ...env }, { clock });
   servers.push(started);
-  return started;
+  return { ...started, clock };
 }
 after(async () => {
   for (const s of servers) await s.close();
@@ -75,7 +77,7 @@ test('past half its lifetime the refresh token is renewed; the old one works dur
 
   const young = (await (await renewAtIdToken(s, original)).json()) as TokenBody;
   assert.equal(young.refresh_token, undefined);
-  await sleep(3100);
+  s.clock.advance(3100);
   const renewal = await renewAtIdToken(s, original);
   assert.equal(renewal.status, 200);
   const renewed = (await renewal.json()) as TokenBody;
@@ -89,7 +91,7 @@ test('past half its lifetime the refresh token is renewed; the old one works dur
   const retried = (await retry.json()) as TokenBody;
   assert.equal(claimsOf(retried.refresh_token ?? '').jti, claimsOf(successor).jti, 'a retrying client gets the same successor');
 
-  await sleep(1200);
+  s.clock.advance(1200);
   await expectInvalidToken(await renewAtIdToken(s, original), /revoked every token/);
   await expectInvalidToken(await renewAtIdToken(s, successor), /revoked/);
   await assertRefusedWithin(s.baseUrl, renewed.id_token, 5000);
@@ -101,7 +103,7 @@ test('an expired refresh token is refused', async () => {
   const s = await server({ REFRESH_TOKEN_TTL: '1' });
   const tenant = await provisionTenant(s.ctx);
   const tokens = await loginAndExchange(s, tenant);
-  await sleep(1100);
+  s.clock.advance(1100);
   await expectInvalidToken(await renewAtIdToken(s, tokens.refresh_token ?? ''), /expired/);
 });
 
@@ -110,7 +112,7 @@ test('the chain never outlives REFRESH_CHAIN_MAX_SECONDS from the login', async 
   const tenant = await provisionTenant(s.ctx);
   const tokens = await loginAndExchange(s, tenant);
   const login = Number(claimsOf(tokens.id_token).auth_time);
-  await sleep(1100);
+  s.clock.advance(1100);
   const first = (await (await renewAtIdToken(s, tokens.refresh_token ?? '')).json()) as TokenBody;
   const successor = first.refresh_token ?? '';
   assert.ok(successor);
@@ -119,10 +121,10 @@ test('the chain never outlives REFRESH_CHAIN_MAX_SECONDS from the login', async 
   assert.equal(record?.expires_at, grant?.chain_expires_at, 'capped at the chain end, not now + REFRESH_TOKEN_TTL');
   assert.equal(Math.floor((grant?.chain_expires_at ?? 0) / 1000) - login, 3, 'the chain ends 3 s after the login');
   assert.ok(Number(claimsOf(successor).exp) <= login + 4);
-  await sleep(1100);
+  s.clock.advance(1100);
   const second = (await (await renewAtIdToken(s, successor)).json()) as TokenBody;
   assert.equal(second.refresh_token, undefined, 'no successor that would outlive the chain');
-  await sleep(1200);
+  s.clock.advance(1200);
   await expectInvalidToken(await renewAtIdToken(s, successor), /expired/);
 });
 
@@ -132,10 +134,10 @@ test('grant_type=refresh_token at the token endpoint follows the same rules', as
   await setGrantEnabled(s.ctx.db, tenant.clientId, 'refresh_token', true);
   const tokens = await loginAndExchange(s, tenant);
   const refresh = (token: string) => postToken(s, { grant_type: 'refresh_token', refresh_token: token, client_id: tenant.clientId, client_secret: tenant.clientSecret });
-  await sleep(1100);
+  s.clock.advance(1100);
   const renewed = (await (await refresh(tokens.refresh_token ?? '')).json()) as TokenBody;
   assert.ok(renewed.refresh_token);
-  await sleep(50);
+  s.clock.advance(50);
   const reuse = await refresh(tokens.refresh_token ?? '');
   assert.equal(reuse.status, 400);
   const refused = (await reuse.json()) as { error: string; error_description: string };

@@ -36,8 +36,8 @@ export async function provisionTenant(ctx: AppContext, options: TenantOptions = 
 export async function mintTokens(ctx: AppContext, tenant: Tenant, audience = 'service-api'): Promise<TokenResponse> {
   const grantId = await createGrant(ctx.db, { clientId: tenant.clientId, userId: tenant.userId, kind: 'authorization_code', authTime: Date.now(), chainMaxSeconds: ctx.config.refreshChainMaxSeconds });
   const grant = (await loadGrantContext(ctx.db, grantId)) as GrantContext;
-  const { token } = await issueIdToken(ctx.keys, ctx.config, grant, { audience });
-  const refresh = await issueRefreshToken(ctx.db, ctx.keys, ctx.config, grant, null);
+  const { token } = await issueIdToken(ctx.keys, ctx.config, grant, ctx.clock.now(), { audience });
+  const refresh = await issueRefreshToken(ctx.db, ctx.keys, ctx.config, grant, null, ctx.clock.now());
   return tokenResponse(token, ctx.config, refresh);
 }
 
