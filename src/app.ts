@@ -13,6 +13,7 @@ import { metricsRoutes, recordRequests } from './platform/metrics-routes.ts';
 import { iamRoutes } from './iam/routes.ts';
 import { securedApi } from './platform/secured-api.ts';
 import { adminRoutes } from './admin/routes.ts';
+import { webhookDelivery } from './webhooks/delivery-plugin.ts';
 
 export interface BuildOptions {
   /** false for silence (tests); `stream` sends the JSON lines elsewhere than standard output. */
@@ -69,5 +70,6 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(iamRoutes, { ctx });
   await app.register(securedApi, { ctx, prefix: '/api/v1' });
   await app.register(adminRoutes, { ctx, prefix: '/api/v1/admin' });
+  await app.register(webhookDelivery, { ctx });
   return app;
 }
