@@ -9,8 +9,8 @@ type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
 export async function listDeliveries(db: Db, endpointId: string, limit: number, before: SortKey | undefined): Promise<DeliveryRow[]> {
   let query = db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId);
-  if (before !== undefined) query = query.where(sql<boolean>`(attempted_at, id) < (${before[0]}, ${before[1]})`);
-  return query.orderBy('attempted_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  if (before !== undefined) query = query.where(sql<boolean>`(attempted_at, ordinal) < (${before[0]}, ${before[1]})`);
+  return query.orderBy('attempted_at', 'desc').orderBy('ordinal', 'desc').limit(limit + 1).execute();
 }
 
 export function presentDelivery(row: DeliveryRow, timezone: string) {

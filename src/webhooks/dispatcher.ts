@@ -16,7 +16,7 @@ import type { SecretBox } from '../platform/sealed-secrets.ts';
 import type { Change, ChangeStream } from './change-stream.ts';
 import type { DestinationPolicy } from './destination.ts';
 import { signingSecrets, type EndpointRow } from './endpoints.ts';
-import { changeMessage, firstQueued, type Message } from './messages.ts';
+import { changeMessage, firstQueued, nextOrdinal, type Message } from './messages.ts';
 import { Sender, type AttemptOutcome } from './sender.ts';
 import { signedHeaders } from './signing.ts';
 import { newId } from '../platform/ids.ts';
@@ -191,8 +191,9 @@ export class WebhookDispatcher {
    */
   async #head(row: EndpointRow, buffer: ChangeBuffer): Promise<Message | undefined> {
     const change = await buffer.next(this.#options, row);
-    if (change && row.head_attempt > 0 && change.id === row.head_message_id) return changeMessage(change);
-    const queued = await firstQueued(this.#options.db, row.id);
+    const failing = row.head_attempt > 0 ? row.head_message_id : null;
+    if (change && failing === change.id) return changeMessage(change);
+    const queued = (failing === null ? undefined : await firstQueued(this.#options.db, row.id, failing)) ?? (await firstQueued(this.#options.db, row.id));
     return queued ?? (change && changeMessage(change));
   }
 
@@ -236,6 +237,7 @@ export class WebhookDispatcher {
         error: outcome.error,
         duration_ms: outcome.durationMs,
         next_attempt_at: state.enabled === 0 || outcome.error === null ? null : state.next_attempt_at,
+        ordinal: nextOrdinal(),
       }).execute();
       if (updated && outcome.error === null && message.queuedId) await trx.deleteFrom('webhook_messages').where('id', '=', message.queuedId).execute();
       if (updated && outcome.error === null && message.occurredAtMs !== undefined && message.queuedId === undefined) {

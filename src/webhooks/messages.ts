@@ -34,8 +34,20 @@ interface QueuedInput {
   body: string;
 }
 
+/**
+ * Orders rows made in one millisecond (ids made together do not sort by creation): two test requests
+ * in a row are sent in the order they were made, two attempts logged in the same millisecond are
+ * listed in the order they were made. Across instances, rows of the same millisecond have no order
+ * between them, as simultaneous requests have none.
+ */
+let ordinals = 0;
+
+export function nextOrdinal(): number {
+  return ++ordinals;
+}
+
 async function queue(db: Db, endpointId: string, now: number, messages: QueuedInput[]): Promise<void> {
-  const rows = messages.map((message, ordinal) => ({ id: newId('whq', now), endpoint_id: endpointId, message_id: message.messageId, seq: message.seq, type: message.type, payload: message.body, queued_at: now, ordinal }));
+  const rows = messages.map((message) => ({ id: newId('whq', now), endpoint_id: endpointId, message_id: message.messageId, seq: message.seq, type: message.type, payload: message.body, queued_at: now, ordinal: nextOrdinal() }));
   for (let start = 0; start < rows.length; start += 500) await db.insertInto('webhook_messages').values(rows.slice(start, start + 500)).execute();
 }
 
@@ -53,9 +65,11 @@ export async function queueReplay(db: Db, stream: ChangeStream, endpoint: Endpoi
   return changes.length;
 }
 
-/** The oldest queued message of an endpoint. */
-export async function firstQueued(db: Db, endpointId: string): Promise<Message | undefined> {
-  const row = await db.selectFrom('webhook_messages').selectAll().where('endpoint_id', '=', endpointId).orderBy('queued_at').orderBy('ordinal').orderBy('id').limit(1).executeTakeFirst();
+/** The oldest queued message of an endpoint, or the one with `messageId` when given. */
+export async function firstQueued(db: Db, endpointId: string, messageId?: string): Promise<Message | undefined> {
+  let query = db.selectFrom('webhook_messages').selectAll().where('endpoint_id', '=', endpointId);
+  if (messageId !== undefined) query = query.where('message_id', '=', messageId);
+  const row = await query.orderBy('queued_at').orderBy('ordinal').orderBy('id').limit(1).executeTakeFirst();
   return row && { id: row.message_id, seq: row.seq, type: row.type, body: row.payload, queuedId: row.id };
 }
 

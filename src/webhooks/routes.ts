@@ -168,7 +168,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     const page = pageRequest(ctx.cursorKey, companyId, `/company/webhooks/${endpoint.id}/deliveries`, request.query);
     const rows = await listDeliveries(ctx.db, endpoint.id, page.limit, page.after);
     const timezone = await timezoneOf(ctx, companyId);
-    return toPage(rows, page.limit, page.scope, (row) => [row.attempted_at, row.id], (row) => presentDelivery(row, timezone));
+    return toPage(rows, page.limit, page.scope, (row) => [row.attempted_at, row.ordinal], (row) => presentDelivery(row, timezone));
   });
 
   app.post(local('/api/v1/company/webhooks/:id/deliveries/:deliveryId/retry'), {

@@ -38,7 +38,7 @@ export interface WebhookMessagesTable {
   /** The message body's `data` (JSON text). */
   payload: string;
   queued_at: number;
-  /** Order within one request's batch (a replay queues many at once). */
+  /** Order among messages queued in the same millisecond (a replay queues many at once). */
   ordinal: number;
 }
 
@@ -54,6 +54,8 @@ export interface WebhookDeliveriesTable {
   error: string | null;
   duration_ms: number;
   next_attempt_at: number | null;
+  /** Order among attempts recorded in the same millisecond (see messages.ts, nextOrdinal). */
+  ordinal: number;
 }
 
 export interface WebhookTables {

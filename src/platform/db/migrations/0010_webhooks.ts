@@ -37,7 +37,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('payload', 'text', (c) => c.notNull())
     .addColumn('queued_at', 'bigint', (c) => c.notNull())
-    .addColumn('ordinal', 'integer', (c) => c.notNull())
+    .addColumn('ordinal', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('webhook_messages_queue').on('webhook_messages').columns(['endpoint_id', 'queued_at', 'ordinal', 'id']).execute();
 
@@ -54,8 +54,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('error', 'text')
     .addColumn('duration_ms', 'integer', (c) => c.notNull())
     .addColumn('next_attempt_at', 'bigint')
+    .addColumn('ordinal', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_deliveries_log').on('webhook_deliveries').columns(['endpoint_id', 'attempted_at', 'id']).execute();
+  await db.schema.createIndex('webhook_deliveries_log').on('webhook_deliveries').columns(['endpoint_id', 'attempted_at', 'ordinal']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
