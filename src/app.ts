@@ -16,6 +16,7 @@ import { iamRoutes } from './iam/routes.ts';
 import { securedApi } from './platform/secured-api.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { webhookDelivery } from './webhooks/delivery-plugin.ts';
+import { webhookMessagesDocument } from './webhooks/openapi.ts';
 
 export interface BuildOptions {
   /** false for silence (tests); `stream` sends the JSON lines elsewhere than standard output. */
@@ -67,7 +68,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   readJsonBodies(app);
   refuseUnstorableText(app);
   await app.register(formbody);
-  await registerOpenApi(app, ctx);
+  await registerOpenApi(app, ctx, { webhooks: webhookMessagesDocument() });
 
   await app.register(healthRoutes, { ctx });
   await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.metricsToken });

@@ -235,9 +235,11 @@ function completeDocument(document: Json, config: Config): Json {
   return { ...document, paths: completed, components: mergedComponents };
 }
 
-export async function registerOpenApi(app: App, ctx: AppContext): Promise<void> {
+/** `webhooks`: the OpenAPI 3.1 section of the requests the service makes (a feature's, given by the composition). */
+export async function registerOpenApi(app: App, ctx: AppContext, sections: { webhooks?: Json } = {}): Promise<void> {
+  const document: Json = { ...baseDocument(ctx.config), ...sections };
   await app.register(swagger, {
-    openapi: baseDocument(ctx.config),
+    openapi: document,
     // Browser pages (errorFormat 'html': the login page, the demo callback) answer HTML, errors included.
     transform: ({ schema, url, route }) => ({
       schema: route.config?.errorFormat === 'html' ? { ...schema, produces: ['text/html'] } : schema,

@@ -154,3 +154,20 @@ describe('webhook destinations without WEBHOOK_ALLOW_INSECURE', () => {
     assert.equal((changed.body as unknown as ProblemBody).code, 'webhook_destination_refused');
   });
 });
+
+describe('the OpenAPI document', () => {
+  const company = useCompanyServer();
+
+  it('lists every message type in its webhooks section, and the endpoints API under the webhooks tag', async () => {
+    const document = (await (await fetch(`${company.server.baseUrl}/openapi.json`)).json()) as { webhooks: Record<string, unknown>; paths: Record<string, Record<string, { tags?: string[] }>> };
+    const expected = [
+      ...['user', 'contract', 'shift', 'department', 'position', 'shift_type', 'contract_type'].flatMap((resource) => ['created', 'updated', 'deleted'].map((verb) => `${resource}.${verb}`)),
+      'revenue_item.created', 'revenue_item.updated', 'wage_budget_item.created', 'wage_budget_item.updated', 'timeclock_event.created', 'webhook.test',
+    ];
+    assert.deepEqual(Object.keys(document.webhooks).sort(), expected.sort());
+    for (const path of [WEBHOOKS, `${WEBHOOKS}/{id}`, `${WEBHOOKS}/{id}/rotate-secret`, `${WEBHOOKS}/{id}/test`, `${WEBHOOKS}/{id}/deliveries`, `${WEBHOOKS}/{id}/deliveries/{deliveryId}/retry`, `${WEBHOOKS}/{id}/replay`]) {
+      assert.ok(document.paths[path], path);
+      for (const operation of Object.values(document.paths[path] ?? {})) assert.deepEqual(operation.tags, ['webhooks'], path);
+    }
+  });
+});
