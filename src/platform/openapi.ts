@@ -9,7 +9,6 @@ import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App } from './http.ts';
-import type { AppContext } from './context.ts';
 import type { Config } from './config.ts';
 import { Problem } from './schemas.ts';
 
@@ -236,8 +235,8 @@ function completeDocument(document: Json, config: Config): Json {
 }
 
 /** `webhooks`: the OpenAPI 3.1 section of the requests the service makes (a feature's, given by the composition). */
-export async function registerOpenApi(app: App, ctx: AppContext, sections: { webhooks?: Json } = {}): Promise<void> {
-  const document: Json = { ...baseDocument(ctx.config), ...sections };
+export async function registerOpenApi(app: App, config: Config, sections: { webhooks?: Json } = {}): Promise<void> {
+  const document: Json = { ...baseDocument(config), ...sections };
   await app.register(swagger, {
     openapi: document,
     // Browser pages (errorFormat 'html': the login page, the demo callback) answer HTML, errors included.
@@ -245,7 +244,7 @@ export async function registerOpenApi(app: App, ctx: AppContext, sections: { web
       schema: route.config?.errorFormat === 'html' ? { ...schema, produces: ['text/html'] } : schema,
       url,
     }),
-    transformObject: (generated) => completeDocument(('openapiObject' in generated ? generated.openapiObject : {}) as Json, ctx.config),
+    transformObject: (generated) => completeDocument(('openapiObject' in generated ? generated.openapiObject : {}) as Json, config),
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',

@@ -2,7 +2,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import type { SortKey } from '../platform/collection.ts';
-import { formatInstant } from '../company/local-time.ts';
+import { formatInstant } from '../platform/local-time.ts';
 import type { WebhookDeliveriesTable } from './tables.ts';
 
 type DeliveryRow = Selectable<WebhookDeliveriesTable>;

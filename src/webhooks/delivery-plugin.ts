@@ -1,7 +1,7 @@
 // Runs this instance's webhook dispatcher for as long as the app runs: started when the app is ready,
 // closed (attempts in flight finished, leases released) when it closes.
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import type { Metrics } from '../platform/metrics.ts';
 import { secretBox } from '../platform/sealed-secrets.ts';
 import { changeLog } from './change-stream.ts';

@@ -6,7 +6,7 @@ import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
 import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
-import { formatInstant } from '../company/local-time.ts';
+import { formatInstant } from '../platform/local-time.ts';
 import { checkDestination, DestinationRefused, type DestinationPolicy } from './destination.ts';
 import { newEndpointSecret } from './signing.ts';
 import type { Endpoint, EndpointChanges, EndpointInput } from './schemas.ts';

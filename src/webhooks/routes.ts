@@ -3,12 +3,12 @@
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { acceptJsonOnly, type App } from '../platform/http.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { badRequest } from '../platform/errors.ts';
 import { secretBox } from '../platform/sealed-secrets.ts';
 import { Collection, problemResponses } from '../platform/schemas.ts';
 import { PageQuery, pageRequest, toPage } from '../platform/collection.ts';
-import { formatInstant } from '../company/local-time.ts';
+import { formatInstant } from '../platform/local-time.ts';
 import { changeLog } from './change-stream.ts';
 import { createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, presentEndpoint, rotateSecret, updateEndpoint, type EndpointEnvironment } from './endpoints.ts';
 import { listDeliveries, presentDelivery } from './deliveries.ts';
