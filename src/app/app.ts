@@ -18,6 +18,7 @@ import { adminRoutes } from '../admin/routes.ts';
 import { demoCallbackRoutes } from '../demo/callback.ts';
 import { webhookDelivery } from '../webhooks/delivery-plugin.ts';
 import { webhookMessagesDocument } from '../webhooks/openapi.ts';
+import { consoleRoutes } from '../console/routes.ts';
 
 export interface BuildOptions {
   /** false for silence (tests); `stream` sends the JSON lines elsewhere than standard output. */
@@ -78,5 +79,6 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(securedApi, { ctx, prefix: '/api/v1' });
   await app.register(adminRoutes, { ctx, prefix: '/api/v1/admin' });
   await app.register(webhookDelivery, { ctx });
+  await app.register(consoleRoutes, { ctx });
   return app;
 }
