@@ -7,7 +7,7 @@
 import { CompiledQuery, sql, type Compilable, type Selectable, type Transaction } from 'kysely';
 import { sqliteHandleOf, type Db } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
-import { formatInstant } from '../company/local-time.ts';
+import { formatInstant } from '../platform/local-time.ts';
 import { watermarkOf } from './watermark.ts';
 import type { CompanyChangesTable } from './tables.ts';
 

@@ -5,7 +5,8 @@ import { Command, CommanderError } from 'commander';
 import { identityCommands } from './identity-commands.ts';
 import { dataCommands } from './data-commands.ts';
 import { registerIntegratorCommands } from '../integrator/commands.ts';
-import { EXIT_USAGE, printJsonFailure } from './output.ts';
+import { EXIT_USAGE } from './output.ts';
+import { printJsonFailure } from '../platform/command-output.ts';
 
 /** Every command group: the operator's, then the integrator's (login, api). */
 const COMMAND_GROUPS: ReadonlyArray<(program: Command) => void> = [identityCommands, dataCommands, registerIntegratorCommands];
