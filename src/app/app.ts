@@ -16,6 +16,7 @@ import { iamRoutes } from '../iam/routes.ts';
 import { securedApi } from './secured-api.ts';
 import { adminRoutes } from '../admin/routes.ts';
 import { demoCallbackRoutes } from '../demo/callback.ts';
+import { consoleRoutes } from '../console/routes.ts';
 
 export interface BuildOptions {
   /** false for silence (tests); `stream` sends the JSON lines elsewhere than standard output. */
@@ -75,5 +76,6 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(demoCallbackRoutes, { ctx });
   await app.register(securedApi, { ctx, prefix: '/api/v1' });
   await app.register(adminRoutes, { ctx, prefix: '/api/v1/admin' });
+  await app.register(consoleRoutes, { ctx });
   return app;
 }
