@@ -39,6 +39,8 @@ export interface Config {
   readonly webhookRetrySchedule: readonly number[];
   /** WEBHOOK_ALLOW_INSECURE=1: http and loopback/private destinations allowed (development and tests). */
   readonly webhookAllowInsecure: boolean;
+  /** How long the change log keeps a change (CONTRACT §7). */
+  readonly changesRetentionSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -167,5 +169,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1),
     webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,14h,20h,24h')),
     webhookAllowInsecure: env.WEBHOOK_ALLOW_INSECURE === '1',
+    changesRetentionSeconds: integer(env, 'CHANGES_RETENTION_SECONDS', 2_592_000, 1),
   });
 }

@@ -6,5 +6,6 @@ import type { InboundTables } from '../../inbound/tables.ts';
 import type { TimeclockTables } from '../../timeclock/tables.ts';
 import type { WebhookTables } from '../../webhooks/tables.ts';
 import type { ConsoleTables } from '../../console/tables.ts';
+import type { ChangeTables } from '../../changes/tables.ts';
 
-export interface Database extends TenancyTables, IamTables, CompanyTables, InboundTables, TimeclockTables, ConsoleTables, WebhookTables {}
+export interface Database extends TenancyTables, IamTables, CompanyTables, InboundTables, TimeclockTables, ConsoleTables, ChangeTables, WebhookTables {}
