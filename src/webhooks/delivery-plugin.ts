@@ -45,8 +45,14 @@ export async function webhookDelivery(app: App, { ctx }: { ctx: AppContext }): P
     onError: (error) => app.log.error({ err: error }, 'webhook delivery failed'),
   });
   dispatchers.set(ctx, dispatcher);
-  app.addHook('onReady', async () => dispatcher.start());
+  let unsubscribe = () => {};
+  app.addHook('onReady', async () => {
+    // A committed change (here, or on another instance through the notifier) is looked for at once.
+    unsubscribe = ctx.changeNotifier.subscribeAll(() => dispatcher.wake());
+    dispatcher.start();
+  });
   app.addHook('onClose', async () => {
+    unsubscribe();
     await dispatcher.close();
     dispatchers.delete(ctx);
   });

@@ -49,6 +49,7 @@ export interface DispatcherOptions {
 /** A Retry-After longer than this is not honoured beyond it: one receiver cannot park its endpoint for a year. */
 const LONGEST_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 const CHANGES_READ_AT_ONCE = 100;
+const WAKE_INTERVAL_MS = 20;
 
 /** The wait before retry number `attempt` (1-based): the schedule's entry plus up to 10 % jitter, or a longer Retry-After. */
 export function retryWait(schedule: readonly number[], attempt: number, retryAfterMs: number | null, random = Math.random()): number | null {
@@ -66,12 +67,18 @@ function typesOf(row: EndpointRow): string[] | undefined {
 class ChangeBuffer {
   #changes: Change[] = [];
   #types: string | null = null;
+  /** When the last read found nothing: the company's log is read through this seq for these types. */
+  emptyThrough = 0;
 
   async next(options: DispatcherOptions, row: EndpointRow): Promise<Change | undefined> {
     if (this.#types !== row.types) this.#changes = [];
     this.#types = row.types;
     while (this.#changes.length > 0 && (this.#changes[0]?.seq ?? 0) <= row.delivered_seq) this.#changes.shift();
-    if (this.#changes.length === 0) this.#changes = await options.stream.after(options.db, row.company_id, row.delivered_seq, CHANGES_READ_AT_ONCE, typesOf(row));
+    if (this.#changes.length === 0) {
+      const window = await options.stream.after(options.db, row.company_id, row.delivered_seq, CHANGES_READ_AT_ONCE, typesOf(row));
+      this.#changes = window.changes;
+      this.emptyThrough = window.changes.length === 0 ? window.throughSeq : 0;
+    }
     return this.#changes[0];
   }
 }
@@ -86,6 +93,7 @@ export class WebhookDispatcher {
   readonly #concurrency: number;
   #timer: NodeJS.Timeout | undefined;
   #ticking = false;
+  #lastTick = 0;
   #wakeAgain = false;
   #closing = false;
 
@@ -101,10 +109,13 @@ export class WebhookDispatcher {
     this.#schedule(0);
   }
 
-  /** Looks for work now (a change committed, a message queued, an endpoint enabled). */
+  /**
+   * Looks for work now (a change committed, a message queued, an endpoint enabled), or as soon as
+   * WAKE_INTERVAL_MS has passed since the last look: a burst of commits costs one claim, not one each.
+   */
   wake(): void {
     if (this.#ticking) this.#wakeAgain = true;
-    else this.#schedule(0);
+    else this.#schedule(Math.max(0, WAKE_INTERVAL_MS - (performance.now() - this.#lastTick)));
   }
 
   /** Stops claiming, lets the attempts in flight finish and be recorded, and releases the leases. */
@@ -124,6 +135,7 @@ export class WebhookDispatcher {
 
   async #tick(): Promise<void> {
     this.#ticking = true;
+    this.#lastTick = performance.now();
     try {
       const free = this.#concurrency - this.#working.size;
       if (free > 0) {
@@ -168,17 +180,24 @@ export class WebhookDispatcher {
   async #work(claimed: EndpointRow): Promise<void> {
     const buffer = new ChangeBuffer();
     let row: EndpointRow | undefined = claimed;
+    let idle = false;
     try {
       while (row && !this.#closing && row.enabled === 1 && row.next_attempt_at <= this.#options.clock.now()) {
         const message = await this.#head(row, buffer);
-        if (!message) break;
+        if (!message) {
+          idle = true;
+          break;
+        }
         const outcome = await this.#send(row, message);
         row = await this.#record(row, message, outcome);
       }
     } finally {
+      // Nothing for this endpoint up to the log's readable seq: start the next read there, past the
+      // other types' (and, once, the other companies') changes, instead of scanning them again.
+      const skipTo = idle && row && row.head_attempt === 0 && buffer.emptyThrough > row.delivered_seq ? buffer.emptyThrough : undefined;
       await this.#options.db
         .updateTable('webhook_endpoints')
-        .set({ lease_owner: null, lease_until: 0 })
+        .set({ lease_owner: null, lease_until: 0, ...(skipTo === undefined ? {} : { delivered_seq: skipTo }) })
         .where('id', '=', claimed.id)
         .where('lease_owner', '=', this.instanceId)
         .execute();

@@ -95,7 +95,7 @@ export async function retryDelivery(db: Db, stream: ChangeStream, endpoint: Endp
     await queue(db, endpoint.id, now, [{ messageId: delivery.message_id, seq: null, type: TEST_MESSAGE_TYPE, body: testBody(endpoint.id, timestamp) }]);
     return delivery.message_id;
   }
-  const [change] = delivery.seq === null ? [] : await stream.after(db, endpoint.company_id, delivery.seq - 1, 1, [delivery.type]);
+  const [change] = delivery.seq === null ? [] : (await stream.after(db, endpoint.company_id, delivery.seq - 1, 1, [delivery.type])).changes;
   if (!change || change.id !== delivery.message_id) {
     throw new ProblemError({ status: 410, code: 'message_expired', detail: 'The change of this delivery is older than the change log keeps (CHANGES_RETENTION_SECONDS); read the collections again.' });
   }

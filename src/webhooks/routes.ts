@@ -62,7 +62,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   }, async (request, reply) => {
     const companyId = request.principal.companyId;
     const env = await environment(ctx, request);
-    const position = await changeLog.position(ctx.db, companyId);
+    const position = await changeLog.position(ctx.db);
     const { row, secret } = await createEndpoint(ctx.db, env, companyId, request.body, position);
     return reply.code(201).send({ ...presentEndpoint(row, await timezoneOf(ctx, companyId)), secret });
   });

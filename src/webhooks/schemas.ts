@@ -2,16 +2,9 @@
 // serialise and document. And the message types an endpoint can subscribe to.
 import { Type, type Static } from 'typebox';
 import { nullable } from '../platform/schemas.ts';
+import { CHANGE_TYPES } from '../changes/change-log.ts';
 
-const EVERY_VERB = ['created', 'updated', 'deleted'] as const;
-
-/** Every change type of the change log (CONTRACT §7), in the order the documentation lists them. */
-export const CHANGE_TYPES: readonly string[] = [
-  ...['user', 'contract', 'shift', 'department', 'position', 'shift_type', 'contract_type'].flatMap((resource) => EVERY_VERB.map((verb) => `${resource}.${verb}`)),
-  'revenue_item.created', 'revenue_item.updated',
-  'wage_budget_item.created', 'wage_budget_item.updated',
-  'timeclock_event.created',
-];
+export { CHANGE_TYPES };
 
 /** Sent by POST …/test, whatever the endpoint's types. */
 export const TEST_MESSAGE_TYPE = 'webhook.test';

@@ -24,6 +24,7 @@ test('examples/webhook-receiver.ts verifies a test message and refuses a forged 
     await eventually('the receiver listens', 15_000, async () => output.includes('Receiving webhooks'));
     const messageId = await sendTest(company.server.baseUrl, company.token, endpoint.id);
     await eventually('the receiver handled the test message', 10_000, async () => output.includes('webhook.test'));
+    await eventually('the delivery is logged', 5000, async () => (await deliveries(company.server.baseUrl, company.token, endpoint.id)).length === 1);
     const [delivery] = await deliveries(company.server.baseUrl, company.token, endpoint.id);
     assert.equal(delivery?.messageId, messageId);
     assert.equal(delivery?.statusCode, 204);
