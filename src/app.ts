@@ -7,6 +7,8 @@ import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './platform/context.ts';
 import { answerFrameworkError, installErrorHandling, installValidators, type App } from './platform/http.ts';
+import { readJsonBodies } from './platform/json-body.ts';
+import { refuseUnstorableText } from './platform/unstorable-text.ts';
 import { registerOpenApi } from './platform/openapi.ts';
 import { healthRoutes } from './platform/health.ts';
 import { metricsRoutes, recordRequests } from './platform/metrics-routes.ts';
@@ -61,6 +63,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   recordRequests(app, ctx.metrics);
   installValidators(app);
   installErrorHandling(app);
+  readJsonBodies(app);
+  refuseUnstorableText(app);
   await app.register(formbody);
   await registerOpenApi(app, ctx);
 

@@ -63,8 +63,10 @@ export async function authorizeRoutes(app: App, { ctx, throttle }: { ctx: AppCon
       .send(page);
   }
 
-  async function limitLogins(clientId: string): Promise<void> {
-    const verdict = await throttle.limit('login', clientId);
+  // Per client AND address: the client id and redirect URI are public, so a budget per client alone
+  // would let anyone use up a client's logins (CONTRACT §2 "Rate limits").
+  async function limitLogins(clientId: string, address: string): Promise<void> {
+    const verdict = await throttle.limit('login', clientId, address);
     if (verdict) throw tooManyAttempts(verdict.retryAfter);
   }
 
@@ -77,7 +79,7 @@ export async function authorizeRoutes(app: App, { ctx, throttle }: { ctx: AppCon
     async (request, reply) => {
       const checked = await checkAuthorizationRequest(ctx.db, ctx.config.issuer, request.query);
       if (!checked.ok) return reply.redirect(checked.redirectTo, 302);
-      await limitLogins(checked.request.client.id);
+      await limitLogins(checked.request.client.id, request.ip);
       return showForm(request, reply, checked.request, 200);
     },
   );
@@ -106,15 +108,15 @@ export async function authorizeRoutes(app: App, { ctx, throttle }: { ctx: AppCon
         await recordAudit(ctx.db, { event: 'login', outcome: 'failure', ...who, detail: 'csrf_token_invalid' });
         return showForm(request, reply, auth, 403, { email, message: 'This sign-in form has expired. Please sign in again.' });
       }
-      await limitLogins(auth.client.id);
-      const blocked = await throttle.penalised(who.clientId, who.address);
+      await limitLogins(who.clientId, who.address);
+      // Reserved before the (slow) secret check, so parallel guesses cannot dodge the penalty.
+      const blocked = await throttle.attempt(who.clientId, who.address);
       if (blocked) {
         await recordAudit(ctx.db, { event: 'login', outcome: 'throttled', ...who });
         throw tooManyAttempts(blocked.retryAfter);
       }
       const login = await verifyApiUser(ctx.db, auth.client.id, email, secret);
       if (!login.ok) {
-        await throttle.failed(who.clientId, who.address);
         await recordAudit(ctx.db, { event: 'login', outcome: 'failure', ...who, userId: login.userId, detail: login.reason });
         return showForm(request, reply, auth, 401, { email, message: GENERIC_FAILURE });
       }

@@ -12,7 +12,11 @@ import { demoCallbackRoutes } from '../demo/callback.ts';
 
 export async function iamRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
   const store = ctx.redis ? new RedisThrottleStore(ctx.redis) : new MemoryThrottleStore();
-  const throttle = new Throttle(store, ctx.config.rateLimitTokenPerMinute, (error) => app.log.warn({ err: error }, 'rate-limit store unavailable; identity limits not applied'));
+  const throttle = new Throttle(store, {
+    perMinute: ctx.config.rateLimitTokenPerMinute,
+    clock: ctx.clock,
+    onError: (error) => app.log.warn({ err: error }, 'rate-limit store unavailable; identity limits not applied'),
+  });
   await app.register(discoveryRoutes, { ctx });
   await app.register(authorizeRoutes, { ctx, throttle });
   await app.register(tokenRoutes, { ctx, throttle });
