@@ -8,7 +8,7 @@ import { badRequest, notFound, type FieldError } from '../platform/errors.ts';
 import { readDocument, type ReadDocument } from './import-document.ts';
 import { planImport, TABLE_OF, type CompanyRows, type ImportPlan, type PlanContext } from './import-plan.ts';
 import { SECTIONS, type Section } from './import-schema.ts';
-import { IMPORT_SETTLE_MS } from './company-cache.ts';
+import { IMPORT_SETTLE_MS } from '../tenancy/company-cache.ts';
 
 export { ImportDocument, ImportResult } from './import-schema.ts';
 
@@ -117,7 +117,7 @@ export async function importCompanyData(db: Db, companyId: string, document: unk
     }
     return result;
   });
-  // Let every instance's company record from before the commit expire (see company-cache.ts), so
+  // Let every instance's company record from before the commit expire (see tenancy/company-cache.ts), so
   // the change is served the moment this returns.
   if (changed(result)) await sleep(IMPORT_SETTLE_MS);
   return result;

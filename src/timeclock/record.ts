@@ -16,7 +16,7 @@ import { contentHash, parseOccurredAt, presentEvent, type TimeclockEvent, type T
 import { transition } from './transitions.ts';
 import type { PresenceState, TimeclockEventsTable } from './tables.ts';
 import { durablyGrouped } from '../platform/db/durability.ts';
-import { formatInstant } from '../company/local-time.ts';
+import { formatInstant } from '../platform/local-time.ts';
 
 const FUTURE_LEEWAY_MS = 5 * 60_000;
 /** Each round at least one competing append succeeds, so this bounds a burst of that many per person. */

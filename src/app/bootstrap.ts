@@ -1,17 +1,17 @@
 // Builds the run-time context from configuration: opens the database, migrates it, makes sure a
 // signing key exists, loads the revocation list and connects Redis when configured.
 import { Redis } from 'ioredis';
-import type { Config } from './config.ts';
-import { systemClock, type Clock } from './clock.ts';
+import type { Config } from '../platform/config.ts';
+import { systemClock, type Clock } from '../platform/clock.ts';
 import type { AppContext } from './context.ts';
-import { createDatabase, dialectOf, sqliteHandleOf } from './db/database.ts';
-import { migrateToLatest } from './db/migrate.ts';
+import { createDatabase, dialectOf, sqliteHandleOf } from '../platform/db/database.ts';
+import { migrateToLatest } from '../platform/db/migrate.ts';
 import { KeyRing, ensureSigningKey } from '../iam/keys.ts';
 import { RevocationList } from '../iam/revocations.ts';
-import { sharedSecret } from './db/shared-secret.ts';
-import { ResponseCache } from './response-cache.ts';
-import { CompanyCache } from '../company/company-cache.ts';
-import { Metrics } from './metrics.ts';
+import { sharedSecret } from '../platform/db/shared-secret.ts';
+import { ResponseCache } from '../platform/response-cache.ts';
+import { CompanyCache } from '../tenancy/company-cache.ts';
+import { Metrics } from '../platform/metrics.ts';
 
 const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 /** How often the SQLite write-ahead log is copied back into the database, off the event loop. */
