@@ -6,7 +6,7 @@ import type { FastifyError } from 'fastify';
 import { BATCH_BODY_LIMIT, acceptJsonOnly, toProblem, validationErrors, type App } from '../platform/http.ts';
 import { plainJson, type JsonBodyParser } from '../platform/json-body.ts';
 import { badRequest, type FieldError } from '../platform/errors.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
 import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
