@@ -261,7 +261,7 @@ export interface paths {
         put?: never;
         /**
          * Stores a batch of revenue items (upsert)
-         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json `415`.
+         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json (UTF-8) `415`; a body with more values than 5,000 items can hold is refused unread (`400 validation_failed`).
          */
         post: operations["createRevenue"];
         delete?: never;
@@ -325,7 +325,7 @@ export interface paths {
         put?: never;
         /**
          * Stores a batch of wage budget items (upsert)
-         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json `415`.
+         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json (UTF-8) `415`; a body with more values than 5,000 items can hold is refused unread (`400 validation_failed`).
          */
         post: operations["createWageBudget"];
         delete?: never;
@@ -1505,7 +1505,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over 2 MiB */
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2090,7 +2090,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Body over 2 MiB */
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2513,7 +2513,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Body over 2 MiB */
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3565,7 +3565,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over 2 MiB */
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
