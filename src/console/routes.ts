@@ -21,6 +21,8 @@ import { signInRoutes } from './sign-in-routes.ts';
 import { invitationRoutes } from './invitation-routes.ts';
 import { peopleRoutes } from './people-routes.ts';
 import { organisationRoutes } from './organisation-routes.ts';
+import { clientRoutes } from './client-routes.ts';
+import { userRoutes } from './user-routes.ts';
 
 /** What the console's route files share. */
 export interface Console {
@@ -115,5 +117,7 @@ export async function consoleRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   await app.register(signInRoutes, { console: shared });
   await app.register(invitationRoutes, { console: shared });
   await app.register(organisationRoutes, { console: shared });
+  await app.register(clientRoutes, { console: shared });
+  await app.register(userRoutes, { console: shared });
   await app.register(peopleRoutes, { console: shared });
 }
