@@ -11,7 +11,8 @@ import { OPERATOR } from '../../src/iam/audit.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { assertRefusedWithin, configurationStatus } from '../support/http.ts';
-import { ConsoleAgent, enrolPerson, signIn, testId, type ConsolePerson } from '../support/console.ts';
+import type { ConsoleAgent} from '../support/console.ts';
+import { enrolPerson, signIn, testId, type ConsolePerson } from '../support/console.ts';
 import { loginAndExchange, loginForCode, postToken } from '../iam/helpers.ts';
 
 const clock = new ManualClock();
