@@ -281,3 +281,18 @@ test('an unknown console address is an HTML page, and sessions that ended unseen
   const sessions = await server.ctx.db.selectFrom('console_sessions').select('last_seen_at').where('user_id', '=', id).execute();
   assert.deepEqual(sessions.filter((s) => clock.now() - s.last_seen_at > 30 * 60_000), []);
 });
+
+test('a session lives in the database: another instance accepts it, and signing out there ends it here', async () => {
+  const second = await startTestServer({ DATABASE_URL: server.config.databaseUrl }, { clock });
+  try {
+    const { agent } = await signIn(server, clock, admin);
+    const there = new ConsoleAgent(second);
+    for (const [name, value] of agent.cookies) there.cookies.set(name, value);
+    const page = await there.get('/console');
+    assert.equal(page.status, 200);
+    assert.equal((await there.request('POST', '/console/sign-out', { csrf_token: csrfToken(page.html) })).status, 303);
+    assert.equal((await agent.get('/console')).status, 303);
+  } finally {
+    await second.close();
+  }
+});
