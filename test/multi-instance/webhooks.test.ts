@@ -11,7 +11,7 @@ import { startCluster, type Cluster } from '../support/processes.ts';
 import { needsPostgres, openSharedDatabase, type SharedDatabase } from '../support/shared-database.ts';
 import { startReceiver, assertVerifies, type Receiver } from '../webhooks/receiver.ts';
 import { createEndpoint } from '../webhooks/helpers.ts';
-import { api, eventually } from './client.ts';
+import { api } from './client.ts';
 import { clockingStaff } from './staff.ts';
 
 const ENDPOINTS = 4;
