@@ -33,6 +33,10 @@ export interface Config {
   readonly trustProxy: false | number | string;
   /** How long the change log keeps a change (CONTRACT §7). */
   readonly changesRetentionSeconds: number;
+  /** Milliseconds for a request's headers and body to arrive before it is answered 408 (CONTRACT §4: 30 s). */
+  readonly requestTimeoutMs: number;
+  /** Connections one peer address may hold at once (0: no cap); not applied behind TRUST_PROXY. */
+  readonly maxConnectionsPerAddress: number;
 }
 
 export class ConfigError extends Error {}
@@ -137,5 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
     keyRefreshMs: integer(env, 'KEY_REFRESH_MS', 30_000, 100),
     trustProxy: trustProxy(env.TRUST_PROXY),
     changesRetentionSeconds: integer(env, 'CHANGES_RETENTION_SECONDS', 2_592_000, 1),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
+    maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256),
   });
 }
