@@ -9,6 +9,7 @@ import { generateClientSecret, generateUserSecret, hashUserSecret } from './secr
 import { revokeGrants, voidPendingCodes } from './grants.ts';
 import { DEFAULT_AUDIENCE } from './tokens.ts';
 import { recordAudit } from './audit.ts';
+import { redirectUriProblem } from './clients.ts';
 
 /** Every change to who may get tokens is written to the audit log, beside the change itself. */
 function auditChange(db: Db, detail: string, ids: { clientId?: string; userId?: string }): Promise<void> {
@@ -81,18 +82,6 @@ export async function createCompany(db: Db, input: NewCompany, now = Date.now())
   return { companyId };
 }
 
-export function validateRedirectUri(uri: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'must be an absolute URI';
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https (or http)';
-  if (url.hash !== '' || uri.includes('#')) return 'must not contain a fragment';
-  return undefined;
-}
-
 export async function createApiClient(
   db: Db,
   input: { companyId: string; name: string; redirectUris: string[]; audiences?: string[] },
@@ -102,7 +91,7 @@ export async function createApiClient(
   requireText(errors, '/name', input.name);
   if (input.redirectUris.length === 0) errors.push({ path: '/redirectUris', message: 'needs at least one redirect URI' });
   input.redirectUris.forEach((uri, i) => {
-    const problem = validateRedirectUri(uri);
+    const problem = redirectUriProblem(uri);
     if (problem) errors.push({ path: `/redirectUris/${i}`, message: problem });
   });
   rejectIf(errors);
