@@ -6,8 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { loadConfig } from '../../src/platform/config.ts';
-import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
-import { buildApp } from '../../src/app.ts';
+import { closeContext, createContext } from '../../src/app/bootstrap.ts';
+import { buildApp } from '../../src/app/app.ts';
 
 export const SCHEMA_FILE = join(import.meta.dirname, 'src', 'schema.ts');
 

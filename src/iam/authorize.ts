@@ -5,7 +5,7 @@ import cookie from '@fastify/cookie';
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { OAuthError } from '../platform/errors.ts';
 import { sharedSecret } from '../platform/db/shared-secret.ts';
 import { recordAudit } from './audit.ts';

@@ -3,7 +3,7 @@
 // client, are answered 200 like any other (nothing to learn), and nothing is revoked for them.
 import { Type } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { oauth } from '../platform/errors.ts';
 import { recordAudit } from './audit.ts';
 import { authenticateClient, enforceRateLimit } from './client-auth.ts';
@@ -52,7 +52,7 @@ export async function revocationRoutes(app: App, { ctx, throttle }: { ctx: AppCo
       },
     },
     async (request, reply) => {
-      const client = await authenticateClient(ctx.db, throttle, request, request.body);
+      const client = await authenticateClient(ctx.db, throttle, request, request.body, ctx.clock.now());
       await enforceRateLimit(throttle, 'revoke', client.id);
       if (!request.body.token) throw oauth.invalidRequest('token is required.');
       const outcome = await revokePresentedToken(ctx, client.id, request.body.token);

@@ -1,14 +1,13 @@
 // The identity endpoints (CONTRACT §2). Each endpoint lives in its own file beside this one; they
 // share one Throttle (per-client rate limits and failure penalties), kept in Redis when configured.
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { discoveryRoutes } from './discovery.ts';
 import { authorizeRoutes } from './authorize.ts';
 import { tokenRoutes } from './token-endpoint.ts';
 import { idTokenRoutes } from './id-token-endpoint.ts';
 import { revocationRoutes } from './revocation-endpoint.ts';
 import { MemoryThrottleStore, RedisThrottleStore, Throttle } from './throttle.ts';
-import { demoCallbackRoutes } from '../demo/callback.ts';
 
 export async function iamRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
   const store = ctx.redis ? new RedisThrottleStore(ctx.redis) : new MemoryThrottleStore();
@@ -22,5 +21,4 @@ export async function iamRoutes(app: App, { ctx }: { ctx: AppContext }): Promise
   await app.register(tokenRoutes, { ctx, throttle });
   await app.register(idTokenRoutes, { ctx, throttle });
   await app.register(revocationRoutes, { ctx, throttle });
-  await app.register(demoCallbackRoutes, { ctx });
 }

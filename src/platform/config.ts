@@ -31,6 +31,8 @@ export interface Config {
    * address counts), a number of proxy hops, or a list of proxy addresses and CIDR ranges.
    */
   readonly trustProxy: false | number | string;
+  /** How long the change log keeps a change (CONTRACT §7). */
+  readonly changesRetentionSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -134,5 +136,6 @@ export function loadConfig(env: Env = process.env): Config {
     revocationRefreshMs: integer(env, 'REVOCATION_REFRESH_MS', 1000, 50),
     keyRefreshMs: integer(env, 'KEY_REFRESH_MS', 30_000, 100),
     trustProxy: trustProxy(env.TRUST_PROXY),
+    changesRetentionSeconds: integer(env, 'CHANGES_RETENTION_SECONDS', 2_592_000, 1),
   });
 }

@@ -5,14 +5,18 @@ import type { Writable } from 'node:stream';
 import Fastify, { type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppContext } from './platform/context.ts';
-import { answerFrameworkError, installErrorHandling, installValidators, type App } from './platform/http.ts';
-import { registerOpenApi } from './platform/openapi.ts';
-import { healthRoutes } from './platform/health.ts';
-import { metricsRoutes, recordRequests } from './platform/metrics-routes.ts';
-import { iamRoutes } from './iam/routes.ts';
-import { securedApi } from './platform/secured-api.ts';
-import { adminRoutes } from './admin/routes.ts';
+import type { AppContext } from './context.ts';
+import { DEFAULT_BODY_LIMIT, answerFrameworkError, installErrorHandling, installValidators, type App } from '../platform/http.ts';
+import { readJsonBodies } from '../platform/json-body.ts';
+import { refuseUnstorableText } from '../platform/unstorable-text.ts';
+import { registerOpenApi } from '../platform/openapi.ts';
+import { healthRoutes } from '../platform/health.ts';
+import { metricsRoutes, recordRequests } from '../platform/metrics-routes.ts';
+import { iamRoutes } from '../iam/routes.ts';
+import { securedApi } from './secured-api.ts';
+import { adminRoutes } from '../admin/routes.ts';
+import { demoCallbackRoutes } from '../demo/callback.ts';
+import { consoleRoutes } from '../console/routes.ts';
 
 export interface BuildOptions {
   /** false for silence (tests); `stream` sends the JSON lines elsewhere than standard output. */
@@ -41,7 +45,7 @@ function trustedProxies(setting: false | number | string): boolean | string | ((
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   const app = Fastify({
     logger: options.logger === false ? false : { level: ctx.config.logLevel, serializers: { req: requestForLog }, ...(options.logger ? { stream: options.logger.stream } : {}) },
-    bodyLimit: 2 * 1024 * 1024,
+    bodyLimit: DEFAULT_BODY_LIMIT,
     // Off unless TRUST_PROXY names the load balancer: request.ip keys the failed-login penalties.
     trustProxy: trustedProxies(ctx.config.trustProxy),
     // Honour a well-formed incoming X-Request-Id so a trace spans the load balancer and this service.
@@ -61,13 +65,17 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   recordRequests(app, ctx.metrics);
   installValidators(app);
   installErrorHandling(app);
+  readJsonBodies(app);
+  refuseUnstorableText(app);
   await app.register(formbody);
-  await registerOpenApi(app, ctx);
+  await registerOpenApi(app, ctx.config);
 
-  await app.register(healthRoutes, { ctx });
+  await app.register(healthRoutes, { db: ctx.db, redis: ctx.redis });
   await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.metricsToken });
   await app.register(iamRoutes, { ctx });
+  await app.register(demoCallbackRoutes, { ctx });
   await app.register(securedApi, { ctx, prefix: '/api/v1' });
   await app.register(adminRoutes, { ctx, prefix: '/api/v1/admin' });
+  await app.register(consoleRoutes, { ctx });
   return app;
 }
