@@ -69,7 +69,7 @@ export function identityCommands(program: Command): void {
   for (const [name, enabled] of [['enable-grant', true], ['disable-grant', false]] as const) {
     program
       .command(name)
-      .description(`${enabled ? 'enable' : 'disable'} client_credentials or refresh_token for a client${enabled ? '' : ' (revokes nothing)'}`)
+      .description(`${enabled ? 'enable' : 'disable'} client_credentials, refresh_token or sso for a client${enabled ? '' : ' (revokes nothing)'}`)
       .requiredOption('--client <clientId>', 'API Client id')
       .addOption(grantOption())
       .action(operatorAction<{ client: string; grant: string }>(async ({ db }, options) => {

@@ -15,7 +15,7 @@ function auditChange(db: Db, detail: string, ids: { clientId?: string; userId?: 
   return recordAudit(db, { event: 'operator_change', outcome: 'success', clientId: ids.clientId ?? null, userId: ids.userId ?? null, detail });
 }
 
-export const OPTIONAL_GRANTS = ['client_credentials', 'refresh_token'] as const;
+export const OPTIONAL_GRANTS = ['client_credentials', 'refresh_token', 'sso'] as const;
 export type OptionalGrant = (typeof OPTIONAL_GRANTS)[number];
 
 function rejectIf(errors: FieldError[]): void {
