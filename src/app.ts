@@ -13,6 +13,10 @@ import { metricsRoutes, recordRequests } from './platform/metrics-routes.ts';
 import { iamRoutes } from './iam/routes.ts';
 import { securedApi } from './platform/secured-api.ts';
 import { adminRoutes } from './admin/routes.ts';
+import { loadSecretBox } from './sso/secrets-key.ts';
+import { ssoRuntime } from './sso/runtime.ts';
+import { ssoFederation } from './sso/federation.ts';
+import { ssoAdminRoutes } from './sso/admin-routes.ts';
 
 export interface BuildOptions {
   /** false for silence (tests); `stream` sends the JSON lines elsewhere than standard output. */
@@ -66,8 +70,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(healthRoutes, { ctx });
   await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.metricsToken });
-  await app.register(iamRoutes, { ctx });
+  const sso = ssoRuntime(ctx, await loadSecretBox(ctx.db, ctx.config, (message) => app.log.warn(message)));
+  await app.register(iamRoutes, { ctx, federation: ssoFederation(sso) });
   await app.register(securedApi, { ctx, prefix: '/api/v1' });
   await app.register(adminRoutes, { ctx, prefix: '/api/v1/admin' });
+  await app.register(ssoAdminRoutes, { sso });
   return app;
 }

@@ -31,6 +31,12 @@ export interface Config {
    * address counts), a number of proxy hops, or a list of proxy addresses and CIDR ranges.
    */
   readonly trustProxy: false | number | string;
+  /** SECRETS_KEY: 32 bytes sealing stored secrets (SSO client secrets); unset: a development key kept in the database. */
+  readonly secretsKey: Buffer | undefined;
+  /** SECRETS_KEY_PREVIOUS: comma-separated older keys that still open what they sealed (key rotation). */
+  readonly secretsKeyPrevious: readonly Buffer[];
+  /** SSO_ALLOW_INSECURE=1 (development and tests only): SSO providers over http and on loopback or private addresses. */
+  readonly ssoAllowInsecure: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -79,6 +85,14 @@ function trustProxy(raw: string | undefined): false | number | string {
     }
   }
   return entries.join(',');
+}
+
+function secretsKey(name: string, raw: string): Buffer {
+  const key = Buffer.from(raw.trim(), 'base64');
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw.trim()) || key.length !== 32) {
+    throw new ConfigError(`${name} must be 32 random bytes in base64 (openssl rand -base64 32)`);
+  }
+  return key;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -134,5 +148,8 @@ export function loadConfig(env: Env = process.env): Config {
     revocationRefreshMs: integer(env, 'REVOCATION_REFRESH_MS', 1000, 50),
     keyRefreshMs: integer(env, 'KEY_REFRESH_MS', 30_000, 100),
     trustProxy: trustProxy(env.TRUST_PROXY),
+    secretsKey: env.SECRETS_KEY ? secretsKey('SECRETS_KEY', env.SECRETS_KEY) : undefined,
+    secretsKeyPrevious: (optional(env, 'SECRETS_KEY_PREVIOUS') ?? '').split(',').filter((k) => k.trim() !== '').map((k) => secretsKey('SECRETS_KEY_PREVIOUS', k)),
+    ssoAllowInsecure: env.SSO_ALLOW_INSECURE === '1',
   });
 }
