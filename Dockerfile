@@ -29,4 +29,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
 # node itself is the main process, so SIGTERM reaches the server, which drains in-flight requests
 # (up to 10 s) and closes its database pool. Run with an init (compose: init: true) to reap zombies.
 STOPSIGNAL SIGTERM
-CMD ["node", "src/server.ts"]
+CMD ["node", "src/app/server.ts"]

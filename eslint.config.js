@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', '.scratch/', 'packages/client/src/schema.d.ts', 'coverage/'] },
+  { ignores: ['node_modules/', 'data/', '.scratch/', 'packages/*/dist/', 'packages/client/src/schema.ts', 'coverage/', 'src/console/assets/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

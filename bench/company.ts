@@ -2,7 +2,7 @@
 // one document, then the shifts a few days per document (each import reads the company's stored
 // rows to diff against, so one giant document would hold one huge transaction for minutes).
 import { sql } from 'kysely';
-import type { AppContext } from '../src/platform/context.ts';
+import type { AppContext } from '../src/app/context.ts';
 import { importCompanyData } from '../src/company/import.ts';
 import { addDays, today } from '../src/platform/period.ts';
 import { shiftDocument, staffDocument, type DatasetShape } from './dataset.ts';

@@ -8,8 +8,8 @@
 //   npx node bench/explain.ts [--db sqlite,postgres] [--days 14] [--companies 30]
 import { parseArgs } from 'node:util';
 import { CompiledQuery, sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
-import type { AppContext } from '../src/platform/context.ts';
-import { buildApp } from '../src/app.ts';
+import type { AppContext } from '../src/app/context.ts';
+import { buildApp } from '../src/app/app.ts';
 import { addDays, today } from '../src/platform/period.ts';
 import { importCompanyData } from '../src/company/import.ts';
 import { provisionTenant } from '../test/support/tenants.ts';

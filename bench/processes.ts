@@ -1,4 +1,4 @@
-// The processes the benchmark measures. The service runs as real `node src/server.ts` instances
+// The processes the benchmark measures. The service runs as real `node src/app/server.ts` instances
 // (test/support/processes.ts starts them); the baseline is a bare node:http server, also in a process
 // of its own, so neither shares an event loop with the load generator (this process).
 import { spawn, type ChildProcess } from 'node:child_process';

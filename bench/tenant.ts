@@ -2,8 +2,8 @@
 // refresh_token enabled) and API User, provisioned through the operator's domain functions, with an
 // ID token and a refresh token minted for it (the login flow itself is not what is measured).
 import { loadConfig } from '../src/platform/config.ts';
-import { closeContext, createContext } from '../src/platform/bootstrap.ts';
-import type { AppContext } from '../src/platform/context.ts';
+import { closeContext, createContext } from '../src/app/bootstrap.ts';
+import type { AppContext } from '../src/app/context.ts';
 import { setGrantEnabled } from '../src/iam/provisioning.ts';
 import { mintTokens, provisionTenant, type Tenant } from '../test/support/tenants.ts';
 

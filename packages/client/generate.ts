@@ -1,4 +1,4 @@
-// Regenerates src/schema.d.ts (the TypeScript types of every path) from the OpenAPI document the app
+// Regenerates src/schema.ts (the TypeScript types of every path) from the OpenAPI document the app
 // itself serves, built in-process over a throw-away in-memory database:
 //   npx node packages/client/generate.ts
 // Commit the result; test/client/schema.test.ts fails when it is out of date.
@@ -6,10 +6,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { loadConfig } from '../../src/platform/config.ts';
-import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
-import { buildApp } from '../../src/app.ts';
+import { closeContext, createContext } from '../../src/app/bootstrap.ts';
+import { buildApp } from '../../src/app/app.ts';
 
-export const SCHEMA_FILE = join(import.meta.dirname, 'src', 'schema.d.ts');
+export const SCHEMA_FILE = join(import.meta.dirname, 'src', 'schema.ts');
 
 /** The schema module's text for the document of a default deployment. */
 export async function generateSchema(): Promise<string> {

@@ -2,7 +2,7 @@
 // automate provisioning. Every route answers the same JSON as the matching `wfs … --json` command.
 import type { TSchema } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { problemResponses } from '../platform/schemas.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';
 import { ImportDocument, ImportResult, importCompanyData } from '../company/import.ts';

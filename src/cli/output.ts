@@ -4,6 +4,7 @@
 import type { Command, OptionValues } from 'commander';
 import { ConfigError } from '../platform/config.ts';
 import { ProblemError, type FieldError } from '../platform/errors.ts';
+import { printFailure } from '../platform/command-output.ts';
 import { withDatabase, type CommandContext } from './database.ts';
 
 export interface Outcome {
@@ -38,18 +39,6 @@ function printSuccess(json: boolean, outcome: Outcome): void {
   const secretNote = outcome.secrets ? `\n${STORE_WARNING_JSON}` : '';
   process.stderr.write(`${outcome.summary}${secretNote}\n`);
   process.stdout.write(`${JSON.stringify(outcome.json)}\n`);
-}
-
-/** The --json failure line: `{error, errors?}`. */
-export function printJsonFailure(message: string, errors?: FieldError[]): void {
-  process.stdout.write(`${JSON.stringify({ error: message, ...(errors?.length ? { errors } : {}) })}\n`);
-}
-
-function printFailure(json: boolean, message: string, errors?: FieldError[]): void {
-  const headline = errors?.length ? `${errors.length} problem(s):` : message;
-  const details = (errors ?? []).map((e) => `\n  ${e.path} ${e.message}`).join('');
-  process.stderr.write(`Error: ${headline}${details}\n`);
-  if (json) printJsonFailure(message, errors);
 }
 
 function describeFailure(error: unknown): { message: string; errors?: FieldError[]; status: number } {

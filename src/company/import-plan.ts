@@ -7,7 +7,7 @@ import { newId } from '../platform/ids.ts';
 import type { CompanyTables } from './tables.ts';
 import type { EntryTypes, ReadDocument } from './import-document.ts';
 import { SECTIONS, type Section } from './import-schema.ts';
-import { localInstant } from './local-time.ts';
+import { localInstant } from '../platform/local-time.ts';
 
 export const TABLE_OF = {
   departments: 'departments',

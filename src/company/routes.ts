@@ -1,13 +1,14 @@
 // The company API (CONTRACT §3): every handler acts on the token's company only.
 import { Type, type Static, type TSchema } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import type { Db } from '../platform/db/database.ts';
 import { pageRequest, PageQuery, type PageRequest } from '../platform/collection.ts';
 import { replyCached } from '../platform/response-cache.ts';
 import { PeriodQuery, resolvePeriod, today, type Period } from '../platform/period.ts';
 import { Collection, NotModified, PATTERNS, problemResponses, withExamples } from '../platform/schemas.ts';
-import { type CompanySummary, Configuration, getConfiguration } from './configuration.ts';
+import { Configuration, getConfiguration } from './configuration.ts';
+import type { CompanySummary } from '../tenancy/companies.ts';
 import { ACTIVE_OR_FUTURE_END, CompanyUser, listUsers } from './users.ts';
 import { Contract, listContracts } from './contracts.ts';
 import { listShifts, Shift } from './shifts.ts';

@@ -4,7 +4,7 @@ import type { Db } from '../platform/db/database.ts';
 import { afterPosition, toPage, type PageRequest, type SortKey } from '../platform/collection.ts';
 import type { Period } from '../platform/period.ts';
 import { ShiftCategory } from './configuration.ts';
-import { formatInstant } from './local-time.ts';
+import { formatInstant } from '../platform/local-time.ts';
 import type { ShiftsTable } from './tables.ts';
 
 export const Shift = Type.Object({

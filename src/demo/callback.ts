@@ -4,7 +4,7 @@
 // `wfs seed-demo` / `npm start`); everything else — client id, redirect URI, code — is filled in.
 import { Type } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { escapeHtml, htmlPage } from '../platform/http.ts';
 import { describeCode } from '../iam/codes.ts';
 import { HtmlPage } from '../iam/oauth-schemas.ts';

@@ -5,7 +5,7 @@ import cookie from '@fastify/cookie';
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { OAuthError } from '../platform/errors.ts';
 import { sharedSecret } from '../platform/db/shared-secret.ts';
 import { recordAudit } from './audit.ts';
@@ -83,8 +83,10 @@ export async function authorizeRoutes(app: App, { ctx, throttle, federation }: {
     return federation ? federation.forClient(auth.client) : Promise.resolve(NO_FEDERATION);
   }
 
-  async function limitLogins(clientId: string): Promise<void> {
-    const verdict = await throttle.limit('login', clientId);
+  // Per client AND address: the client id and redirect URI are public, so a budget per client alone
+  // would let anyone use up a client's logins (CONTRACT §2 "Rate limits").
+  async function limitLogins(clientId: string, address: string): Promise<void> {
+    const verdict = await throttle.limit('login', clientId, address);
     if (verdict) throw tooManyAttempts(verdict.retryAfter);
   }
 
@@ -97,7 +99,7 @@ export async function authorizeRoutes(app: App, { ctx, throttle, federation }: {
     async (request, reply) => {
       const checked = await checkAuthorizationRequest(ctx.db, ctx.config.issuer, request.query);
       if (!checked.ok) return reply.redirect(checked.redirectTo, 302);
-      await limitLogins(checked.request.client.id);
+      await limitLogins(checked.request.client.id, request.ip);
       const login = await federatedLogin(checked.request);
       const secretForm = login.secretAllowed && (request.query as { login?: unknown }).login === 'secret';
       if (login.identifierFirst && !secretForm) return showIdentifier(request, reply, checked.request, login, 200);
@@ -133,17 +135,20 @@ export async function authorizeRoutes(app: App, { ctx, throttle, federation }: {
         const expired = { email, message: 'This sign-in form has expired. Please sign in again.' };
         return identifying ? showIdentifier(request, reply, auth, login, 403, expired) : showForm(request, reply, auth, 403, expired);
       }
-      await limitLogins(auth.client.id);
-      const blocked = await throttle.penalised(who.clientId, who.address);
-      if (blocked) {
-        await recordAudit(ctx.db, { event: 'login', outcome: 'throttled', ...who });
-        throw tooManyAttempts(blocked.retryAfter);
-      }
+      await limitLogins(who.clientId, who.address);
+      // The email only routes; the attempt is counted where a credential is checked (here, or at the
+      // SSO callback).
       if (identifying && federation) {
         const route = await federation.route(request, reply, auth, email);
         if (route.to === 'provider') return reply.redirect(route.url, 302);
         if (route.to === 'refused') return showIdentifier(request, reply, auth, login, route.status, { email, message: route.message });
         return showForm(request, reply, auth, 200, { email });
+      }
+      // Reserved before the (slow) secret check, so parallel guesses cannot dodge the penalty.
+      const blocked = await throttle.attempt(who.clientId, who.address);
+      if (blocked) {
+        await recordAudit(ctx.db, { event: 'login', outcome: 'throttled', ...who });
+        throw tooManyAttempts(blocked.retryAfter);
       }
       if (!login.secretAllowed) {
         await recordAudit(ctx.db, { event: 'login', outcome: 'failure', ...who, detail: 'sso_enforced' });
@@ -152,7 +157,6 @@ export async function authorizeRoutes(app: App, { ctx, throttle, federation }: {
       }
       const verified = await verifyApiUser(ctx.db, auth.client.id, email, secret ?? '');
       if (!verified.ok) {
-        await throttle.failed(who.clientId, who.address);
         await recordAudit(ctx.db, { event: 'login', outcome: 'failure', ...who, userId: verified.userId, detail: verified.reason });
         return showForm(request, reply, auth, 401, { email, message: GENERIC_FAILURE });
       }

@@ -1,5 +1,6 @@
 // Client authentication at the token and revocation endpoints, with the failure penalties of
-// CONTRACT §2: failures are counted per client and address, a success clears them.
+// CONTRACT §2: attempts are counted per client and address before the secret is checked (so
+// parallel guesses cannot all slip past the penalty), a success clears them.
 import type { FastifyRequest } from 'fastify';
 import { OAuthError, oauth } from '../platform/errors.ts';
 import type { Db } from '../platform/db/database.ts';
@@ -26,14 +27,13 @@ export async function authenticateClient(
   const credentials = presentedCredentials(request.headers.authorization, body);
   if (!credentials) throw oauth.invalidClient('Client authentication is required: client_id and client_secret, or HTTP Basic.');
   const who = { clientId: credentials.clientId, address: request.ip };
-  const blocked = await throttle.penalised(who.clientId, who.address);
+  const blocked = await throttle.attempt(who.clientId, who.address);
   if (blocked) {
     await recordAudit(db, { event: 'client_authentication', outcome: 'throttled', ...who });
     throw tooManyRequests(blocked.retryAfter);
   }
   const client = await verifyClient(db, credentials);
   if (!client) {
-    await throttle.failed(who.clientId, who.address);
     await recordAudit(db, { event: 'client_authentication', outcome: 'failure', ...who, detail: 'bad_credentials_or_disabled' });
     throw oauth.invalidClient();
   }

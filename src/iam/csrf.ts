@@ -14,12 +14,18 @@ export class LoginCsrf {
   readonly #path: string;
   readonly #secure: boolean;
 
-  /** `authUrl`: the public address of the login pages (the cookie is scoped to the form's path). */
-  constructor(key: Buffer, authUrl: string) {
+  readonly #cookie: string;
+
+  /**
+   * `authUrl`: the public address of the login pages (the cookie is scoped to the form's path).
+   * `form`: another page's form (the console's sign-in): its path under authUrl and its own cookie.
+   */
+  constructor(key: Buffer, authUrl: string, form: { path: string; cookie: string } = { path: '/oauth/authorize', cookie: COOKIE }) {
     const url = new URL(authUrl);
     this.#key = key;
-    this.#path = `${url.pathname.replace(/\/+$/, '')}/oauth/authorize`;
+    this.#path = `${url.pathname.replace(/\/+$/, '')}${form.path}`;
     this.#secure = url.protocol === 'https:';
+    this.#cookie = form.cookie;
   }
 
   #sign(value: string): string {
@@ -28,16 +34,16 @@ export class LoginCsrf {
 
   /** The hidden-field value for the form; sets the cookie unless the browser already has a good one. */
   issue(request: FastifyRequest, reply: FastifyReply): string {
-    let value = request.cookies[COOKIE];
+    let value = request.cookies[this.#cookie];
     if (!value || !VALUE.test(value)) {
       value = randomBytes(32).toString('base64url');
-      reply.setCookie(COOKIE, value, { path: this.#path, httpOnly: true, sameSite: 'lax', secure: this.#secure, maxAge: 3600 });
+      reply.setCookie(this.#cookie, value, { path: this.#path, httpOnly: true, sameSite: 'lax', secure: this.#secure, maxAge: 3600 });
     }
     return this.#sign(value);
   }
 
   valid(request: FastifyRequest, field: string | undefined): boolean {
-    const value = request.cookies[COOKIE];
+    const value = request.cookies[this.#cookie];
     if (!value || !VALUE.test(value) || !field) return false;
     return safeEqual(this.#sign(value), field);
   }

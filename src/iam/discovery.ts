@@ -2,7 +2,7 @@
 // from this document alone.
 import { Type } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { SIGNING_ALG } from './keys.ts';
 
 const Jwks = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) });

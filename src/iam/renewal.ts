@@ -4,7 +4,7 @@
 // parent, which keeps working for REFRESH_GRACE_SECONDS (clients retry); used after that, it is
 // treated as stolen and the whole grant is revoked (RFC 9700 §4.14). The chain never outlives
 // REFRESH_CHAIN_MAX_SECONDS from the login.
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { recordAudit } from './audit.ts';
 import { revokeGrantNow } from './grants.ts';
 import {

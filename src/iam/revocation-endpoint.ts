@@ -3,7 +3,7 @@
 // client, are answered 200 like any other (nothing to learn), and nothing is revoked for them.
 import { Type } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { oauth } from '../platform/errors.ts';
 import { recordAudit } from './audit.ts';
 import { authenticateClient, enforceRateLimit } from './client-auth.ts';

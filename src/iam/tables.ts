@@ -1,26 +1,5 @@
 // Row types of the identity tables. Instants are epoch milliseconds; flags are 0/1 integers so one
 // schema serves SQLite and PostgreSQL; lists are JSON text.
-import type { Generated } from 'kysely';
-
-export interface OrganisationsTable {
-  id: string;
-  name: string;
-  created_at: number;
-}
-
-export interface CompaniesTable {
-  id: string;
-  organisation_id: string;
-  name: string;
-  timezone: string;
-  currency: string;
-  locale: string;
-  created_at: number;
-  updated_at: number;
-  /** Bumped by every import that changes the company's data (see response-cache.ts). */
-  data_version: Generated<number>;
-}
-
 export interface ApiClientsTable {
   id: string;
   company_id: string;
@@ -124,8 +103,6 @@ export interface AppSecretsTable {
 }
 
 export interface IamTables {
-  organisations: OrganisationsTable;
-  companies: CompaniesTable;
   api_clients: ApiClientsTable;
   api_users: ApiUsersTable;
   signing_keys: SigningKeysTable;

@@ -1,8 +1,20 @@
 // Rate limits and failure penalties of the identity endpoints (CONTRACT §2 "Rate limits").
 // Counters live behind a small store interface: in memory for a single instance, in Redis when
 // REDIS_URL is set so every instance shares them.
+//
+// An attempt (a login or a client authentication) is counted as a failure BEFORE its secret is
+// checked, in one atomic step with the penalty check: checking a secret is slow, so counting after it
+// let parallel guesses all pass the check before any failure was written. A success then clears the
+// count; a failure simply keeps the attempt it reserved.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import type { Clock } from '../platform/clock.ts';
+
+export const FAILURE_WINDOW_MS = 15 * 60_000;
+export const FAILURES_BEFORE_PENALTY = 5;
+export const MAX_PENALTY_SECONDS = 15 * 60;
+const RATE_WINDOW_MS = 60_000;
 
 /** A penalty in force: attempts are refused until `until`; `level` doubles the next one. */
 export interface Penalty {
@@ -11,62 +23,99 @@ export interface Penalty {
 }
 
 export interface ThrottleStore {
-  /** Counts one request in the fixed window `windowKey` (which lives `windowMs`); returns the count. */
-  countRequest(windowKey: string, windowMs: number): Promise<number>;
-  /** Records a failure at `now` and returns how many fell within the last `windowMs`. */
-  recordFailure(key: string, windowMs: number, now: number): Promise<number>;
-  penalty(key: string): Promise<Penalty | undefined>;
-  setPenalty(key: string, penalty: Penalty, ttlMs: number): Promise<void>;
+  /** Counts one request in the fixed window `windowKey` (which lives `windowMs` from `now`); returns the count. */
+  countRequest(windowKey: string, windowMs: number, now: number): Promise<number>;
+  /**
+   * Atomically: while a penalty of `key` is in force, refuses the attempt (returns the penalty's end);
+   * otherwise records the attempt as a failure at `now` and, from the fifth failure within the
+   * failure window (or while a penalty record lives), sets the next penalty. Returns undefined when
+   * the attempt may go ahead.
+   */
+  reserveAttempt(key: string, now: number): Promise<number | undefined>;
   /** Forgets the failures and the penalty of `key` (a success). */
   reset(key: string): Promise<void>;
 }
 
-interface Entry<T> {
-  value: T;
-  expiresAt: number;
+/**
+ * The penalty after an attempt that made `failures` failures in the window: none for the first four;
+ * then 1 s, doubling with each further failure up to 15 minutes. The record outlives its block by the
+ * failure window so the doubling carries on. The Redis script below is the same rule in Lua.
+ */
+export function nextPenalty(previous: Penalty | undefined, failures: number, now: number): { penalty: Penalty; ttlMs: number } | undefined {
+  if (!previous && failures < FAILURES_BEFORE_PENALTY) return undefined;
+  const level = previous ? previous.level + 1 : 0;
+  const ms = Math.min(2 ** level, MAX_PENALTY_SECONDS) * 1000;
+  return { penalty: { until: now + ms, level }, ttlMs: ms + FAILURE_WINDOW_MS };
 }
 
-/** For a single instance (and tests). Expired entries are swept as the maps grow. */
-export class MemoryThrottleStore implements ThrottleStore {
-  readonly #counters = new Map<string, Entry<number>>();
-  readonly #failures = new Map<string, Entry<number[]>>();
-  readonly #penalties = new Map<string, Entry<Penalty>>();
+/** Entries no older than their expiry, in an LRU of at most `max` keys: O(1) insert, read and eviction. */
+class ExpiringCache<T extends object> {
+  readonly #entries: LRUCache<string, { value: T; expiresAt: number }>;
 
-  #live<T>(map: Map<string, Entry<T>>, key: string, now = Date.now()): T | undefined {
-    const entry = map.get(key);
+  constructor(max: number) {
+    this.#entries = new LRUCache({ max });
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get(key: string, now: number): T | undefined {
+    const entry = this.#entries.get(key);
     if (entry && entry.expiresAt > now) return entry.value;
-    map.delete(key);
+    if (entry) this.#entries.delete(key);
     return undefined;
   }
 
-  #put<T>(map: Map<string, Entry<T>>, key: string, value: T, ttlMs: number): void {
-    if (map.size > 10_000) {
-      const now = Date.now();
-      for (const [k, e] of map) if (e.expiresAt <= now) map.delete(k);
-    }
-    map.set(key, { value, expiresAt: Date.now() + ttlMs });
+  set(key: string, value: T, expiresAt: number): void {
+    this.#entries.set(key, { value, expiresAt });
   }
 
-  async countRequest(windowKey: string, windowMs: number): Promise<number> {
-    const entry = this.#counters.get(windowKey);
-    if (entry && entry.expiresAt > Date.now()) return ++entry.value;
-    this.#put(this.#counters, windowKey, 1, windowMs);
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+}
+
+/** Entries each kind of counter keeps at most by default (least recently used go first). */
+export const MEMORY_STORE_MAX_ENTRIES = 50_000;
+
+/**
+ * For a single instance (and tests). Each kind of counter is a bounded LRU, so a flood of made-up
+ * client ids costs constant time per request and bounded memory; request counters and failures are
+ * kept apart from penalties, so such a flood cannot evict a penalty in force.
+ */
+export class MemoryThrottleStore implements ThrottleStore {
+  readonly #counters: ExpiringCache<{ count: number }>;
+  readonly #failures: ExpiringCache<number[]>;
+  readonly #penalties: ExpiringCache<Penalty>;
+
+  constructor(maxEntries = MEMORY_STORE_MAX_ENTRIES) {
+    this.#counters = new ExpiringCache(maxEntries);
+    this.#failures = new ExpiringCache(maxEntries);
+    this.#penalties = new ExpiringCache(maxEntries);
+  }
+
+  /** How many entries the store holds, of every kind (for tests of its bound). */
+  get size(): number {
+    return this.#counters.size + this.#failures.size + this.#penalties.size;
+  }
+
+  async countRequest(windowKey: string, windowMs: number, now: number): Promise<number> {
+    const counter = this.#counters.get(windowKey, now);
+    if (counter) return ++counter.count;
+    this.#counters.set(windowKey, { count: 1 }, now + windowMs);
     return 1;
   }
 
-  async recordFailure(key: string, windowMs: number, now: number): Promise<number> {
-    const recent = (this.#live(this.#failures, key, now) ?? []).filter((at) => at > now - windowMs);
-    recent.push(now);
-    this.#put(this.#failures, key, recent, windowMs);
-    return recent.length;
-  }
-
-  async penalty(key: string): Promise<Penalty | undefined> {
-    return this.#live(this.#penalties, key);
-  }
-
-  async setPenalty(key: string, penalty: Penalty, ttlMs: number): Promise<void> {
-    this.#put(this.#penalties, key, penalty, ttlMs);
+  async reserveAttempt(key: string, now: number): Promise<number | undefined> {
+    const previous = this.#penalties.get(key, now);
+    if (previous && previous.until > now) return previous.until;
+    const failures = (this.#failures.get(key, now) ?? []).filter((at) => at > now - FAILURE_WINDOW_MS);
+    failures.push(now);
+    this.#failures.set(key, failures, now + FAILURE_WINDOW_MS);
+    const next = nextPenalty(previous, failures.length, now);
+    if (next) this.#penalties.set(key, next.penalty, now + next.ttlMs);
+    return undefined;
   }
 
   async reset(key: string): Promise<void> {
@@ -75,7 +124,29 @@ export class MemoryThrottleStore implements ThrottleStore {
   }
 }
 
-/** Shared by every instance. Failures are a sorted set of timestamps (a true sliding window). */
+// KEYS: the failures (a sorted set of attempt times, a true sliding window) and the penalty (a hash
+// of until and level). ARGV: now, a unique member for this attempt, the failure window, the failures
+// before a penalty, the longest penalty (ms). Returns the penalty's end when refused, else 0.
+const RESERVE_ATTEMPT = `
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[3])
+local penalty = redis.call('HMGET', KEYS[2], 'until', 'level')
+local untilMs = tonumber(penalty[1])
+if untilMs and untilMs > now then return untilMs end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+redis.call('ZADD', KEYS[1], now, ARGV[2])
+redis.call('PEXPIRE', KEYS[1], window)
+local failures = redis.call('ZCARD', KEYS[1])
+local level = tonumber(penalty[2])
+if level == nil and failures < tonumber(ARGV[4]) then return 0 end
+level = level == nil and 0 or level + 1
+local ms = math.min(2 ^ level * 1000, tonumber(ARGV[5]))
+redis.call('HSET', KEYS[2], 'until', string.format('%d', now + ms), 'level', level)
+redis.call('PEXPIRE', KEYS[2], string.format('%d', ms + window))
+return 0
+`;
+
+/** Shared by every instance; each operation is one atomic Redis command or script. */
 export class RedisThrottleStore implements ThrottleStore {
   readonly #redis: Redis;
   readonly #prefix: string;
@@ -91,52 +162,39 @@ export class RedisThrottleStore implements ThrottleStore {
     return Number(results?.[1]?.[1] ?? 0);
   }
 
-  async recordFailure(key: string, windowMs: number, now: number): Promise<number> {
-    const redisKey = `${this.#prefix}fail:${key}`;
-    const results = await this.#redis
-      .multi()
-      .zremrangebyscore(redisKey, 0, now - windowMs)
-      .zadd(redisKey, now, `${now}:${randomBytes(6).toString('hex')}`)
-      .zcard(redisKey)
-      .pexpire(redisKey, windowMs)
-      .exec();
-    return Number(results?.[2]?.[1] ?? 0);
-  }
-
-  async penalty(key: string): Promise<Penalty | undefined> {
-    const raw = await this.#redis.get(`${this.#prefix}pen:${key}`);
-    return raw ? (JSON.parse(raw) as Penalty) : undefined;
-  }
-
-  async setPenalty(key: string, penalty: Penalty, ttlMs: number): Promise<void> {
-    await this.#redis.set(`${this.#prefix}pen:${key}`, JSON.stringify(penalty), 'PX', ttlMs);
+  async reserveAttempt(key: string, now: number): Promise<number | undefined> {
+    const member = `${now}:${randomBytes(6).toString('hex')}`;
+    const keys = [`${this.#prefix}attempts:${key}`, `${this.#prefix}penalty:${key}`];
+    const until = await this.#redis.eval(RESERVE_ATTEMPT, keys.length, ...keys, now, member, FAILURE_WINDOW_MS, FAILURES_BEFORE_PENALTY, MAX_PENALTY_SECONDS * 1000);
+    return Number(until) > 0 ? Number(until) : undefined;
   }
 
   async reset(key: string): Promise<void> {
-    await this.#redis.del(`${this.#prefix}fail:${key}`, `${this.#prefix}pen:${key}`);
+    await this.#redis.del(`${this.#prefix}attempts:${key}`, `${this.#prefix}penalty:${key}`);
   }
 }
 
-export const FAILURE_WINDOW_MS = 15 * 60_000;
-export const FAILURES_BEFORE_PENALTY = 5;
-export const MAX_PENALTY_SECONDS = 15 * 60;
-const RATE_WINDOW_MS = 60_000;
-
-/** The endpoints whose requests are counted per client, each with its own budget. */
+/** The endpoints whose requests are counted, each with its own budget. */
 export type LimitedEndpoint = 'token' | 'idToken' | 'login' | 'revoke';
 
 /** `retryAfter` in whole seconds, or undefined when the request may proceed. */
 export type Verdict = { retryAfter: number } | undefined;
 
+function retryAfter(until: number, now: number): { retryAfter: number } {
+  return { retryAfter: Math.max(1, Math.ceil((until - now) / 1000)) };
+}
+
 export class Throttle {
   readonly #store: ThrottleStore;
   readonly #perMinute: number;
+  readonly #clock: Clock;
   readonly #onError: (error: unknown) => void;
 
-  constructor(store: ThrottleStore, perMinute: number, onError: (error: unknown) => void) {
+  constructor(store: ThrottleStore, options: { perMinute: number; clock: Clock; onError: (error: unknown) => void }) {
     this.#store = store;
-    this.#perMinute = perMinute;
-    this.#onError = onError;
+    this.#perMinute = options.perMinute;
+    this.#clock = options.clock;
+    this.#onError = options.onError;
   }
 
   // A broken counter store must not take logins down with it: the limits fail open (and are logged).
@@ -149,43 +207,35 @@ export class Throttle {
     }
   }
 
-  /** Counts a request of `clientId` at `endpoint` against RATE_LIMIT_TOKEN_PER_MINUTE. */
-  async limit(endpoint: LimitedEndpoint, clientId: string, now = Date.now()): Promise<Verdict> {
+  /**
+   * Counts a request at `endpoint` against RATE_LIMIT_TOKEN_PER_MINUTE: per client, or per client and
+   * address when `address` is given (the login page, whose client id anyone can read).
+   */
+  async limit(endpoint: LimitedEndpoint, clientId: string, address?: string): Promise<Verdict> {
+    const now = this.#clock.now();
     const window = Math.floor(now / RATE_WINDOW_MS);
-    const count = await this.#guard(() => this.#store.countRequest(`${endpoint}:${clientId}:${window}`, RATE_WINDOW_MS), 0);
+    const subject = address === undefined ? clientId : attemptKey(clientId, address);
+    const count = await this.#guard(() => this.#store.countRequest(`${endpoint}:${subject}:${window}`, RATE_WINDOW_MS, now), 0);
     if (count <= this.#perMinute) return undefined;
-    return { retryAfter: Math.max(1, Math.ceil(((window + 1) * RATE_WINDOW_MS - now) / 1000)) };
-  }
-
-  /** Whether attempts of `clientId` from `address` are currently penalised. */
-  async penalised(clientId: string, address: string, now = Date.now()): Promise<Verdict> {
-    const penalty = await this.#guard(() => this.#store.penalty(penaltyKey(clientId, address)), undefined);
-    if (!penalty || penalty.until <= now) return undefined;
-    return { retryAfter: Math.max(1, Math.ceil((penalty.until - now) / 1000)) };
+    return retryAfter((window + 1) * RATE_WINDOW_MS, now);
   }
 
   /**
-   * Records a failed login or client authentication. From the fifth failure within 15 minutes each
-   * further failure blocks attempts for twice as long as the previous block (1 s, 2 s, … 15 min).
-   * The penalty record outlives its block by the failure window so the doubling carries on.
+   * Reserves an attempt of `clientId` from `address` before its secret is checked: refused while a
+   * penalty is in force, otherwise counted as a failure until `succeeded` clears it.
    */
-  async failed(clientId: string, address: string, now = Date.now()): Promise<void> {
-    const key = penaltyKey(clientId, address);
-    await this.#guard(async () => {
-      const failures = await this.#store.recordFailure(key, FAILURE_WINDOW_MS, now);
-      const previous = await this.#store.penalty(key);
-      if (!previous && failures < FAILURES_BEFORE_PENALTY) return;
-      const level = previous ? previous.level + 1 : 0;
-      const seconds = Math.min(2 ** level, MAX_PENALTY_SECONDS);
-      await this.#store.setPenalty(key, { until: now + seconds * 1000, level }, seconds * 1000 + FAILURE_WINDOW_MS);
-    }, undefined);
+  async attempt(clientId: string, address: string): Promise<Verdict> {
+    const now = this.#clock.now();
+    const until = await this.#guard(() => this.#store.reserveAttempt(attemptKey(clientId, address), now), undefined);
+    return until === undefined ? undefined : retryAfter(until, now);
   }
 
+  /** The reserved attempt succeeded: its failures and penalty are forgotten. */
   async succeeded(clientId: string, address: string): Promise<void> {
-    await this.#guard(() => this.#store.reset(penaltyKey(clientId, address)), undefined);
+    await this.#guard(() => this.#store.reset(attemptKey(clientId, address)), undefined);
   }
 }
 
-function penaltyKey(clientId: string, address: string): string {
+function attemptKey(clientId: string, address: string): string {
   return `${clientId}|${address}`;
 }

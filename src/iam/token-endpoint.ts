@@ -2,7 +2,7 @@
 // authentication by body or HTTP Basic, audience in body or query, and the three grant types.
 import { Type, type Static } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { OAuthError, oauth } from '../platform/errors.ts';
 import { grouped } from '../platform/db/durability.ts';
 import { recordAudit } from './audit.ts';

@@ -1,7 +1,7 @@
 // Examples for the OpenAPI description of the inbound batches, in the restaurant of the company
-// examples (src/company/examples.ts): its departments, Europe/Amsterdam (+01:00 in November).
+// examples (src/platform/examples.ts and src/company/examples.ts): its departments, Europe/Amsterdam (+01:00 in November).
 // ISO week 2026-W48 runs from Monday 2026-11-23 to Sunday 2026-11-29.
-import { EXAMPLE_IDS } from '../company/examples.ts';
+import { EXAMPLE_IDS } from '../platform/examples.ts';
 import type { BatchOutcome } from './batch.ts';
 import type { RevenueItem, RevenueItemInput } from './revenue.ts';
 import type { WageBudgetItem, WageBudgetItemInput } from './wage-budget.ts';

@@ -7,7 +7,7 @@ import { addDays } from '../platform/period.ts';
 import { afterPosition, type SortKey } from '../platform/collection.ts';
 import type { InboundStream } from './tables.ts';
 import { orNull, PATTERNS } from '../platform/schemas.ts';
-import { formatInstant } from '../company/local-time.ts';
+import { formatInstant } from '../platform/local-time.ts';
 
 export const BatchOutcome = Type.Object({
   received: Type.Integer({ description: 'Items in the batch.' }),

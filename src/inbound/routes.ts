@@ -4,8 +4,9 @@
 import { Type, type TSchema } from 'typebox';
 import type { FastifyError } from 'fastify';
 import { acceptJsonOnly, toProblem, validationErrors, type App } from '../platform/http.ts';
+import { plainJson, type JsonBodyParser } from '../platform/json-body.ts';
 import type { FieldError } from '../platform/errors.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
 import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
@@ -114,9 +115,25 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
   );
 }
 
+/** Values a batch can hold at most: the body, its items array, each item and each of its fields. */
+const MAX_BATCH_VALUES = 2 + MAX_BATCH_ITEMS * (1 + Math.max(...[RevenueItemInput, WageBudgetItemInput].map((item) => Object.keys(item.properties).length)));
+
+/**
+ * Sizes a batch before paying for its numbers' text (a reviver call per value, ~1 µs each): more than
+ * MAX_BATCH_ITEMS items is refused unparsed, and a body with more values than any valid batch has
+ * is parsed plainly — its schema refuses it whatever its numbers say.
+ */
+function batchParser(app: App): JsonBodyParser {
+  const plain = plainJson(app);
+  return (text, shape, request) => {
+    if (shape.countedLength !== undefined && shape.countedLength > MAX_BATCH_ITEMS) batchTooLarge(shape.countedLength);
+    return shape.commas >= MAX_BATCH_VALUES ? plain(text, shape, request) : parseJsonKeepingNumbers(text);
+  };
+}
+
 export async function inboundRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
   // A reviver call per value: only these routes, which read amounts, pay for it.
-  acceptJsonOnly(app, parseJsonKeepingNumbers);
+  acceptJsonOnly(app, batchParser(app), { counted: 'items' });
   registerStream(app, ctx, {
     path: '/company/revenue',
     noun: 'revenue',

@@ -119,16 +119,25 @@ function figureRow(companyId: string, stream: InboundStream, draft: FigureDraft,
   };
 }
 
+/** A figure as the upsert left it, and whether the upsert created it. */
+export interface WrittenFigure {
+  row: InboundItemsTable;
+  created: boolean;
+}
+
 /**
- * Inserts the new figures and updates the changed ones, in the drafts' order. A row that appeared
- * since the read (a concurrent batch) is updated, not duplicated.
+ * Inserts the new figures and updates the changed ones, in the drafts' order, and returns them as
+ * stored. A row that appeared since the read (a concurrent batch) is updated, not duplicated (and
+ * reported as not created: it keeps the other batch's id).
  */
-export async function writeFigures(trx: Transaction<Database>, onPostgres: boolean, companyId: string, stream: InboundStream, drafts: FigureDraft[], now: number): Promise<void> {
+export async function writeFigures(trx: Transaction<Database>, onPostgres: boolean, companyId: string, stream: InboundStream, drafts: FigureDraft[], now: number): Promise<WrittenFigure[]> {
   const step = onPostgres ? drafts.length || 1 : CHUNK;
+  const written: WrittenFigure[] = [];
   for (let i = 0; i < drafts.length; i += step) {
     const rows = drafts.slice(i, i + step).map((draft) => figureRow(companyId, stream, draft, now));
+    const newIds = new Set(rows.map((row) => row.id));
     const insert = trx.insertInto('inbound_items');
-    await (onPostgres ? insert.columns(COLUMNS).expression(unnestedRows(rows)) : insert.values(rows))
+    const stored = await (onPostgres ? insert.columns(COLUMNS).expression(unnestedRows(rows)) : insert.values(rows))
       .onConflict((oc) =>
         oc.columns(['company_id', 'stream', 'period_key', 'department_id', 'kind', 'category']).doUpdateSet((eb) => ({
           amount_minor: eb.ref('excluded.amount_minor'),
@@ -136,6 +145,9 @@ export async function writeFigures(trx: Transaction<Database>, onPostgres: boole
           updated_at: eb.ref('excluded.updated_at'),
         })),
       )
+      .returningAll()
       .execute();
+    for (const row of stored) written.push({ row: { ...row, amount_minor: Number(row.amount_minor), hours_centi: row.hours_centi === null ? null : Number(row.hours_centi) }, created: newIds.has(row.id) });
   }
+  return written;
 }

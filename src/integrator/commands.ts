@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { printJsonFailure } from '../cli/output.ts';
+import { printFailure } from '../platform/command-output.ts';
 import { ApiError, TokenError, decodeJwtClaims, type Query, type WfsClient } from '../../packages/client/src/index.ts';
 import { clientFromCredentials, defaultCredentialsFile, readCredentials, writeCredentials } from './credentials.ts';
 import { login, openBrowser } from './login.ts';
@@ -24,8 +24,7 @@ async function report(command: Command, work: () => Promise<void>): Promise<void
     const errors = error instanceof ApiError ? error.problem.errors : undefined;
     const hint = error instanceof TokenError && error.status === 401 ? ' Run "wfs login" again.' : '';
     const message = `${error instanceof Error ? error.message : String(error)}${hint}`;
-    process.stderr.write(`Error: ${message}${(errors ?? []).map((e) => `\n  ${e.path} ${e.message}`).join('')}\n`);
-    if (jsonWanted(command)) printJsonFailure(message, errors);
+    printFailure(jsonWanted(command), message, errors);
     process.exitCode = 1;
   }
 }

@@ -37,6 +37,8 @@ export interface Config {
   readonly secretsKeyPrevious: readonly Buffer[];
   /** SSO_ALLOW_INSECURE=1 (development and tests only): SSO providers over http and on loopback or private addresses. */
   readonly ssoAllowInsecure: boolean;
+  /** How long the change log keeps a change (CONTRACT §7). */
+  readonly changesRetentionSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -151,5 +153,6 @@ export function loadConfig(env: Env = process.env): Config {
     secretsKey: env.SECRETS_KEY ? secretsKey('SECRETS_KEY', env.SECRETS_KEY) : undefined,
     secretsKeyPrevious: (optional(env, 'SECRETS_KEY_PREVIOUS') ?? '').split(',').filter((k) => k.trim() !== '').map((k) => secretsKey('SECRETS_KEY_PREVIOUS', k)),
     ssoAllowInsecure: env.SSO_ALLOW_INSECURE === '1',
+    changesRetentionSeconds: integer(env, 'CHANGES_RETENTION_SECONDS', 2_592_000, 1),
   });
 }

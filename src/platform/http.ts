@@ -7,6 +7,7 @@ import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, Fa
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { OAuthError, ProblemError, titleFor, type FieldError } from './errors.ts';
 import { patternMessage } from './schemas.ts';
+import { jsonBodyParser, plainJson, type JsonBodyOptions, type JsonBodyParser } from './json-body.ts';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -222,21 +223,11 @@ function registeredMethods(app: FastifyInstance): (path: string) => string[] {
 
 /**
  * Makes `app` (an encapsulated route scope) accept only application/json: any other content type is
- * 415, malformed JSON 400, a body over bodyLimit 413. Bodies are parsed with `parse` when given (the
- * inbound routes keep each number's text), otherwise with Fastify's own parser.
+ * 415, malformed JSON 400, a body over bodyLimit 413. Bodies are read by jsonBodyParser (UTF-8,
+ * depth, measured first) and parsed with `parse` when given (the inbound routes keep each number's
+ * text), otherwise as Fastify's own parser does.
  */
-export function acceptJsonOnly(app: FastifyInstance, parse?: (text: string) => unknown): void {
-  const parser = parse ? bodyParser(parse) : app.getDefaultJsonParser('error', 'error');
+export function acceptJsonOnly(app: FastifyInstance, parse: JsonBodyParser = plainJson(app), options: JsonBodyOptions = {}): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parser);
-}
-
-function bodyParser(parse: (text: string) => unknown) {
-  return (_request: unknown, body: string | Buffer, done: (error: Error | null, body?: unknown) => void): void => {
-    try {
-      done(null, parse(body as string));
-    } catch (error) {
-      done(Object.assign(error instanceof Error ? error : new SyntaxError(String(error)), { statusCode: 400 }), undefined);
-    }
-  };
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser(parse, options));
 }

@@ -9,7 +9,6 @@ import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App } from './http.ts';
-import type { AppContext } from './context.ts';
 import type { Config } from './config.ts';
 import { Problem } from './schemas.ts';
 
@@ -234,15 +233,15 @@ function completeDocument(document: Json, config: Config): Json {
   return { ...document, paths: completed, components: mergedComponents };
 }
 
-export async function registerOpenApi(app: App, ctx: AppContext): Promise<void> {
+export async function registerOpenApi(app: App, config: Config): Promise<void> {
   await app.register(swagger, {
-    openapi: baseDocument(ctx.config),
+    openapi: baseDocument(config),
     // Browser pages (errorFormat 'html': the login page, the demo callback) answer HTML, errors included.
     transform: ({ schema, url, route }) => ({
       schema: route.config?.errorFormat === 'html' ? { ...schema, produces: ['text/html'] } : schema,
       url,
     }),
-    transformObject: (generated) => completeDocument(('openapiObject' in generated ? generated.openapiObject : {}) as Json, ctx.config),
+    transformObject: (generated) => completeDocument(('openapiObject' in generated ? generated.openapiObject : {}) as Json, config),
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',

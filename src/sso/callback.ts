@@ -63,7 +63,6 @@ export async function callbackRoutes(app: App, { runtime, throttle }: { runtime:
 
   async function fail(request: FastifyRequest, reply: FastifyReply, reason: string, context: FailureContext, message?: string): Promise<FastifyReply> {
     await recordAudit(ctx.db, { event: 'sso_login_failed', outcome: 'failure', clientId: context.clientId ?? null, userId: context.userId ?? null, address: request.ip, detail: reason });
-    if (context.clientId) await throttle.failed(context.clientId, request.ip);
     const explanation = EXPLANATIONS[reason] ?? { status: reason === 'provider_unreachable' ? 502 : 400, text: message ?? 'The sign-in failed.' };
     const retry = context.retryUrl ? `<p><a href="${escapeHtml(context.retryUrl)}">Start the sign-in again</a></p>` : '';
     return reply.code(explanation.status).headers(pageSecurityHeaders()).type('text/html; charset=utf-8')
@@ -84,13 +83,18 @@ export async function callbackRoutes(app: App, { runtime, throttle }: { runtime:
     const { state } = request.query;
     if (!state) return fail(request, reply, 'missing_state', {});
     const claim = await claimPending(ctx.db, box, state, request.cookies[BROWSER_COOKIE]);
+    const clientId = claim.ok ? claim.pending.clientId : claim.clientId;
+    // Counted as a failed login of the client from this address until it succeeds (CONTRACT §8: SSO
+    // failures count toward the per-address penalty); refused while a penalty is in force.
+    const blocked = clientId ? await throttle.attempt(clientId, request.ip) : undefined;
+    if (blocked) {
+      await recordAudit(ctx.db, { event: 'sso_login_failed', outcome: 'throttled', clientId: clientId ?? null, address: request.ip, detail: 'throttled' });
+      throw new OAuthError(429, 'too_many_requests', `Too many sign-in attempts. Try again in ${blocked.retryAfter} second${blocked.retryAfter === 1 ? '' : 's'}.`, { 'Retry-After': String(blocked.retryAfter) });
+    }
     const retryUrl = claim.ok ? withParams(authorizeUrl, claim.pending.request) : claim.request ? withParams(authorizeUrl, claim.request) : undefined;
     if (!claim.ok) return fail(request, reply, claim.reason, { clientId: claim.clientId, retryUrl });
     const { pending } = claim;
     const who = { clientId: pending.clientId, retryUrl };
-
-    const blocked = await throttle.penalised(pending.clientId, request.ip);
-    if (blocked) throw new OAuthError(429, 'too_many_requests', `Too many sign-in attempts. Try again in ${blocked.retryAfter} second${blocked.retryAfter === 1 ? '' : 's'}.`, { 'Retry-After': String(blocked.retryAfter) });
     let auth;
     try {
       const checked = await checkAuthorizationRequest(ctx.db, ctx.config.issuer, pending.request);

@@ -2,7 +2,7 @@
 // per-instance discovery cache) and the cookie that binds a flow to the browser that started it.
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import type { SecretBox } from '../platform/secret-box.ts';
 import { PENDING_TTL_MS } from './pending.ts';
 import { RelyingParty } from './relying-party.ts';

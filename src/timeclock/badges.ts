@@ -2,7 +2,7 @@
 // organisation's companies (or one of them), ordered by badge id — unique within the organisation.
 import type { NotNull } from 'kysely';
 import { Type, type Static } from 'typebox';
-import { formatInstant } from '../company/local-time.ts';
+import { formatInstant } from '../platform/local-time.ts';
 import type { Db } from '../platform/db/database.ts';
 import { afterPosition, type SortKey } from '../platform/collection.ts';
 

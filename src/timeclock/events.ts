@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { Type, type Static } from 'typebox';
 import { DateTime } from 'luxon';
-import { formatInstant } from '../company/local-time.ts';
+import { formatInstant } from '../platform/local-time.ts';
 import { badRequest } from '../platform/errors.ts';
 import { orNull } from '../platform/schemas.ts';
 import { ANOMALIES } from './transitions.ts';

@@ -1,7 +1,7 @@
 // Examples for the OpenAPI description of the timeclock, in the restaurant of the company examples
-// (src/company/examples.ts): Jan de Vries punches in at the kitchen terminal with his badge and
+// (src/platform/examples.ts and src/company/examples.ts): Jan de Vries punches in at the kitchen terminal with his badge and
 // takes his break, ending it from his phone. Instants are in the company offset (+01:00 in November).
-import { EXAMPLE_IDS } from '../company/examples.ts';
+import { EXAMPLE_IDS } from '../platform/examples.ts';
 import type { Badge } from './badges.ts';
 import type { TimeclockEvent, TimeclockEventInput } from './events.ts';
 

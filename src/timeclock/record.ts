@@ -16,7 +16,9 @@ import { contentHash, parseOccurredAt, presentEvent, type TimeclockEvent, type T
 import { transition } from './transitions.ts';
 import type { PresenceState, TimeclockEventsTable } from './tables.ts';
 import { durablyGrouped } from '../platform/db/durability.ts';
-import { formatInstant } from '../company/local-time.ts';
+import { formatInstant } from '../platform/local-time.ts';
+import { insertWithChange } from '../changes/change-log.ts';
+import { announceChanges } from '../changes/notifier.ts';
 
 const FUTURE_LEEWAY_MS = 5 * 60_000;
 /** Each round at least one competing append succeeds, so this bounds a burst of that many per person. */
@@ -89,10 +91,15 @@ function lostRace(error: unknown): boolean {
   return code === '23505' || errcode === 2067 || errcode === 1555 || /UNIQUE constraint failed/.test(message ?? '');
 }
 
-/** Stores the event (committed when this returns), or returns false when a concurrent append won. */
-async function append(db: Db, event: TimeclockEventsTable): Promise<boolean> {
+/**
+ * Stores the event and its change-log entry (committed when this returns), or returns false when a
+ * concurrent append won. The change is logged in the company of the event's person.
+ */
+async function append(db: Db, event: TimeclockEventsTable, stored: TimeclockEvent, timezone: string): Promise<boolean> {
+  const change = { resourceType: 'timeclock_event', action: 'created', resourceId: event.id, data: stored } as const;
   try {
-    await durablyGrouped(db, (trx) => trx.insertInto('timeclock_events').values(event).execute());
+    await durablyGrouped(db, (trx) => insertWithChange(trx, trx.insertInto('timeclock_events').values(event), event.company_id, change, { at: event.received_at, timezone }));
+    announceChanges(db, event.company_id);
     return true;
   } catch (error) {
     if (lostRace(error)) return false;
@@ -128,7 +135,8 @@ async function tryAppend(db: Db, organisationId: string, input: TimeclockEventIn
     anomaly: next.anomaly,
     state_after: next.state,
   };
-  return (await append(db, event)) ? presentEvent(event, person.timezone) : undefined;
+  const stored = presentEvent(event, person.timezone);
+  return (await append(db, event, stored, person.timezone)) ? stored : undefined;
 }
 
 export async function recordEvent(db: Db, organisationId: string, input: TimeclockEventInput, now = Date.now()): Promise<TimeclockEvent> {

@@ -2,14 +2,14 @@
 // (a terminal at a shared site serves several companies), `companyId` narrowing to one of them.
 import { Type } from 'typebox';
 import { acceptJsonOnly, type App } from '../platform/http.ts';
-import type { AppContext } from '../platform/context.ts';
+import type { AppContext } from '../app/context.ts';
 import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
 import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
 import { Badge, badgePosition, listBadges, presentBadge } from './badges.ts';
 import { TimeclockEvent, TimeclockEventInput, presentEvent } from './events.ts';
 import { eventPosition, listEvents, periodInstants } from './history.ts';
-import { requireOrganisationCompany } from './organisation.ts';
+import { requireOrganisationCompany } from '../tenancy/companies.ts';
 import { recordEvent } from './record.ts';
 import { badgesExample, clockInExample, clockInStoredExample, eventsExample } from './examples.ts';
 

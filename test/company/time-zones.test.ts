@@ -13,7 +13,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import type { Page } from '../support/http.ts';
 import { importCompanyData } from '../../src/company/import.ts';
-import { formatInstant } from '../../src/company/local-time.ts';
+import { formatInstant } from '../../src/platform/local-time.ts';
 import { feedDate } from '../../src/company/feed.ts';
 import type { Configuration } from '../../src/company/configuration.ts';
 import { apiGet, baseDocument, contract, dayFromToday, shift, user } from './fixtures.ts';

@@ -1,7 +1,7 @@
 // `npm start` seeds the demo on an empty database exactly once, also when instances start together.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
+import { closeContext, createContext } from '../../src/app/bootstrap.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { seedDemoOnFirstStart } from '../../src/demo/seed.ts';
 import { freshDatabase } from '../support/database.ts';

@@ -1,4 +1,4 @@
-// `npm start` (`node src/server.ts`) on an empty database (CONTRACT §5, README "Quick start"): it
+// `npm start` (`node src/app/server.ts`) on an empty database (CONTRACT §5, README "Quick start"): it
 // migrates, seeds the demo and prints the API Client and API User credentials — each secret exactly
 // once — and the address to log in at. A newcomer walks the whole flow from that output alone: the
 // printed address shows the login form, the printed email and secret log in, the browser lands on

@@ -12,8 +12,14 @@ export function defaultParams(tenant: Tenant, extra: Record<string, string> = {}
   return { response_type: 'code', scope: 'all', client_id: tenant.clientId, redirect_uri: tenant.redirectUri, state: 'st-123', ...extra };
 }
 
-export async function submitLogin(server: TestServer, form: LoginForm, credentials: { email: string; secret: string }, overrides: Record<string, string> = {}): Promise<Response> {
-  return submitLoginForm(`${server.config.authUrl}/oauth/authorize`, form, credentials, overrides);
+export async function submitLogin(
+  server: TestServer,
+  form: LoginForm,
+  credentials: { email: string; secret: string },
+  overrides: Record<string, string> = {},
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return submitLoginForm(`${server.config.authUrl}/oauth/authorize`, form, credentials, overrides, headers);
 }
 
 /** Logs the tenant's API User in and returns the redirect location (with code, state and iss). */

@@ -11,9 +11,10 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { freshDatabase } from '../support/database.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { setGrantEnabled } from '../../src/iam/provisioning.ts';
-import { MemoryThrottleStore, RedisThrottleStore, Throttle, type ThrottleStore } from '../../src/iam/throttle.ts';
+import { FAILURE_WINDOW_MS, MemoryThrottleStore, RedisThrottleStore, Throttle, type ThrottleStore } from '../../src/iam/throttle.ts';
 import { authorizeUrl, defaultParams, loginAndExchange, postToken, renewAtIdToken, submitLogin } from './helpers.ts';
 import { codeExchange, openLoginForm } from '../support/login.ts';
+import { ManualClock, type Clock } from '../../src/platform/clock.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -21,16 +22,21 @@ after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-async function server(env: Record<string, string> = {}): Promise<TestServer> {
-  const started = await startTestServer(env);
+async function server(env: Record<string, string> = {}, clock?: Clock): Promise<TestServer> {
+  const started = await startTestServer(env, { clock });
   cleanups.push(() => started.close());
   return started;
 }
 
-/** Budgets are per calendar minute: start a burst well inside one so it cannot straddle two. */
-async function withinOneMinute(): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 50_000) await sleep(60_000 - intoMinute + 50);
+/** A clock standing at the start of a calendar minute, so a burst of requests stays inside one budget window. */
+function clockAtStartOfMinute(): ManualClock {
+  return new ManualClock(Math.ceil(Date.now() / 60_000) * 60_000);
+}
+
+function statusCounts(responses: Response[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const response of responses) counts[response.status] = (counts[response.status] ?? 0) + 1;
+  return counts;
 }
 
 function assertRetryAfter(response: Response, min: number, max: number): void {
@@ -40,13 +46,12 @@ function assertRetryAfter(response: Response, min: number, max: number): void {
 }
 
 test('token, idToken and login requests are limited per client; another client is unaffected', async () => {
-  const s = await server({ RATE_LIMIT_TOKEN_PER_MINUTE: '3' });
+  const s = await server({ RATE_LIMIT_TOKEN_PER_MINUTE: '3' }, clockAtStartOfMinute());
   const busy = await provisionTenant(s.ctx);
   const calm = await provisionTenant(s.ctx);
   for (const t of [busy, calm]) await setGrantEnabled(s.ctx.db, t.clientId, 'client_credentials', true);
   const credentials = (t: Tenant) => ({ grant_type: 'client_credentials', client_id: t.clientId, client_secret: t.clientSecret });
 
-  await withinOneMinute();
   for (let i = 0; i < 3; i++) assert.equal((await postToken(s, credentials(busy))).status, 200);
   const limited = await postToken(s, credentials(busy));
   assertRetryAfter(limited, 1, 60);
@@ -54,12 +59,10 @@ test('token, idToken and login requests are limited per client; another client i
   assert.equal((await postToken(s, credentials(calm))).status, 200, 'another client keeps its budget');
 
   const tokens = await loginAndExchange(s, calm);
-  await withinOneMinute();
   for (let i = 0; i < 3; i++) assert.equal((await renewAtIdToken(s, tokens.refresh_token ?? '')).status, 200);
   assertRetryAfter(await renewAtIdToken(s, tokens.refresh_token ?? ''), 1, 60);
 
   const url = authorizeUrl(s, defaultParams(busy));
-  await withinOneMinute();
   for (let i = 0; i < 3; i++) assert.equal((await fetch(url)).status, 200);
   const page = await fetch(url);
   assertRetryAfter(page, 1, 60);
@@ -67,8 +70,45 @@ test('token, idToken and login requests are limited per client; another client i
   assert.match(await page.text(), /Too many sign-in attempts/);
 });
 
+test('a stranger spending a client\'s login budget from one address does not block its user at another address', async () => {
+  const s = await server({ RATE_LIMIT_TOKEN_PER_MINUTE: '60', TRUST_PROXY: '127.0.0.1' }, clockAtStartOfMinute());
+  const tenant = await provisionTenant(s.ctx);
+  const url = authorizeUrl(s, defaultParams(tenant));
+  const stranger = { 'x-forwarded-for': '203.0.113.66' };
+  for (let i = 0; i < 60; i++) assert.equal((await fetch(url, { headers: stranger })).status, 200);
+  assertRetryAfter(await fetch(url, { headers: stranger }), 1, 60);
+
+  const user = { 'x-forwarded-for': '198.51.100.7' };
+  const form = await openLoginForm(url, '', user);
+  assert.equal(form.response.status, 200, 'the user at another address gets the login form');
+  const login = await submitLogin(s, form, { email: tenant.email, secret: tenant.secret }, {}, user);
+  assert.equal(login.status, 302, 'and can log in');
+  assertRetryAfter(await submitLogin(s, await openLoginForm(url, '', user), { email: tenant.email, secret: 'wrong' }, {}, stranger), 1, 60);
+});
+
+for (const [store, env] of [['in memory', {}], ['in Redis', { REDIS_URL }]] as const) {
+  test(`20 parallel wrong-secret logins with one form's CSRF pair: only 5 are checked, the rest 429 (${store})`, async () => {
+    const s = await server(env, clockAtStartOfMinute());
+    const tenant = await provisionTenant(s.ctx);
+    const form = await openLoginForm(authorizeUrl(s, defaultParams(tenant)));
+    const answers = await Promise.all(Array.from({ length: 20 }, () => submitLogin(s, form, { email: tenant.email, secret: 'wrong' })));
+    assert.deepEqual(statusCounts(answers), { 401: 5, 429: 15 });
+    const checked = await s.ctx.db.selectFrom('audit_log').select('outcome').where('client_id', '=', tenant.clientId).where('outcome', '=', 'failure').execute();
+    assert.equal(checked.length, 5, 'five secrets were checked');
+  });
+
+  test(`20 parallel wrong-secret client authentications: only 5 are checked, the rest 429 (${store})`, async () => {
+    const s = await server(env, clockAtStartOfMinute());
+    const tenant = await provisionTenant(s.ctx);
+    const bad = codeExchange(tenant, 'code', { client_secret: 'wrong' });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => postToken(s, bad)));
+    assert.deepEqual(statusCounts(answers), { 401: 5, 429: 15 });
+  });
+}
+
 test('failed logins: from the sixth attempt 429 with Retry-After doubling from 1 s; a success resets; other clients unaffected', async () => {
-  const s = await server();
+  const clock = new ManualClock();
+  const s = await server({}, clock);
   const tenant = await provisionTenant(s.ctx);
   const other = await provisionTenant(s.ctx);
   const form = await openLoginForm(authorizeUrl(s, defaultParams(tenant)));
@@ -82,10 +122,10 @@ test('failed logins: from the sixth attempt 429 with Retry-After doubling from 1
   const otherForm = await openLoginForm(authorizeUrl(s, defaultParams(other)));
   assert.equal((await submitLogin(s, otherForm, { email: other.email, secret: other.secret })).status, 302, 'one client never blocks another');
 
-  await sleep(1100);
+  clock.advance(1000);
   assert.equal((await wrong()).status, 401, 'allowed again after Retry-After');
   assertRetryAfter(await wrong(), 2, 2);
-  await sleep(2100);
+  clock.advance(2000);
   assert.equal((await submitLogin(s, form, { email: tenant.email, secret: tenant.secret })).status, 302);
   assert.equal((await wrong()).status, 401, 'the success reset the count');
   const audit = await s.ctx.db.selectFrom('audit_log').select('outcome').where('client_id', '=', tenant.clientId).where('outcome', '=', 'throttled').execute();
@@ -125,42 +165,45 @@ test('behind a trusted proxy (TRUST_PROXY) each forwarded client address is pena
 });
 
 function storeContract(name: string, makeStore: () => Promise<ThrottleStore>): void {
-  test(`${name}: counts requests per window, failures in a sliding window, and penalties`, async () => {
+  test(`${name}: counts requests per window; reserves attempts, penalising from the fifth; a reset forgets them`, async () => {
     const store = await makeStore();
-    assert.equal(await store.countRequest('w1', 60_000), 1);
-    assert.equal(await store.countRequest('w1', 60_000), 2);
-    assert.equal(await store.countRequest('w2', 60_000), 1);
     const now = Date.now();
-    assert.equal(await store.recordFailure('k', 1000, now - 5000), 1);
-    assert.equal(await store.recordFailure('k', 1000, now - 500), 1, 'the old failure left the window');
-    assert.equal(await store.recordFailure('k', 1000, now), 2);
-    assert.equal(await store.penalty('k'), undefined);
-    await store.setPenalty('k', { until: now + 1000, level: 2 }, 60_000);
-    assert.deepEqual(await store.penalty('k'), { until: now + 1000, level: 2 });
+    assert.equal(await store.countRequest('w1', 60_000, now), 1);
+    assert.equal(await store.countRequest('w1', 60_000, now), 2);
+    assert.equal(await store.countRequest('w2', 60_000, now), 1);
+    for (let i = 0; i < 5; i++) assert.equal(await store.reserveAttempt('k', now), undefined, `attempt ${i + 1} goes ahead`);
+    assert.equal(await store.reserveAttempt('k', now), now + 1000, 'the fifth attempt set a 1 s penalty');
+    assert.equal(await store.reserveAttempt('other', now), undefined, 'keys are apart');
     await store.reset('k');
-    assert.equal(await store.penalty('k'), undefined);
-    assert.equal(await store.recordFailure('k', 1000, now), 1);
+    assert.equal(await store.reserveAttempt('k', now), undefined, 'a reset forgets failures and penalty');
+  });
+
+  test(`${name}: failures count in a sliding 15-minute window`, async () => {
+    const store = await makeStore();
+    const start = Date.now();
+    for (let i = 0; i < 4; i++) assert.equal(await store.reserveAttempt('k', start), undefined);
+    const later = start + FAILURE_WINDOW_MS;
+    assert.equal(await store.reserveAttempt('k', later), undefined, 'the four old failures left the window');
+    assert.equal(await store.reserveAttempt('k', later), undefined, 'so this is only the second');
   });
 
   test(`${name}: the Throttle doubles the penalty from 1 s up to 15 minutes`, async () => {
-    const throttle = new Throttle(await makeStore(), 100, (error) => assert.fail(String(error)));
-    let now = Date.now();
-    for (let i = 0; i < 4; i++) await throttle.failed('cli', 'addr', now);
-    assert.equal(await throttle.penalised('cli', 'addr', now), undefined, 'four failures are free');
+    const clock = new ManualClock();
+    const throttle = new Throttle(await makeStore(), { perMinute: 100, clock, onError: (error) => assert.fail(String(error)) });
+    for (let i = 0; i < 4; i++) assert.equal(await throttle.attempt('cli', 'addr'), undefined, 'four failures are free');
     const seen: number[] = [];
     for (let i = 0; i < 13; i++) {
-      await throttle.failed('cli', 'addr', now);
-      const verdict = await throttle.penalised('cli', 'addr', now);
+      assert.equal(await throttle.attempt('cli', 'addr'), undefined, 'free again once Retry-After has passed');
+      const verdict = await throttle.attempt('cli', 'addr');
       seen.push(verdict?.retryAfter ?? 0);
-      now += (verdict?.retryAfter ?? 0) * 1000;
-      assert.equal(await throttle.penalised('cli', 'addr', now), undefined, 'free again once Retry-After has passed');
+      clock.advance((verdict?.retryAfter ?? 0) * 1000);
     }
     assert.deepEqual(seen, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900, 900]);
-    assert.equal(await throttle.penalised('cli', 'other-address', now), undefined);
-    assert.equal(await throttle.penalised('other-client', 'addr', now), undefined);
-    await throttle.failed('cli', 'addr', now);
+    assert.equal(await throttle.attempt('cli', 'other-address'), undefined);
+    assert.equal(await throttle.attempt('other-client', 'addr'), undefined);
+    await throttle.attempt('cli', 'addr');
     await throttle.succeeded('cli', 'addr');
-    assert.equal(await throttle.penalised('cli', 'addr', now), undefined, 'a success resets');
+    for (let i = 0; i < 4; i++) assert.equal(await throttle.attempt('cli', 'addr'), undefined, 'a success resets');
   });
 }
 
@@ -175,6 +218,20 @@ storeContract('Redis store', async () => {
     redis.disconnect();
   });
   return new RedisThrottleStore(redis, prefix);
+});
+
+test('the memory store stays within its bound under a flood of made-up client ids, and keeps the penalties in force', async () => {
+  const store = new MemoryThrottleStore(1000);
+  const clock = new ManualClock();
+  const throttle = new Throttle(store, { perMinute: 100, clock, onError: (error) => assert.fail(String(error)) });
+  for (let i = 0; i < 5; i++) await throttle.attempt('victim', 'attacker');
+  for (let i = 0; i < 20_000; i++) {
+    const clientId = `cli_${randomBytes(8).toString('hex')}`;
+    await throttle.attempt(clientId, '203.0.113.1');
+    await throttle.limit('token', clientId);
+    assert.ok(store.size <= 3 * 1000, `${store.size} entries after ${i + 1} made-up clients`);
+  }
+  assert.ok((await throttle.attempt('victim', 'attacker'))?.retryAfter, 'the penalty in force survived the flood');
 });
 
 test('two instances sharing Redis share the penalties', async () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createDatabase, sqliteHandleOf } from '../../src/platform/db/database.ts';
 import { migrateToLatest } from '../../src/platform/db/migrate.ts';
 import { createCompany, createOrganisation } from '../../src/iam/provisioning.ts';
-import { findCompany } from '../../src/company/configuration.ts';
+import { findCompany } from '../../src/tenancy/companies.ts';
 import { freshDatabase, testDialect } from '../support/database.ts';
 
 test('findCompany on SQLite sees a data version only once its transaction commits', { skip: testDialect !== 'sqlite' && 'SQLite only' }, async () => {

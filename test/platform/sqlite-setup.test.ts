@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { loadConfig } from '../../src/platform/config.ts';
-import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
+import { closeContext, createContext } from '../../src/app/bootstrap.ts';
 import type { Db } from '../../src/platform/db/database.ts';
 import { testDialect } from '../support/database.ts';
 import { runWfsJson } from '../support/processes.ts';

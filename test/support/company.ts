@@ -2,7 +2,7 @@
 // Client, API User), optionally its company data loaded through the operator's import, and the API
 // User's tokens minted without a browser login.
 import { after, before } from 'node:test';
-import type { AppContext } from '../../src/platform/context.ts';
+import type { AppContext } from '../../src/app/context.ts';
 import { importCompanyData } from '../../src/company/import.ts';
 import { startTestServer, type TestServer } from './server.ts';
 import { mintTokens, provisionTenant, type Tenant, type TenantOptions } from './tenants.ts';

@@ -39,20 +39,26 @@ export interface LoginForm {
   cookie: string;
 }
 
-/** GET a login page (an authorize URL) as a browser would, sending `cookie` if it has one. */
-export async function openLoginForm(url: string, cookie = ''): Promise<LoginForm> {
-  const response = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+/** GET a login page (an authorize URL) as a browser would, sending `cookie` if it has one (and `headers`). */
+export async function openLoginForm(url: string, cookie = '', headers: Record<string, string> = {}): Promise<LoginForm> {
+  const response = await fetch(url, { redirect: 'manual', headers: { ...headers, ...(cookie ? { cookie } : {}) } });
   const html = await response.text();
   const form = /<form\b[^>]*>/i.exec(html)?.[0];
   return { response, html, fields: hiddenInputs(html), action: form === undefined ? undefined : (attribute(form, 'action') ?? ''), cookie: cookiesOf(response) || cookie };
 }
 
-/** Submits the form to `url` with the credentials; `overrides` replace (or add) fields. */
-export async function submitLoginForm(url: string | URL, form: LoginForm, credentials: { email: string; secret: string }, overrides: Record<string, string> = {}): Promise<Response> {
+/** Submits the form to `url` with the credentials; `overrides` replace (or add) fields; `headers` are added. */
+export async function submitLoginForm(
+  url: string | URL,
+  form: LoginForm,
+  credentials: { email: string; secret: string },
+  overrides: Record<string, string> = {},
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(form.cookie ? { cookie: form.cookie } : {}) },
+    headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', ...(form.cookie ? { cookie: form.cookie } : {}) },
     body: new URLSearchParams({ ...form.fields, ...credentials, ...overrides }),
   });
 }

@@ -1,4 +1,4 @@
-// Starts the real server (`node src/server.ts`) as separate operating-system processes, the way
+// Starts the real server (`node src/app/server.ts`) as separate operating-system processes, the way
 // production runs several stateless instances behind one load balancer: every instance gets the same
 // BASE_URL (so the same issuer) and the same database, and its own port. Runs the `wfs` program the
 // same way, in the same clean environment.
@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './server.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
+const SERVER = fileURLToPath(new URL('../../src/app/server.ts', import.meta.url));
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const OUTPUT_KEPT = 1024 * 1024;
 
@@ -162,7 +162,7 @@ export async function runWfs(args: string[], env: Record<string, string> = {}, o
   return runToEnd([CLI, ...args], env, onStderr);
 }
 
-/** `node src/server.ts` run to its end: for a server that must refuse to start. */
+/** `node src/app/server.ts` run to its end: for a server that must refuse to start. */
 export async function runServerToEnd(env: Record<string, string>): Promise<WfsRun> {
   return runToEnd([SERVER], env);
 }

@@ -3,8 +3,8 @@
 // handle on that database for provisioning and for minting tokens. Opening the handle migrates the
 // database before any instance starts.
 import { loadConfig } from '../../src/platform/config.ts';
-import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
-import type { AppContext } from '../../src/platform/context.ts';
+import { closeContext, createContext } from '../../src/app/bootstrap.ts';
+import type { AppContext } from '../../src/app/context.ts';
 import { freshDatabase, testDialect, type FreshDatabase } from './database.ts';
 import { freePorts } from './processes.ts';
 

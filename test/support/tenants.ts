@@ -1,6 +1,6 @@
 // Provisions organisations, companies, clients and users through the same domain functions the
 // operator CLI uses, and mints tokens directly for tests that are not about the login flow.
-import type { AppContext } from '../../src/platform/context.ts';
+import type { AppContext } from '../../src/app/context.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation } from '../../src/iam/provisioning.ts';
 import { createGrant } from '../../src/iam/grants.ts';
 import { issueIdToken, issueRefreshToken, loadGrantContext, tokenResponse, type GrantContext, type TokenResponse } from '../../src/iam/issuance.ts';

@@ -2,7 +2,7 @@
 // authorised with a cached ID token, retried as http.ts decides, and turned into an ApiError when
 // the service refuses it.
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from './schema.d.ts';
+import type { paths } from './schema.ts';
 import { problemFrom } from './errors.ts';
 import { DEFAULT_RETRY, sendWithRetries, type FetchFunction, type RetryPolicy } from './http.ts';
 import { TokenSession } from './tokens.ts';

@@ -3,7 +3,6 @@
 // connection or a 5xx is retried with the SAME eventId (the service answers a replay with the
 // original 200, so nothing is stored twice); a 4xx such as 409 out_of_order is the caller's to handle
 // and does not hold up that person's later events. Different people are sent in parallel.
-import { randomUUID } from 'node:crypto';
 import { ApiError, NetworkError } from './errors.ts';
 import { backoffMs, sleep } from './http.ts';
 
@@ -44,7 +43,7 @@ export class TimeclockQueue<E extends QueuedEvent, R> {
 
   /** Queues the event behind the person's earlier ones; resolves with the stored event. */
   send(event: E): Promise<R> {
-    const withId = { ...event, eventId: event.eventId ?? randomUUID() };
+    const withId = { ...event, eventId: event.eventId ?? globalThis.crypto.randomUUID() };
     const person = personOf(event);
     const previous = this.#tails.get(person) ?? Promise.resolve();
     const result = previous.then(() => this.#deliver(withId));

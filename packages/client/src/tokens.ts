@@ -28,11 +28,17 @@ interface CachedToken {
   renewAt: number;
 }
 
+/** UTF-8 text of a base64url string, with what every runtime has (no Buffer: the client runs in browsers too). */
+function base64UrlText(encoded: string): string {
+  const binary = atob(encoded.replace(/-/g, '+').replace(/_/g, '/'));
+  return new TextDecoder().decode(Uint8Array.from(binary, (char) => char.charCodeAt(0)));
+}
+
 /** The claims of a JWT, read without verifying it: the client only needs `exp`/`iat` for timing. */
 export function decodeJwtClaims(token: string): Record<string, unknown> {
   const payload = token.split('.')[1];
   if (!payload) throw new TokenError(200, 'invalid_token', 'The service returned a token that is not a JWT.');
-  return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+  return JSON.parse(base64UrlText(payload)) as Record<string, unknown>;
 }
 
 export class TokenSession {

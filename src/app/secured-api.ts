@@ -1,9 +1,9 @@
 // The secured subtree (/api/v1/company, /feeds, /timeclock): one authentication hook and one
 // per-client rate limit for every route registered inside it.
 import rateLimit from '@fastify/rate-limit';
-import type { App } from './http.ts';
+import type { App } from '../platform/http.ts';
 import type { AppContext } from './context.ts';
-import { Authenticator, type Principal } from './auth.ts';
+import { Authenticator, type Principal } from '../iam/bearer-authentication.ts';
 import { companyRoutes } from '../company/routes.ts';
 import { inboundRoutes } from '../inbound/routes.ts';
 import { timeclockRoutes } from '../timeclock/routes.ts';

@@ -3,22 +3,18 @@
 // its company and organisation. Verified tokens are cached (bounded, until they expire); the
 // revocation check runs on every request against the in-memory list.
 import type { FastifyRequest } from 'fastify';
-import { ProblemError } from './errors.ts';
-import type { AppContext } from './context.ts';
-import { InvalidTokenError, verifyIdToken, type AccessClaims } from '../iam/tokens.ts';
+import { ProblemError } from '../platform/errors.ts';
+import type { Principal } from '../tenancy/principal.ts';
+import { InvalidTokenError, verifyIdToken, type AccessClaims, type TokenSettings } from './tokens.ts';
+import type { KeyRing } from './keys.ts';
+import type { RevocationList } from './revocations.ts';
 
-export interface Principal {
-  clientId: string;
-  userId: string | null;
-  companyId: string;
-  organisationId: string;
-  grantId: string;
-}
+export type { Principal };
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    principal: Principal;
-  }
+export interface AuthenticatorDeps {
+  keys: KeyRing;
+  revocations: RevocationList;
+  config: TokenSettings;
 }
 
 const CACHE_LIMIT = 10_000;
@@ -53,17 +49,17 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 export class Authenticator {
-  readonly #ctx: AppContext;
+  readonly #deps: AuthenticatorDeps;
   readonly #cache = new Map<string, AccessClaims>();
 
-  constructor(ctx: AppContext) {
-    this.#ctx = ctx;
+  constructor(deps: AuthenticatorDeps) {
+    this.#deps = deps;
   }
 
   async #verify(token: string): Promise<AccessClaims> {
     let claims: AccessClaims;
     try {
-      claims = await verifyIdToken(this.#ctx.keys, token, this.#ctx.config);
+      claims = await verifyIdToken(this.#deps.keys, token, this.#deps.config);
     } catch (error) {
       if (error instanceof InvalidTokenError) throw invalidToken(error.message);
       throw error;
@@ -88,12 +84,12 @@ export class Authenticator {
 
   /** Checks what can change after verification (expiry, revocation) on every request. */
   #principal(token: string, claims: AccessClaims): Principal {
-    const skew = this.#ctx.config.clockSkewSeconds;
+    const skew = this.#deps.config.clockSkewSeconds;
     if ((claims.exp ?? 0) + skew < Date.now() / 1000) {
       this.#cache.delete(token);
       throw invalidToken('The token has expired.');
     }
-    if (this.#ctx.revocations.isRevoked(claims.sid)) throw invalidToken('The token has been revoked.');
+    if (this.#deps.revocations.isRevoked(claims.sid)) throw invalidToken('The token has been revoked.');
     return {
       clientId: claims.azp,
       userId: claims.email ? claims.sub : null,

@@ -5,18 +5,22 @@ import type { Writable } from 'node:stream';
 import Fastify, { type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppContext } from './platform/context.ts';
-import { answerFrameworkError, installErrorHandling, installValidators, type App } from './platform/http.ts';
-import { registerOpenApi } from './platform/openapi.ts';
-import { healthRoutes } from './platform/health.ts';
-import { metricsRoutes, recordRequests } from './platform/metrics-routes.ts';
-import { iamRoutes } from './iam/routes.ts';
-import { securedApi } from './platform/secured-api.ts';
-import { adminRoutes } from './admin/routes.ts';
-import { loadSecretBox } from './sso/secrets-key.ts';
-import { ssoRuntime } from './sso/runtime.ts';
-import { ssoFederation } from './sso/federation.ts';
-import { ssoAdminRoutes } from './sso/admin-routes.ts';
+import type { AppContext } from './context.ts';
+import { answerFrameworkError, installErrorHandling, installValidators, type App } from '../platform/http.ts';
+import { readJsonBodies } from '../platform/json-body.ts';
+import { refuseUnstorableText } from '../platform/unstorable-text.ts';
+import { registerOpenApi } from '../platform/openapi.ts';
+import { healthRoutes } from '../platform/health.ts';
+import { metricsRoutes, recordRequests } from '../platform/metrics-routes.ts';
+import { iamRoutes } from '../iam/routes.ts';
+import { securedApi } from './secured-api.ts';
+import { adminRoutes } from '../admin/routes.ts';
+import { demoCallbackRoutes } from '../demo/callback.ts';
+import { consoleRoutes } from '../console/routes.ts';
+import { loadSecretBox } from '../sso/secrets-key.ts';
+import { ssoRuntime } from '../sso/runtime.ts';
+import { ssoFederation } from '../sso/federation.ts';
+import { ssoAdminRoutes } from '../sso/admin-routes.ts';
 
 export interface BuildOptions {
   /** false for silence (tests); `stream` sends the JSON lines elsewhere than standard output. */
@@ -65,15 +69,19 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   recordRequests(app, ctx.metrics);
   installValidators(app);
   installErrorHandling(app);
+  readJsonBodies(app);
+  refuseUnstorableText(app);
   await app.register(formbody);
-  await registerOpenApi(app, ctx);
+  await registerOpenApi(app, ctx.config);
 
-  await app.register(healthRoutes, { ctx });
+  await app.register(healthRoutes, { db: ctx.db, redis: ctx.redis });
   await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.metricsToken });
   const sso = ssoRuntime(ctx, await loadSecretBox(ctx.db, ctx.config, (message) => app.log.warn(message)));
   await app.register(iamRoutes, { ctx, federation: ssoFederation(sso) });
+  await app.register(demoCallbackRoutes, { ctx });
   await app.register(securedApi, { ctx, prefix: '/api/v1' });
   await app.register(adminRoutes, { ctx, prefix: '/api/v1/admin' });
+  await app.register(consoleRoutes, { ctx });
   await app.register(ssoAdminRoutes, { sso });
   return app;
 }

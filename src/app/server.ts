@@ -1,9 +1,9 @@
 // Entry point of `npm start`: configuration, database (migrated), demo data on an empty database,
 // then listen. SIGTERM/SIGINT drain in-flight requests and close the database.
-import { ConfigError, loadConfig, type Config } from './platform/config.ts';
-import { closeContext, createContext } from './platform/bootstrap.ts';
+import { ConfigError, loadConfig, type Config } from '../platform/config.ts';
+import { closeContext, createContext } from './bootstrap.ts';
 import { buildApp } from './app.ts';
-import { demoInstructions, seedDemoOnFirstStart } from './demo/seed.ts';
+import { demoInstructions, seedDemoOnFirstStart } from '../demo/seed.ts';
 
 function readConfig(): Config {
   try {

@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../src/platform/config.ts';
-import { closeContext, createContext } from '../../src/platform/bootstrap.ts';
-import { COMPANY_RECORD_MAX_AGE_MS, CompanyCache } from '../../src/company/company-cache.ts';
+import { closeContext, createContext } from '../../src/app/bootstrap.ts';
+import { COMPANY_RECORD_MAX_AGE_MS, CompanyCache } from '../../src/tenancy/company-cache.ts';
 import { importCompanyData } from '../../src/company/import.ts';
 import { useTestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
-import { apiGet, baseDocument, user } from './fixtures.ts';
+import { apiGet, baseDocument, user } from '../company/fixtures.ts';
 
 const server = useTestServer();
 

@@ -1,14 +1,16 @@
 // What every feature needs at run time, built once by the server (or a test) and handed to the app
 // factory: configuration, the database, the signing keys and the revocation list.
 import type { Redis } from 'ioredis';
-import type { Config } from './config.ts';
-import type { Clock } from './clock.ts';
-import type { Db, DialectName } from './db/database.ts';
+import type { Config } from '../platform/config.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { Db, DialectName } from '../platform/db/database.ts';
 import type { KeyRing } from '../iam/keys.ts';
 import type { RevocationList } from '../iam/revocations.ts';
-import type { ResponseCache } from './response-cache.ts';
-import type { CompanyCache } from '../company/company-cache.ts';
-import type { Metrics } from './metrics.ts';
+import type { ResponseCache } from '../platform/response-cache.ts';
+import type { CompanyCache } from '../tenancy/company-cache.ts';
+import type { Metrics } from '../platform/metrics.ts';
+import type { ChangeNotifier } from '../changes/notifier.ts';
+import type { ChangeRetention } from '../changes/retention.ts';
 
 export interface AppContext {
   readonly config: Config;
@@ -27,4 +29,8 @@ export interface AppContext {
   readonly companies: CompanyCache;
   /** The figures GET /metrics exposes; features count their events here. */
   readonly metrics: Metrics;
+  /** Wakes long polls and the webhooks dispatcher after changes commit, on every instance. */
+  readonly changeNotifier: ChangeNotifier;
+  /** Prunes the change log in the background. */
+  readonly changeRetention: ChangeRetention;
 }

@@ -8,7 +8,7 @@
 // an import's return — the CLI exiting, the operator API answering, a test's next line — comes after
 // every instance's entries from before the commit have expired: the server sees the change at once
 // (CONTRACT §5), on every instance.
-import { findCompany, type CompanyRecord } from './configuration.ts';
+import { findCompany, type CompanyRecord } from './companies.ts';
 import type { Db } from '../platform/db/database.ts';
 
 export const COMPANY_RECORD_MAX_AGE_MS = 20;

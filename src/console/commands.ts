@@ -1,0 +1,26 @@
+// The operator's console command (CONTRACT §6): `wfs invite-console-user` invites the first admin of
+// an organisation (or anyone else); the invitation link is a credential and is printed once.
+import { Option, type Command } from 'commander';
+import { operatorAction } from '../cli/output.ts';
+import { auditConsole } from './audit.ts';
+import { CONSOLE_ROLES, inviteConsoleUser } from './people.ts';
+import type { ConsoleRole } from './tables.ts';
+
+export function consoleCommands(program: Command): void {
+  program
+    .command('invite-console-user')
+    .description('invite a person to the customer console of an organisation (single-use link, valid 72 hours)')
+    .requiredOption('--org <organisationId>', 'organisation id')
+    .requiredOption('--email <email>', 'the person\'s email address (their console sign-in)')
+    .addOption(new Option('--role <role>', 'what the person may do').choices(CONSOLE_ROLES).default('admin'))
+    .action(operatorAction<{ org: string; email: string; role: ConsoleRole }>(async ({ db, config }, options) => {
+      const now = Date.now();
+      const invitation = await inviteConsoleUser(db, { organisationId: options.org, email: options.email, role: options.role, invitedBy: null }, config.authUrl, now);
+      await auditConsole(db, { event: 'operator_change', outcome: 'success', organisationId: options.org, actor: null, detail: 'console_user_invited', context: { email: invitation.email, role: options.role } }, now);
+      return {
+        json: { inviteUrl: invitation.inviteUrl, expiresAt: invitation.expiresAt },
+        summary: `Invited ${invitation.email} as ${options.role} to organisation ${options.org}; the link works once, until ${invitation.expiresAt}.`,
+        secrets: { 'Invitation URL': invitation.inviteUrl },
+      };
+    }));
+}

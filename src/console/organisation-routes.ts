@@ -1,0 +1,15 @@
+// The organisation's home page: its companies, each leading to its API Clients.
+import type { App } from '../platform/http.ts';
+import type { Console } from './routes.ts';
+import { organisationOf } from './organisation.ts';
+
+export async function organisationRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
+  const { ctx } = con;
+
+  app.get('/console', { config: { consoleAccess: 'member' } }, async (request, reply) => {
+    const { organisationId } = request.consoleSession!.user;
+    const organisation = await organisationOf(ctx.db, organisationId);
+    const companies = await ctx.db.selectFrom('companies').select(['id', 'name', 'timezone', 'currency']).where('organisation_id', '=', organisationId).orderBy('name').execute();
+    return con.render(request, reply, 'home', { title: organisation.name, organisation, companies });
+  });
+}

@@ -1,0 +1,17 @@
+// How a `wfs` command reports a failure, whether an operator's command or an integrator's (the
+// service's command-line convention): text on standard error, and with --json a last line
+// `{error, errors?}` on standard output.
+import type { FieldError } from './errors.ts';
+
+/** The --json failure line: `{error, errors?}`. */
+export function printJsonFailure(message: string, errors?: readonly FieldError[]): void {
+  process.stdout.write(`${JSON.stringify({ error: message, ...(errors?.length ? { errors } : {}) })}\n`);
+}
+
+/** The failure for people on standard error (one line per field error), and the JSON line when asked. */
+export function printFailure(json: boolean, message: string, errors?: readonly FieldError[]): void {
+  const headline = errors?.length ? `${errors.length} problem(s):` : message;
+  const details = (errors ?? []).map((e) => `\n  ${e.path} ${e.message}`).join('');
+  process.stderr.write(`Error: ${headline}${details}\n`);
+  if (json) printJsonFailure(message, errors);
+}

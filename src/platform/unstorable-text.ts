@@ -1,0 +1,93 @@
+// Text that no database stores faithfully (CONTRACT §4): U+0000, which PostgreSQL refuses outright
+// (a 500) while SQLite keeps it, and an unpaired UTF-16 surrogate, which both turn into U+FFFD — so
+// two different keys became one row. Such a string is refused once, at the edge, wherever it comes
+// in (body, form, query, path), before any feature sees it.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ProblemError, type FieldError } from './errors.ts';
+
+/** What is wrong with `text` in words, or undefined when it can be stored as sent. */
+export function unstorableReason(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'holds U+0000 (NUL), which cannot be stored';
+  if (!text.isWellFormed()) return 'holds an unpaired UTF-16 surrogate (a broken character), which cannot be stored';
+  return undefined;
+}
+
+function pointerToken(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/**
+ * The first string in `value` (a property name or a string value, at any depth) that cannot be
+ * stored, as a field error at its JSON pointer under `base`. Walks without recursion: the body's depth
+ * is bounded by the JSON parser, a query's or form's by the URL syntax, but a walk need not rely on it.
+ */
+export function findUnstorableText(value: unknown, base: string): FieldError | undefined {
+  const pending: Array<[unknown, string]> = [[value, base]];
+  while (pending.length > 0) {
+    const [current, path] = pending.pop() as [unknown, string];
+    if (typeof current === 'string') {
+      const reason = unstorableReason(current);
+      if (reason) return { path: path || '/', message: reason };
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i -= 1) pending.push([current[i], `${path}/${i}`]);
+    } else if (current !== null && typeof current === 'object') {
+      const keys = Object.keys(current);
+      for (const key of keys) {
+        const reason = unstorableReason(key);
+        if (reason) return { path: path || '/', message: `has a property name that ${reason}` };
+      }
+      for (let i = keys.length - 1; i >= 0; i -= 1) {
+        const key = keys[i] as string;
+        pending.push([(current as Record<string, unknown>)[key], `${path}/${pointerToken(key)}`]);
+      }
+    }
+  }
+  return undefined;
+}
+
+const PART_NAMES = { params: 'Path parameter', querystring: 'Query parameter', body: 'Body field' } as const;
+
+/** Bodies the JSON parser has already seen to hold no escape that could produce such a string. */
+const cleanBodies = new WeakSet<object>();
+
+/**
+ * Marks a parsed JSON body as free of unstorable text. JSON text only gets U+0000 or a lone surrogate
+ * through a `\u` escape (raw ones are not valid JSON, and the UTF-8 decoding of a body never yields
+ * a lone surrogate), so a body whose text has no such escape need not be walked.
+ */
+export function markCleanJson(text: string, body: unknown): void {
+  if (body !== null && typeof body === 'object' && !/\\u(?:0000|[dD][89abcdefABCDEF])/.test(text)) cleanBodies.add(body);
+}
+
+function unstorableIn(request: FastifyRequest): { part: keyof typeof PART_NAMES; error: FieldError } | undefined {
+  const parts: Array<[keyof typeof PART_NAMES, unknown, string]> = [
+    ['params', request.params, '/params'],
+    ['querystring', request.query, '/querystring'],
+    ['body', request.body, ''],
+  ];
+  for (const [part, value, base] of parts) {
+    if (part === 'body' && value !== null && typeof value === 'object' && cleanBodies.has(value)) continue;
+    const error = findUnstorableText(value, base);
+    if (error) return { part, error };
+  }
+  return undefined;
+}
+
+/**
+ * Refuses, on every route, a request whose path parameters, query or body hold unstorable text:
+ * 400 `invalid_character` naming the field, rendered by the error handler in the route's own shape
+ * (problem+json, OAuth `invalid_request`, or the HTML error page).
+ */
+export function refuseUnstorableText(app: FastifyInstance): void {
+  // Callback style, like the other per-request hooks: no promise on the common, clean path.
+  app.addHook('preValidation', (request, _reply, done) => {
+    const found = unstorableIn(request);
+    if (!found) {
+      done();
+      return;
+    }
+    const { part, error } = found;
+    const where = part === 'body' ? (error.path === '/' ? 'The body' : `Body field ${error.path}`) : `${PART_NAMES[part]} ${error.path.replace(/^\/[a-z]+\//, '')}`;
+    done(new ProblemError({ status: 400, code: 'invalid_character', detail: `${where} ${error.message}.`, errors: [error] }));
+  });
+}

@@ -1,0 +1,71 @@
+// How request bodies are read (CONTRACT §4), on every JSON endpoint: only UTF-8 (another declared
+// charset is 415, bytes that are not UTF-8 a 400 rather than silent U+FFFD), and a body nested past
+// 64 levels — 100,000 `[` once overflowed the parser's stack — is 400 malformed_body, in the
+// endpoint's own error shape.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useCompanyServer } from '../support/company.ts';
+import { bearer } from '../support/tenants.ts';
+import type { ProblemBody } from '../support/http.ts';
+
+const company = useCompanyServer({ name: 'Bakery' });
+
+const COMPANY_WRITES = ['/api/v1/company/revenue', '/api/v1/company/wage-budget', '/api/v1/timeclock/events'];
+
+function post(path: string, body: string | Buffer, contentType = 'application/json'): Promise<Response> {
+  return fetch(`${company.server.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': contentType, ...bearer(company.token) }, body });
+}
+
+async function assertProblem(response: Response, status: number, code: string): Promise<ProblemBody> {
+  const body = (await response.json()) as ProblemBody & { requestId: string };
+  assert.equal(response.status, status, JSON.stringify(body));
+  assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
+  assert.equal(body.code, code);
+  assert.equal(body.requestId, response.headers.get('x-request-id'));
+  return body;
+}
+
+test('a JSON body declared in another charset than UTF-8 is 415 on every company write; charset=utf-8 is fine', async () => {
+  for (const path of COMPANY_WRITES) {
+    const problem = await assertProblem(await post(path, '{"items":[]}', 'application/json; charset=utf-16'), 415, 'unsupported_media_type');
+    assert.match(problem.detail, /UTF-8/);
+    await assertProblem(await post(path, '{}', 'application/json; charset=ISO-8859-1'), 415, 'unsupported_media_type');
+    const utf8 = await post(path, '{}', 'application/json; charset=UTF-8');
+    assert.equal(utf8.status, 400, 'an empty object is refused by the schema, not by its charset');
+  }
+});
+
+test('the token endpoint refuses another charset with 415 invalid_request, as JSON and as a form', async () => {
+  for (const type of ['application/json; charset=utf-16', 'application/x-www-form-urlencoded; charset=iso-8859-1']) {
+    const response = await fetch(`${company.server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': type }, body: 'grant_type=client_credentials' });
+    const body = (await response.json()) as { error: string };
+    assert.equal(response.status, 415, type);
+    assert.equal(body.error, 'invalid_request');
+  }
+});
+
+test('bytes that are not UTF-8 are 400 malformed_body, not stored as U+FFFD', async () => {
+  for (const path of COMPANY_WRITES) {
+    const bytes = Buffer.concat([Buffer.from('{"items":[{"departmentId":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}]}')]);
+    const problem = await assertProblem(await post(path, bytes), 400, 'malformed_body');
+    assert.match(problem.detail, /UTF-8/);
+  }
+});
+
+test('100,000 nested arrays are 400 malformed_body (no stack overflow) on every JSON endpoint', async () => {
+  const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+  for (const path of COMPANY_WRITES) {
+    const problem = await assertProblem(await post(path, deep), 400, 'malformed_body');
+    assert.match(problem.detail, /deeper than 64/);
+    const wrapped = `{"items":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    await assertProblem(await post(path, wrapped), 400, 'malformed_body');
+  }
+  const token = await fetch(`${company.server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: deep });
+  assert.equal(token.status, 400);
+  assert.equal(((await token.json()) as { error: string }).error, 'invalid_request');
+});
+
+test('64 levels of nesting are still parsed (and refused by the schema, not as malformed)', async () => {
+  const nested = `{"items":[{"departmentId":${'['.repeat(61)}${']'.repeat(61)}}]}`;
+  await assertProblem(await post('/api/v1/company/revenue', nested), 400, 'validation_failed');
+});
