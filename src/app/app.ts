@@ -6,7 +6,7 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.ts';
-import { answerFrameworkError, installErrorHandling, installValidators, type App } from '../platform/http.ts';
+import { DEFAULT_BODY_LIMIT, answerFrameworkError, installErrorHandling, installValidators, type App } from '../platform/http.ts';
 import { readJsonBodies } from '../platform/json-body.ts';
 import { refuseUnstorableText } from '../platform/unstorable-text.ts';
 import { registerOpenApi } from '../platform/openapi.ts';
@@ -49,7 +49,7 @@ function trustedProxies(setting: false | number | string): boolean | string | ((
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   const app = Fastify({
     logger: options.logger === false ? false : { level: ctx.config.logLevel, serializers: { req: requestForLog }, ...(options.logger ? { stream: options.logger.stream } : {}) },
-    bodyLimit: 2 * 1024 * 1024,
+    bodyLimit: DEFAULT_BODY_LIMIT,
     // Off unless TRUST_PROXY names the load balancer: request.ip keys the failed-login penalties.
     trustProxy: trustedProxies(ctx.config.trustProxy),
     // Honour a well-formed incoming X-Request-Id so a trace spans the load balancer and this service.

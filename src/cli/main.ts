@@ -5,13 +5,14 @@ import { Command, CommanderError } from 'commander';
 import { identityCommands } from './identity-commands.ts';
 import { dataCommands } from './data-commands.ts';
 import { ssoCommands } from './sso-commands.ts';
+import { grantRequestCommands } from './grant-request-commands.ts';
 import { registerIntegratorCommands } from '../integrator/commands.ts';
 import { consoleCommands } from '../console/commands.ts';
 import { EXIT_USAGE } from './output.ts';
 import { printJsonFailure } from '../platform/command-output.ts';
 
 /** Every command group: the operator's, then the integrator's (login, api). */
-const COMMAND_GROUPS: ReadonlyArray<(program: Command) => void> = [identityCommands, dataCommands, consoleCommands, ssoCommands, registerIntegratorCommands];
+const COMMAND_GROUPS: ReadonlyArray<(program: Command) => void> = [identityCommands, grantRequestCommands, dataCommands, consoleCommands, ssoCommands, registerIntegratorCommands];
 
 const program = new Command('wfs')
   .description('Operate the workforce scheduling service. Acts on the database named by DATABASE_URL.')

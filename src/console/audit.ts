@@ -1,7 +1,7 @@
 // Every console action lands in the organisation's audit log with the console user as actor
 // (CONTRACT §6); sign-ins are recorded with the address they came from.
 import type { Db } from '../platform/db/database.ts';
-import { recordAudit, type AuditEvent, type AuditOutcome } from '../iam/audit.ts';
+import { recordAudit, type AuditOutcome } from '../iam/audit.ts';
 
 export interface ConsoleActor {
   kind: 'console_user';
@@ -25,5 +25,13 @@ export function actorOf(user: { id: string; email: string }): ConsoleActor {
 }
 
 export async function auditConsole(db: Db, entry: ConsoleAuditEntry, now: number): Promise<void> {
-  await recordAudit(db, { event: entry.event as AuditEvent, outcome: entry.outcome, address: entry.address ?? null, detail: entry.detail ?? null }, now);
+  await recordAudit(db, {
+    event: entry.event,
+    outcome: entry.outcome,
+    organisationId: entry.organisationId,
+    actor: entry.actor,
+    address: entry.address ?? null,
+    detail: entry.detail ?? null,
+    context: entry.context ?? null,
+  }, now);
 }

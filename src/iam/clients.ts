@@ -16,6 +16,9 @@ export interface OAuthClient {
   audiences: string[];
   disabled: boolean;
   secretHash: string;
+  /** The older secret of a rotation with overlap, accepted until `previousSecretExpiresAt`. */
+  previousSecretHash: string | null;
+  previousSecretExpiresAt: number | null;
 }
 
 export async function findClient(db: Db, clientId: string): Promise<OAuthClient | undefined> {
@@ -37,6 +40,8 @@ export async function findClient(db: Db, clientId: string): Promise<OAuthClient 
     audiences: JSON.parse(row.audiences) as string[],
     disabled: row.disabled === 1,
     secretHash: row.secret_hash,
+    previousSecretHash: row.previous_secret_hash,
+    previousSecretExpiresAt: row.previous_secret_expires_at === null ? null : Number(row.previous_secret_expires_at),
   };
 }
 
@@ -100,10 +105,21 @@ export function presentedCredentials(authorization: string | undefined, body: { 
 // Checked against when the client does not exist, so timing does not tell which client ids exist.
 const NO_CLIENT_HASH = sha256('no such client');
 
-/** The enabled client whose secret matches, or undefined. */
-export async function verifyClient(db: Db, credentials: PresentedCredentials): Promise<OAuthClient | undefined> {
+/**
+ * Whether `secret` is one of the client's live secrets: the current one, or the older one of a
+ * rotation with overlap until its expiry. Both are always compared, so timing tells neither apart.
+ */
+export function clientSecretAccepted(client: Pick<OAuthClient, 'secretHash' | 'previousSecretHash' | 'previousSecretExpiresAt'>, secret: string, now: number): boolean {
+  const current = clientSecretMatches(secret, client.secretHash);
+  const previous = clientSecretMatches(secret, client.previousSecretHash ?? NO_CLIENT_HASH);
+  const previousLive = client.previousSecretHash !== null && client.previousSecretExpiresAt !== null && now < client.previousSecretExpiresAt;
+  return current || (previous && previousLive);
+}
+
+/** The enabled client one of whose live secrets matches, or undefined. */
+export async function verifyClient(db: Db, credentials: PresentedCredentials, now = Date.now()): Promise<OAuthClient | undefined> {
   const client = await findClient(db, credentials.clientId);
-  const matches = clientSecretMatches(credentials.secret ?? '', client?.secretHash ?? NO_CLIENT_HASH);
+  const matches = clientSecretAccepted(client ?? { secretHash: NO_CLIENT_HASH, previousSecretHash: null, previousSecretExpiresAt: null }, credentials.secret ?? '', now);
   if (!client || !matches || credentials.secret === undefined || client.disabled) return undefined;
   return client;
 }

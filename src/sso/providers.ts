@@ -6,7 +6,7 @@ import type { Db } from '../platform/db/database.ts';
 import { badRequest, conflict, notFound, type FieldError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { SecretBox } from '../platform/secret-box.ts';
-import { recordAudit } from '../iam/audit.ts';
+import { OPERATOR, recordAudit } from '../iam/audit.ts';
 import { revokeGrants, voidPendingCodes } from '../iam/grants.ts';
 import { discoverIssuer, issuerProblem, SsoFailure, type ProviderEndpoint } from './relying-party.ts';
 
@@ -131,7 +131,7 @@ export async function addSsoProvider(db: Db, settings: ProviderSettings, input: 
       updated_at: now,
     }).execute();
     await claimDomains(trx, providerId, fields.domains);
-    await recordAudit(trx, { event: 'operator_change', outcome: 'success', detail: `sso_provider_added:${providerId}` }, now);
+    await recordAudit(trx, { event: 'operator_change', outcome: 'success', organisationId: input.organisationId, actor: OPERATOR, detail: 'sso_provider_added', context: { providerId, issuer: fields.issuer, domains: fields.domains } }, now);
   }));
   return { providerId };
 }
@@ -157,14 +157,14 @@ export async function updateSsoProvider(db: Db, settings: ProviderSettings, prov
     if (fields.domains !== undefined) await claimDomains(trx, providerId, fields.domains);
     // Links name the issuer: people of another issuer are matched (and linked) afresh.
     if (fields.issuer !== undefined && fields.issuer !== row.issuer) await trx.deleteFrom('sso_links').where('provider_id', '=', providerId).execute();
-    await recordAudit(trx, { event: 'operator_change', outcome: 'success', detail: `sso_provider_updated:${providerId}` }, now);
+    await recordAudit(trx, { event: 'operator_change', outcome: 'success', organisationId: row.organisation_id, actor: OPERATOR, detail: 'sso_provider_updated', context: { providerId, changed: Object.keys(fields) } }, now);
   }));
   const [provider] = await listProviders(db, { providerId });
   return provider as SsoProvider;
 }
 
 export async function removeSsoProvider(db: Db, providerId: string, now = Date.now()): Promise<{ providerId: string; removed: true; revokedGrants: number }> {
-  await requireProvider(db, providerId);
+  const row = await requireProvider(db, providerId);
   const revoked = await db.transaction().execute(async (trx) => {
     await voidPendingCodes(trx, { ssoProviderId: providerId }, now);
     const grants = await revokeGrants(trx, { ssoProviderId: providerId }, 'sso_provider_removed', now);
@@ -172,7 +172,7 @@ export async function removeSsoProvider(db: Db, providerId: string, now = Date.n
     await trx.deleteFrom('sso_links').where('provider_id', '=', providerId).execute();
     await trx.deleteFrom('sso_domains').where('provider_id', '=', providerId).execute();
     await trx.deleteFrom('sso_providers').where('id', '=', providerId).execute();
-    await recordAudit(trx, { event: 'operator_change', outcome: 'success', detail: `sso_provider_removed:${providerId}` }, now);
+    await recordAudit(trx, { event: 'operator_change', outcome: 'success', organisationId: row.organisation_id, actor: OPERATOR, detail: 'sso_provider_removed', context: { providerId, revokedGrants: grants.length } }, now);
     return grants;
   });
   return { providerId, removed: true, revokedGrants: revoked.length };
@@ -214,7 +214,7 @@ export async function setSsoEnforced(db: Db, organisationId: string, enforceSso:
   await requireOrganisation(db, organisationId);
   await db.insertInto('sso_settings').values({ organisation_id: organisationId, enforce_sso: enforceSso ? 1 : 0, updated_at: now })
     .onConflict((oc) => oc.column('organisation_id').doUpdateSet({ enforce_sso: enforceSso ? 1 : 0, updated_at: now })).execute();
-  await recordAudit(db, { event: 'operator_change', outcome: 'success', detail: `sso_enforcement_${enforceSso ? 'on' : 'off'}:${organisationId}` }, now);
+  await recordAudit(db, { event: 'operator_change', outcome: 'success', organisationId, actor: OPERATOR, detail: `sso_enforcement_${enforceSso ? 'on' : 'off'}` }, now);
   return { organisationId, enforceSso };
 }
 

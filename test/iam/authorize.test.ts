@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
-import { setClientDisabled, setUserDisabled } from '../../src/iam/provisioning.ts';
+import { switchClient, switchUser } from '../../src/admin/operations.ts';
 import { authorizeUrl, defaultParams, loginForCode, submitLogin } from './helpers.ts';
 import { openLoginForm } from '../support/login.ts';
 
@@ -87,11 +87,11 @@ test('an unknown client_id, a missing or unregistered redirect_uri get a 400 pag
 
 test('a disabled client gets the error page; a disabled user cannot log in', async () => {
   const other = await provisionTenant(server.ctx);
-  await setClientDisabled(server.ctx.db, other.clientId, true);
+  await switchClient(server.ctx.db, other.clientId, true);
   await expectErrorPage(defaultParams(other), /client is disabled/);
 
   const third = await provisionTenant(server.ctx);
-  await setUserDisabled(server.ctx.db, third.userId, true);
+  await switchUser(server.ctx.db, third.userId, true);
   const form = await openLoginForm(authorizeUrl(server, defaultParams(third)));
   const response = await submitLogin(server, form, { email: third.email, secret: third.secret });
   assert.equal(response.status, 401);

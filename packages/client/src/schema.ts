@@ -52,6 +52,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/api-clients/{clientId}/end-secret-overlap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End a rotation with overlap early: the previous secret stops working now */
+        post: operations["adminEndSecretOverlap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/api-clients/{clientId}/grants/{grant}": {
         parameters: {
             query?: never;
@@ -79,7 +96,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a new client secret; revokes every grant issued under the old one */
+        /** Issue a new client secret: at once (revokes every grant issued under the old one), or with overlapSeconds (the old secret keeps working that long; nothing revoked) */
         post: operations["adminRotateClientSecret"];
         delete?: never;
         options?: never;
@@ -166,6 +183,57 @@ export interface paths {
         put?: never;
         /** Import company data: validated whole, applied in one transaction, upserted by ref */
         post: operations["adminImportCompanyData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/grant-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Grant requests of every organisation, newest first */
+        get: operations["adminListGrantRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/grant-requests/{requestId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a pending grant request: enables the grant for its client */
+        post: operations["adminApproveGrantRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/grant-requests/{requestId}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline a pending grant request with the reason the customer sees */
+        post: operations["adminDeclineGrantRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -261,7 +329,7 @@ export interface paths {
         put?: never;
         /**
          * Stores a batch of revenue items (upsert)
-         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json `415`.
+         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json (UTF-8) `415`; a body with more values than 5,000 items can hold is refused unread (`400 validation_failed`).
          */
         post: operations["createRevenue"];
         delete?: never;
@@ -325,7 +393,7 @@ export interface paths {
         put?: never;
         /**
          * Stores a batch of wage budget items (upsert)
-         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json `415`.
+         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json (UTF-8) `415`; a body with more values than 5,000 items can hold is refused unread (`400 validation_failed`).
          */
         post: operations["createWageBudget"];
         delete?: never;
@@ -760,6 +828,11 @@ export interface operations {
                         clientId: string;
                         /** @description Shown only this once; only a hash is stored. */
                         clientSecret: string;
+                        /**
+                         * Format: date-time
+                         * @description Rotation with overlap only: until when the previous secret is still accepted
+                         */
+                        previousSecretExpiresAt?: string;
                     };
                 };
             };
@@ -892,6 +965,55 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminEndSecretOverlap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description API Client id */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientId: string;
+                        /** @description Only the current secret is accepted now */
+                        previousSecretExpiresAt: null;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminEnableGrant: {
         parameters: {
             query?: never;
@@ -900,7 +1022,7 @@ export interface operations {
                 /** @description API Client id */
                 clientId: string;
                 /** @description A grant type the operator switches per client */
-                grant: "client_credentials" | "refresh_token";
+                grant: "client_credentials" | "refresh_token" | "sso";
             };
             cookie?: never;
         };
@@ -961,7 +1083,7 @@ export interface operations {
                 /** @description API Client id */
                 clientId: string;
                 /** @description A grant type the operator switches per client */
-                grant: "client_credentials" | "refresh_token";
+                grant: "client_credentials" | "refresh_token" | "sso";
             };
             cookie?: never;
         };
@@ -1024,7 +1146,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A planned rotation: the current secret keeps working this many seconds beside the new one (at most 7 days) and no grant is revoked. Without it the rotation is immediate and revokes every grant. */
+                    overlapSeconds?: number;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -1037,7 +1166,22 @@ export interface operations {
                         clientId: string;
                         /** @description Shown only this once; only a hash is stored. */
                         clientSecret: string;
+                        /**
+                         * Format: date-time
+                         * @description Rotation with overlap only: until when the previous secret is still accepted
+                         */
+                        previousSecretExpiresAt?: string;
                     };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid, expired or revoked ID token */
@@ -1505,8 +1649,235 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over 2 MiB */
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListGrantRequests: {
+        parameters: {
+            query?: {
+                /** @description Only requests of this API Client */
+                clientId?: string;
+                /** @description Only requests of this organisation */
+                organisationId?: string;
+                status?: "pending" | "approved" | "declined";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first */
+                        requests: {
+                            clientId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            decidedAt: string | null;
+                            /** @description Why the operator declined; null otherwise */
+                            declineReason: string | null;
+                            /** @description A grant type the operator switches per client */
+                            grant: "client_credentials" | "refresh_token" | "sso";
+                            id: string;
+                            /** @description Why the customer asks for the grant */
+                            reason: string;
+                            status: "pending" | "approved" | "declined";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminApproveGrantRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Grant request id */
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        decidedAt: string | null;
+                        /** @description Why the operator declined; null otherwise */
+                        declineReason: string | null;
+                        /** @description A grant type the operator switches per client */
+                        grant: "client_credentials" | "refresh_token" | "sso";
+                        id: string;
+                        /** @description Why the customer asks for the grant */
+                        reason: string;
+                        status: "pending" | "approved" | "declined";
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminDeclineGrantRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Grant request id */
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shown to the customer */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        decidedAt: string | null;
+                        /** @description Why the operator declined; null otherwise */
+                        declineReason: string | null;
+                        /** @description A grant type the operator switches per client */
+                        grant: "client_credentials" | "refresh_token" | "sso";
+                        id: string;
+                        /** @description Why the customer asks for the grant */
+                        reason: string;
+                        status: "pending" | "approved" | "declined";
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -2090,7 +2461,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Body over 2 MiB */
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2513,7 +2884,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Body over 2 MiB */
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3565,7 +3936,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over 2 MiB */
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
