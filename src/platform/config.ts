@@ -31,12 +31,18 @@ export interface Config {
    * address counts), a number of proxy hops, or a list of proxy addresses and CIDR ranges.
    */
   readonly trustProxy: false | number | string;
-  /** SECRETS_KEY: 32 bytes sealing stored secrets (SSO client secrets); unset: a development key kept in the database. */
+  /** SECRETS_KEY: 32 bytes that seal stored secrets (AES-256-GCM); unset, a key kept in the database. */
   readonly secretsKey: Buffer | undefined;
-  /** SECRETS_KEY_PREVIOUS: comma-separated older keys that still open what they sealed (key rotation). */
+  /** SECRETS_KEY_PREVIOUS: comma-separated older keys that still open what they sealed (key rotation, docs/sso.md). */
   readonly secretsKeyPrevious: readonly Buffer[];
   /** SSO_ALLOW_INSECURE=1 (development and tests only): SSO providers over http and on loopback or private addresses. */
   readonly ssoAllowInsecure: boolean;
+  /** How long a webhook receiver has to answer 2xx (WEBHOOK_TIMEOUT_MS). */
+  readonly webhookTimeoutMs: number;
+  /** Waits before each retry of a failed webhook message (WEBHOOK_RETRY_SCHEDULE), in milliseconds. */
+  readonly webhookRetrySchedule: readonly number[];
+  /** WEBHOOK_ALLOW_INSECURE=1: http and loopback/private destinations allowed (development and tests). */
+  readonly webhookAllowInsecure: boolean;
   /** How long the change log keeps a change (CONTRACT §7). */
   readonly changesRetentionSeconds: number;
 }
@@ -89,19 +95,37 @@ function trustProxy(raw: string | undefined): false | number | string {
   return entries.join(',');
 }
 
-function secretsKey(name: string, raw: string): Buffer {
-  const key = Buffer.from(raw.trim(), 'base64');
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw.trim()) || key.length !== 32) {
-    throw new ConfigError(`${name} must be 32 random bytes in base64 (openssl rand -base64 32)`);
-  }
-  return key;
-}
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function logLevel(raw: string): string {
   if (!LOG_LEVELS.includes(raw)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
   return raw;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `5s,5m,30m,2h` → milliseconds; each entry a whole number and a unit (ms, s, m, h, d). */
+function durations(env: Env, name: string, fallback: string): number[] {
+  const raw = env[name] || fallback;
+  return raw.split(',').map((entry) => {
+    const match = /^(\d+)(ms|s|m|h|d)$/.exec(entry.trim());
+    if (!match) throw new ConfigError(`${name} must be a comma-separated list of durations such as 5s,5m,2h, got "${raw}"`);
+    return Number(match[1]) * (DURATION_UNITS[match[2] ?? 's'] ?? 1000);
+  });
+}
+
+function secretsKey(raw: string | undefined, name = 'SECRETS_KEY'): Buffer | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32 || key.toString('base64').replace(/=+$/, '') !== raw.trim().replace(/=+$/, '')) {
+    throw new ConfigError(`${name} must be 32 bytes in base64 (openssl rand -base64 32)`);
+  }
+  return key;
+}
+
+/** SECRETS_KEY_PREVIOUS: the keys a rotation retires, comma-separated. */
+function previousSecretsKeys(raw: string | undefined): Buffer[] {
+  return (raw ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry) => secretsKey(entry, 'SECRETS_KEY_PREVIOUS') as Buffer);
 }
 
 function optional(env: Env, name: string): string | undefined {
@@ -150,9 +174,12 @@ export function loadConfig(env: Env = process.env): Config {
     revocationRefreshMs: integer(env, 'REVOCATION_REFRESH_MS', 1000, 50),
     keyRefreshMs: integer(env, 'KEY_REFRESH_MS', 30_000, 100),
     trustProxy: trustProxy(env.TRUST_PROXY),
-    secretsKey: env.SECRETS_KEY ? secretsKey('SECRETS_KEY', env.SECRETS_KEY) : undefined,
-    secretsKeyPrevious: (optional(env, 'SECRETS_KEY_PREVIOUS') ?? '').split(',').filter((k) => k.trim() !== '').map((k) => secretsKey('SECRETS_KEY_PREVIOUS', k)),
+    secretsKey: secretsKey(env.SECRETS_KEY),
+    secretsKeyPrevious: previousSecretsKeys(env.SECRETS_KEY_PREVIOUS),
     ssoAllowInsecure: env.SSO_ALLOW_INSECURE === '1',
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1),
+    webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,14h,20h,24h')),
+    webhookAllowInsecure: env.WEBHOOK_ALLOW_INSECURE === '1',
     changesRetentionSeconds: integer(env, 'CHANGES_RETENTION_SECONDS', 2_592_000, 1),
   });
 }

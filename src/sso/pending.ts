@@ -4,7 +4,7 @@
 // started it. Short-lived and single use: the callback claims the row with a conditional UPDATE.
 import type { Db } from '../platform/db/database.ts';
 import { sha256 } from '../platform/ids.ts';
-import type { SecretBox } from '../platform/secret-box.ts';
+import type { SecretBox } from '../platform/sealed-secrets.ts';
 
 /** Long enough to sign in at the provider (with MFA), short enough that a stale link is useless. */
 export const PENDING_TTL_MS = 10 * 60 * 1000;

@@ -5,7 +5,7 @@
 import type { Db } from '../platform/db/database.ts';
 import { badRequest, conflict, notFound, type FieldError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import type { SecretBox } from '../platform/secret-box.ts';
+import type { SecretBox } from '../platform/sealed-secrets.ts';
 import { OPERATOR, recordAudit } from '../iam/audit.ts';
 import { revokeGrants, voidPendingCodes } from '../iam/grants.ts';
 import { discoverIssuer, issuerProblem, SsoFailure, type ProviderEndpoint } from './relying-party.ts';

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app/context.ts';
-import type { SecretBox } from '../platform/secret-box.ts';
+import type { SecretBox } from '../platform/sealed-secrets.ts';
 import { PENDING_TTL_MS } from './pending.ts';
 import { RelyingParty } from './relying-party.ts';
 

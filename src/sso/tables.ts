@@ -6,7 +6,7 @@ export interface SsoProvidersTable {
   /** Exactly as the provider's discovery document spells it (pinned: ID tokens must carry it). */
   issuer: string;
   client_id: string;
-  /** The client secret sealed with SECRETS_KEY (see platform/secret-box.ts); never shown again. */
+  /** The client secret sealed with SECRETS_KEY (see platform/sealed-secrets.ts); never shown again. */
   client_secret_encrypted: string;
   created_at: number;
   updated_at: number;

@@ -55,7 +55,7 @@ test('an operator adds a provider; the list shows it without its secret, which i
 
   const row = await server.ctx.db.selectFrom('sso_providers').select('client_secret_encrypted').where('id', '=', providerId).executeTakeFirstOrThrow();
   assert.doesNotMatch(row.client_secret_encrypted, new RegExp(idp.clientSecret));
-  assert.match(row.client_secret_encrypted, /^v1\.[\w-]{8}\./, 'the sealed value names the key that sealed it');
+  assert.match(row.client_secret_encrypted, /^v2\.[\w-]{8}\./, 'the sealed value names the key that sealed it');
   const box = await loadSecretBox(server.ctx.db, server.config, () => {});
   assert.equal(box.open(row.client_secret_encrypted, providerId), idp.clientSecret);
   assert.throws(() => box.open(row.client_secret_encrypted, 'idp_another'), /does not open/, 'a sealed secret moved to another provider does not open');
