@@ -8,6 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.ts';
 import { DEFAULT_BODY_LIMIT, answerFrameworkError, installErrorHandling, installValidators, type App } from '../platform/http.ts';
 import { readJsonBodies } from '../platform/json-body.ts';
+import { answerClientError, capConnectionsPerAddress, serverOptions } from '../platform/connections.ts';
 import { refuseUnstorableText } from '../platform/unstorable-text.ts';
 import { registerOpenApi } from '../platform/openapi.ts';
 import { healthRoutes } from '../platform/health.ts';
@@ -61,7 +62,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     },
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: answerFrameworkError,
+    ...serverOptions(ctx.config),
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Behind a proxy every connection comes from the proxy's address: the cap belongs there then.
+  capConnectionsPerAddress(app.server, ctx.config.trustProxy === false ? ctx.config.maxConnectionsPerAddress : 0);
 
   // Callback style: an async hook would cost a promise and a microtask on every request.
   app.addHook('onRequest', (request, reply, done) => {

@@ -45,6 +45,10 @@ export interface Config {
   readonly webhookAllowInsecure: boolean;
   /** How long the change log keeps a change (CONTRACT §7). */
   readonly changesRetentionSeconds: number;
+  /** Milliseconds for a request's headers and body to arrive before it is answered 408 (CONTRACT §4: 30 s). */
+  readonly requestTimeoutMs: number;
+  /** Connections one peer address may hold at once (0: no cap); not applied behind TRUST_PROXY. */
+  readonly maxConnectionsPerAddress: number;
 }
 
 export class ConfigError extends Error {}
@@ -181,5 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,14h,20h,24h')),
     webhookAllowInsecure: env.WEBHOOK_ALLOW_INSECURE === '1',
     changesRetentionSeconds: integer(env, 'CHANGES_RETENTION_SECONDS', 2_592_000, 1),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
+    maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256),
   });
 }

@@ -3442,7 +3442,7 @@ export interface operations {
                         amount: number;
                         /** @description Optional split of the revenue (e.g. "food"); part of the upsert key. */
                         category?: string | null;
-                        /** @description Day (YYYY-MM-DD, company time zone). Exactly one of date and week. */
+                        /** @description Day (YYYY-MM-DD, company time zone), from 2000-01-01 to 2099-12-31. Exactly one of date and week. */
                         date?: string | null;
                         /** @description A department id from getConfiguration. */
                         departmentId: string;
@@ -3451,7 +3451,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         kind: "realised" | "prognosis";
-                        /** @description ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday). Exactly one of date and week. */
+                        /** @description ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday) of the years 2000 to 2099. Exactly one of date and week. */
                         week?: string | null;
                     }[];
                 };
@@ -3868,13 +3868,13 @@ export interface operations {
                     items: {
                         /** @description In the company currency, ≥ 0, at most 2 decimals. */
                         amount: number;
-                        /** @description Day (YYYY-MM-DD, company time zone). Exactly one of date and week. */
+                        /** @description Day (YYYY-MM-DD, company time zone), from 2000-01-01 to 2099-12-31. Exactly one of date and week. */
                         date?: string | null;
                         /** @description A department id from getConfiguration. */
                         departmentId: string;
                         /** @description Budgeted hours, ≥ 0, at most 2 decimals. */
                         hours?: number | null;
-                        /** @description ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday). Exactly one of date and week. */
+                        /** @description ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday) of the years 2000 to 2099. Exactly one of date and week. */
                         week?: string | null;
                     }[];
                 };
@@ -5434,7 +5434,7 @@ export interface operations {
                     deviceId?: string | null;
                     /**
                      * Format: uuid
-                     * @description Chosen by the sender; resending the same event with it is answered with the original 200.
+                     * @description A UUID chosen by the sender; resending the same event with it is answered with the original 200. Stored and answered as the lower-case bare UUID: upper case and a `urn:uuid:` prefix are accepted and name the same event.
                      */
                     eventId: string;
                     /** @description Where the punch was registered. */
