@@ -6,8 +6,9 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.ts';
-import { answerFrameworkError, installErrorHandling, installValidators, type App } from '../platform/http.ts';
+import { DEFAULT_BODY_LIMIT, answerFrameworkError, installErrorHandling, installValidators, type App } from '../platform/http.ts';
 import { readJsonBodies } from '../platform/json-body.ts';
+import { answerClientError, capConnectionsPerAddress, serverOptions } from '../platform/connections.ts';
 import { refuseUnstorableText } from '../platform/unstorable-text.ts';
 import { registerOpenApi } from '../platform/openapi.ts';
 import { healthRoutes } from '../platform/health.ts';
@@ -16,7 +17,13 @@ import { iamRoutes } from '../iam/routes.ts';
 import { securedApi } from './secured-api.ts';
 import { adminRoutes } from '../admin/routes.ts';
 import { demoCallbackRoutes } from '../demo/callback.ts';
+import { webhookDelivery } from '../webhooks/delivery-plugin.ts';
+import { webhookMessagesDocument } from '../webhooks/openapi.ts';
 import { consoleRoutes } from '../console/routes.ts';
+import { loadSecretBox } from '../sso/secrets-key.ts';
+import { ssoRuntime } from '../sso/runtime.ts';
+import { ssoFederation } from '../sso/federation.ts';
+import { ssoAdminRoutes } from '../sso/admin-routes.ts';
 
 export interface BuildOptions {
   /** false for silence (tests); `stream` sends the JSON lines elsewhere than standard output. */
@@ -47,7 +54,7 @@ function trustedProxies(setting: false | number | string): boolean | string | ((
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   const app = Fastify({
     logger: options.logger === false ? false : { level: ctx.config.logLevel, serializers: { req: requestForLog }, ...(options.logger ? { stream: options.logger.stream } : {}) },
-    bodyLimit: 2 * 1024 * 1024,
+    bodyLimit: DEFAULT_BODY_LIMIT,
     // Off unless TRUST_PROXY names the load balancer: request.ip keys the failed-login penalties.
     trustProxy: trustedProxies(ctx.config.trustProxy),
     // Honour a well-formed incoming X-Request-Id so a trace spans the load balancer and this service.
@@ -57,7 +64,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     },
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: answerFrameworkError,
+    ...serverOptions(ctx.config),
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Behind a proxy every connection comes from the proxy's address: the cap belongs there then.
+  capConnectionsPerAddress(app.server, ctx.config.trustProxy === false ? ctx.config.maxConnectionsPerAddress : 0);
 
   const onRoute = options.onRoute;
   if (onRoute) {
@@ -76,14 +87,17 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   readJsonBodies(app);
   refuseUnstorableText(app);
   await app.register(formbody);
-  await registerOpenApi(app, ctx.config);
+  await registerOpenApi(app, ctx.config, { webhooks: webhookMessagesDocument() });
 
   await app.register(healthRoutes, { db: ctx.db, redis: ctx.redis });
   await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.metricsToken });
-  await app.register(iamRoutes, { ctx });
+  const sso = ssoRuntime(ctx, await loadSecretBox(ctx.db, ctx.config, (message) => app.log.warn(message)));
+  await app.register(iamRoutes, { ctx, federation: ssoFederation(sso) });
   await app.register(demoCallbackRoutes, { ctx });
   await app.register(securedApi, { ctx });
   await app.register(adminRoutes, { ctx });
+  await app.register(webhookDelivery, { ctx });
   await app.register(consoleRoutes, { ctx });
+  await app.register(ssoAdminRoutes, { sso });
   return app;
 }

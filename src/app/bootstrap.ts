@@ -12,6 +12,8 @@ import { sharedSecret } from '../platform/db/shared-secret.ts';
 import { ResponseCache } from '../platform/response-cache.ts';
 import { CompanyCache } from '../tenancy/company-cache.ts';
 import { Metrics } from '../platform/metrics.ts';
+import { ChangeNotifier, useNotifier } from '../changes/notifier.ts';
+import { ChangeRetention } from '../changes/retention.ts';
 
 const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 /** How often the SQLite write-ahead log is copied back into the database, off the event loop. */
@@ -39,11 +41,21 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
   redis?.on('error', options.onBackgroundError ?? (() => {}));
   const cursorKey = Buffer.from(await sharedSecret(db, 'cursor_hmac'), 'base64url');
-  return { config, clock: options.clock ?? systemClock, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs), revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES), companies: new CompanyCache(db), metrics: new Metrics({ db, exposed: config.metricsToken !== undefined }) };
+  const clock = options.clock ?? systemClock;
+  const changeNotifier = new ChangeNotifier(db, dialectOf(config.databaseUrl) === 'postgres' ? config.databaseUrl : undefined);
+  useNotifier(db, changeNotifier);
+  const changeRetention = new ChangeRetention(db, clock, config.changesRetentionSeconds);
+  if (options.poll !== false) {
+    await changeNotifier.listen(options.onBackgroundError ?? (() => {}));
+    changeRetention.start(options.onBackgroundError ?? (() => {}));
+  }
+  return { config, clock, changeNotifier, changeRetention, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs), revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES), companies: new CompanyCache(db), metrics: new Metrics({ db, exposed: config.metricsToken !== undefined }) };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   ctx.revocations.stop();
+  await ctx.changeRetention.stop();
+  await ctx.changeNotifier.close();
   ctx.redis?.disconnect();
   await ctx.db.destroy();
 }

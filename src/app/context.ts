@@ -9,6 +9,8 @@ import type { RevocationList } from '../iam/revocations.ts';
 import type { ResponseCache } from '../platform/response-cache.ts';
 import type { CompanyCache } from '../tenancy/company-cache.ts';
 import type { Metrics } from '../platform/metrics.ts';
+import type { ChangeNotifier } from '../changes/notifier.ts';
+import type { ChangeRetention } from '../changes/retention.ts';
 
 export interface AppContext {
   readonly config: Config;
@@ -27,4 +29,8 @@ export interface AppContext {
   readonly companies: CompanyCache;
   /** The figures GET /metrics exposes; features count their events here. */
   readonly metrics: Metrics;
+  /** Wakes long polls and the webhooks dispatcher after changes commit, on every instance. */
+  readonly changeNotifier: ChangeNotifier;
+  /** Prunes the change log in the background. */
+  readonly changeRetention: ChangeRetention;
 }

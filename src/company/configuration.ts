@@ -2,6 +2,7 @@
 import { Type, type Static } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
 import { CompanySummary, type CompanyRecord } from '../tenancy/companies.ts';
+import type { ContractTypesTable, DepartmentsTable, PositionsTable, ShiftTypesTable } from './tables.ts';
 
 export const ShiftCategory = Type.Union([Type.Literal('work'), Type.Literal('availability'), Type.Literal('relief'), Type.Literal('absence')]);
 
@@ -24,9 +25,15 @@ export async function getConfiguration(db: Db, company: CompanyRecord): Promise<
   ]);
   return {
     company: { id: company.id, name: company.name, timezone: company.timezone, currency: company.currency, locale: company.locale },
-    departments,
-    positions: positions.map((p) => ({ id: p.id, name: p.name, departmentId: p.department_id })),
-    shiftTypes: shiftTypes.map((s) => ({ id: s.id, name: s.name, category: s.category as Static<typeof ShiftCategory>, paid: s.paid === 1 })),
-    contractTypes,
+    departments: departments.map(presentDepartment),
+    positions: positions.map(presentPosition),
+    shiftTypes: shiftTypes.map(presentShiftType),
+    contractTypes: contractTypes.map(presentContractType),
   };
 }
+
+// Each entity as the configuration shows it (also the data of its change-log entries).
+export const presentDepartment = (row: Pick<DepartmentsTable, 'id' | 'name' | 'code'>) => ({ id: row.id, name: row.name, code: row.code });
+export const presentPosition = (row: Pick<PositionsTable, 'id' | 'name' | 'department_id'>) => ({ id: row.id, name: row.name, departmentId: row.department_id });
+export const presentShiftType = (row: Pick<ShiftTypesTable, 'id' | 'name' | 'category' | 'paid'>) => ({ id: row.id, name: row.name, category: row.category as Static<typeof ShiftCategory>, paid: row.paid === 1 });
+export const presentContractType = (row: Pick<ContractTypesTable, 'id' | 'name'>) => ({ id: row.id, name: row.name });

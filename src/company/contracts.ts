@@ -5,6 +5,7 @@ import { afterPosition, toPage, type PageRequest, type SortKey } from '../platfo
 import type { Period } from '../platform/period.ts';
 import { overlapsPeriod } from './date-range.ts';
 import { formatInstant } from '../platform/local-time.ts';
+import type { ContractsTable } from './tables.ts';
 
 export const Contract = Type.Object({
   id: Type.String(),
@@ -36,9 +37,8 @@ export function contractsQuery(db: Db, companyId: string, period: Period, after:
   return query.orderBy('start_date').orderBy('id');
 }
 
-export async function listContracts(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
-  const rows = await contractsQuery(db, company.id, period, page.after).limit(page.limit + 1).execute();
-  return toPage(rows, page.limit, page.scope, (row) => [row.start_date, row.id], (row): Contract => ({
+export function presentContract(row: ContractsTable, timezone: string): Contract {
+  return {
     id: row.id,
     userId: row.employee_id,
     contractTypeId: row.contract_type_id,
@@ -49,6 +49,11 @@ export async function listContracts(db: Db, company: { id: string; timezone: str
     wage: { amount: row.wage_minor / 100, currency: row.wage_currency, period: row.wage_period as Contract['wage']['period'] },
     departmentId: row.department_id,
     positionId: row.position_id,
-    updatedAt: formatInstant(row.updated_at, company.timezone),
-  }));
+    updatedAt: formatInstant(row.updated_at, timezone),
+  };
+}
+
+export async function listContracts(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
+  const rows = await contractsQuery(db, company.id, period, page.after).limit(page.limit + 1).execute();
+  return toPage(rows, page.limit, page.scope, (row) => [row.start_date, row.id], (row) => presentContract(row, company.timezone));
 }

@@ -9,6 +9,9 @@ import { readDocument, type ReadDocument } from './import-document.ts';
 import { planImport, TABLE_OF, type CompanyRows, type ImportPlan, type PlanContext } from './import-plan.ts';
 import { SECTIONS, type Section } from './import-schema.ts';
 import { IMPORT_SETTLE_MS } from '../tenancy/company-cache.ts';
+import { importChanges } from './import-changes.ts';
+import { recordChanges } from '../changes/change-log.ts';
+import { announceChanges } from '../changes/notifier.ts';
 
 export { ImportDocument, ImportResult } from './import-schema.ts';
 
@@ -108,18 +111,22 @@ export async function importCompanyData(db: Db, companyId: string, document: unk
       now,
       badgesElsewhere: await badgesElsewhere(trx, company.organisation_id, companyId, doc),
     };
-    const plan = planImport(doc, await loadRows(trx, companyId), ctx, errors);
+    const rows = await loadRows(trx, companyId);
+    const plan = planImport(doc, rows, ctx, errors);
     if (errors.length > 0) throw invalidImport(errors);
     await applyPlan(trx, companyId, plan);
+    await recordChanges(trx, companyId, importChanges(plan, rows, company.timezone), { at: now, timezone: company.timezone });
     const result = counts(plan);
     if (changed(result)) {
       await trx.updateTable('companies').set((eb) => ({ data_version: eb('data_version', '+', 1), updated_at: now })).where('id', '=', companyId).execute();
     }
     return result;
   });
+  if (!changed(result)) return result;
+  announceChanges(db, companyId);
   // Let every instance's company record from before the commit expire (see tenancy/company-cache.ts), so
   // the change is served the moment this returns.
-  if (changed(result)) await sleep(IMPORT_SETTLE_MS);
+  await sleep(IMPORT_SETTLE_MS);
   return result;
 }
 

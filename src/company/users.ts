@@ -5,6 +5,7 @@ import { afterPosition, toPage, type PageRequest, type SortKey } from '../platfo
 import type { Period } from '../platform/period.ts';
 import { overlapsPeriod } from './date-range.ts';
 import { formatInstant } from '../platform/local-time.ts';
+import type { EmployeesTable } from './tables.ts';
 
 export const CompanyUser = Type.Object({
   id: Type.String(),
@@ -35,9 +36,11 @@ export function usersQuery(db: Db, companyId: string, period: Period, after: Sor
   return query.orderBy('employee_number').orderBy('id');
 }
 
-export async function listUsers(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
-  const rows = await usersQuery(db, company.id, period, page.after).limit(page.limit + 1).execute();
-  return toPage(rows, page.limit, page.scope, (row) => [row.employee_number, row.id], (row): CompanyUser => ({
+/** The columns a user is shown from. */
+export type UserRow = Pick<EmployeesTable, 'id' | 'employee_number' | 'first_name' | 'last_name' | 'email' | 'department_ids' | 'position_ids' | 'employment_start' | 'employment_end' | 'timeclock_active' | 'updated_at'>;
+
+export function presentUser(row: UserRow, timezone: string): CompanyUser {
+  return {
     id: row.id,
     employeeNumber: row.employee_number,
     firstName: row.first_name,
@@ -48,6 +51,11 @@ export async function listUsers(db: Db, company: { id: string; timezone: string 
     employmentStart: row.employment_start,
     employmentEnd: row.employment_end,
     timeclockActive: row.timeclock_active === 1,
-    updatedAt: formatInstant(row.updated_at, company.timezone),
-  }));
+    updatedAt: formatInstant(row.updated_at, timezone),
+  };
+}
+
+export async function listUsers(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
+  const rows = await usersQuery(db, company.id, period, page.after).limit(page.limit + 1).execute();
+  return toPage(rows, page.limit, page.scope, (row) => [row.employee_number, row.id], (row) => presentUser(row, company.timezone));
 }

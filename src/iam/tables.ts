@@ -12,6 +12,9 @@ export interface ApiClientsTable {
   disabled: number;
   created_at: number;
   updated_at: number;
+  /** During a rotation with overlap: the older secret's hash, accepted until the instant below. */
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: number | null;
 }
 
 export interface ApiUsersTable {
@@ -52,6 +55,10 @@ export interface GrantsTable {
   audience: string | null;
   revoked_at: number | null;
   revoked_reason: string | null;
+  /** The SSO provider the login came through (null: the API User's secret); see src/sso. */
+  sso_provider_id: string | null;
+  /** That provider's issuer: the `idp` claim of every ID token of the grant. */
+  idp: string | null;
 }
 
 export interface AuthorizationCodesTable {
@@ -67,6 +74,9 @@ export interface AuthorizationCodesTable {
   used_at: number | null;
   /** Set when the code was exchanged, so a replay can revoke what it produced. */
   grant_id: string | null;
+  /** The SSO provider of the login, passed on to the grant (null: the API User's secret). */
+  sso_provider_id: string | null;
+  idp: string | null;
 }
 
 export interface RefreshTokensTable {
@@ -87,6 +97,30 @@ export interface AuditLogTable {
   user_id: string | null;
   address: string | null;
   detail: string | null;
+  /** The organisation the event concerns (the client's, or the console user's); null when unknown. */
+  organisation_id: string | null;
+  /** Who made a change: `operator` or `console_user` (with id and email); null for API events. */
+  actor_kind: string | null;
+  actor_id: string | null;
+  actor_email: string | null;
+  /** JSON object of further non-secret facts (a second actor, a grant, an overlap). */
+  context: string | null;
+}
+
+export interface GrantRequestsTable {
+  id: string;
+  organisation_id: string;
+  client_id: string;
+  grant_type: string;
+  reason: string;
+  /** pending | approved | declined */
+  status: string;
+  /** The requesting actor as JSON (see audit.ts Actor). */
+  requested_by: string;
+  created_at: number;
+  decided_at: number | null;
+  decided_by: string | null;
+  decision_reason: string | null;
 }
 
 export interface IamTables {
@@ -97,6 +131,7 @@ export interface IamTables {
   authorization_codes: AuthorizationCodesTable;
   refresh_tokens: RefreshTokensTable;
   audit_log: AuditLogTable;
+  grant_requests: GrantRequestsTable;
 }
 
 declare module '../platform/db/schema.ts' {

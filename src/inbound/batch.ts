@@ -8,7 +8,13 @@ import { numberText } from './exact-json.ts';
 import { periodReader } from './periods.ts';
 import type { InboundStream } from './tables.ts';
 import { durably } from '../platform/db/durability.ts';
-import { existingFigures, figureKey, writeFigures, type FigureDraft } from './stored-figures.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { existingFigures, figureKey, writeFigures, type FigureDraft, type WrittenFigure } from './stored-figures.ts';
+import type { FigureRow } from './figures.ts';
+import { recordChanges, type NewChange } from '../changes/change-log.ts';
+import { announceChanges } from '../changes/notifier.ts';
+import type { Transaction } from 'kysely';
+import type { Database } from '../platform/db/schema.ts';
 
 export const MAX_BATCH_ITEMS = 5000;
 /** Departments looked up per statement. */
@@ -30,6 +36,10 @@ export interface FigureValues {
 /** What sets one stream (revenue, wage budget) apart: its own fields and how they are checked. */
 export interface StreamRules<Item extends BatchItem> {
   stream: InboundStream;
+  /** What the change log calls a stored item of this stream. */
+  resourceType: 'revenue_item' | 'wage_budget_item';
+  /** A stored item as the stream's read-back shows it (also the data of its change-log entry). */
+  present(row: FigureRow, timezone: string): unknown;
   /** Names the fields of the upsert key, for the message about duplicates. */
   keyFields: string;
   values(item: Item, path: string, errors: FieldError[]): FigureValues | undefined;
@@ -88,19 +98,22 @@ async function validateBatch<Item extends BatchItem>(db: Db, companyId: string, 
   const drafts: FigureDraft[] = [];
   const seen = new Map<string, number>();
   const itemPeriod = periodReader();
-  items.forEach((item, index) => {
-    if (malformed.has(index)) return;
+  for (let index = 0; index < items.length; index += 1) {
+    // A turn of the event loop every CHUNK items: a whole batch checked at once held it ~20 ms.
+    if (index > 0 && index % CHUNK === 0) await nextTurn();
+    const item = items[index] as Item;
+    if (malformed.has(index)) continue;
     const path = `/items/${index}`;
     if (unknown.has(item.departmentId)) errors.push({ path: `${path}/departmentId`, message: 'is not a department of this company' });
     const period = itemPeriod(item, path, errors);
     const values = rules.values(item, path, errors);
-    if (!period || !values) return;
+    if (!period || !values) continue;
     const key = figureKey(item.departmentId, period.key, values.kind, values.category);
     const first = seen.get(key);
     if (first !== undefined) errors.push({ path, message: `has the same ${rules.keyFields} as /items/${first}` });
     else seen.set(key, index);
     drafts.push({ departmentId: item.departmentId, period, key, ...values });
-  });
+  }
   return { drafts, errors };
 }
 
@@ -114,14 +127,17 @@ export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: str
   const malformed = options.malformedItems ?? [];
   const validated = await validateBatch(db, companyId, rules, items, new Set(malformed.map((e) => pathIndex(e.path))));
   const { drafts } = validated;
-  const errors = [...malformed, ...validated.errors].sort((a, b) => pathIndex(a.path) - pathIndex(b.path));
+  // Sorted by item, each item's index read once: a regex per comparison took ~30 ms on 30,000 errors.
+  const indexed = [...malformed, ...validated.errors].map((error) => ({ error, index: pathIndex(error.path) }));
+  const errors = indexed.sort((a, b) => a.index - b.index).map(({ error }) => error);
   if (errors.length > 0) {
-    const bad = new Set(errors.map((e) => pathIndex(e.path))).size;
+    const bad = new Set(indexed.map(({ index }) => index)).size;
     throw badRequest(malformed.length > 0 ? 'validation_failed' : 'invalid_batch', `${bad} of ${items.length} items are invalid; nothing was stored.`, errors);
   }
+  await nextTurn();
   const now = options.now ?? Date.now();
   const onPostgres = sqliteHandleOf(db) === undefined;
-  return durably(db, (connection) => connection.transaction().execute(async (trx) => {
+  const outcome = await durably(db, (connection) => connection.transaction().execute(async (trx) => {
     const existing = await existingFigures(trx, onPostgres, companyId, rules.stream, drafts);
     const changed: FigureDraft[] = [];
     let created = 0;
@@ -135,7 +151,18 @@ export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: str
     }
     // Written in key order, so two concurrent batches lock shared rows in the same order (no deadlock).
     changed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    await writeFigures(trx, onPostgres, companyId, rules.stream, changed, now);
+    const written = await writeFigures(trx, onPostgres, companyId, rules.stream, changed, now);
+    await logFigureChanges(trx, companyId, rules, written, now);
     return { received: items.length, created, updated, unchanged: items.length - created - updated };
   }));
+  if (outcome.created + outcome.updated > 0) announceChanges(db, companyId);
+  return outcome;
+}
+
+/** One change per created or updated figure, in the transaction that wrote them; unchanged ones log nothing. */
+async function logFigureChanges<Item extends BatchItem>(trx: Transaction<Database>, companyId: string, rules: StreamRules<Item>, written: WrittenFigure[], now: number): Promise<void> {
+  if (written.length === 0) return;
+  const company = await trx.selectFrom('companies').select('timezone').where('id', '=', companyId).executeTakeFirstOrThrow();
+  const changes = written.map(({ row, created }): NewChange => ({ resourceType: rules.resourceType, action: created ? 'created' : 'updated', resourceId: row.id, data: rules.present(row, company.timezone) }));
+  await recordChanges(trx, companyId, changes, { at: now, timezone: company.timezone });
 }

@@ -29,6 +29,8 @@ export type RevenueItem = Static<typeof RevenueItem>;
 
 export const revenueRules: StreamRules<RevenueItemInput> = {
   stream: 'revenue',
+  resourceType: 'revenue_item',
+  present: (row, timezone) => presentRevenue(row, timezone),
   keyFields: 'department, date or week, kind and category',
   values(item: RevenueItemInput, path: string, errors: FieldError[]) {
     const amountMinor = readHundredths(item, 'amount', item.amount, path, errors);

@@ -10,9 +10,15 @@ import type { Database } from '../platform/db/schema.ts';
 import type { InboundItemsTable, InboundStream } from './tables.ts';
 import type { ItemPeriod } from './periods.ts';
 import { newId } from '../platform/ids.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
-/** Rows per multi-row statement on SQLite: 15 columns × 1000 stays under its parameter limit. */
+/** Values listed per statement (IN lists) on SQLite. */
 const CHUNK = 1000;
+/**
+ * Rows per multi-row insert on SQLite, which runs on the event loop: a 1,000-row upsert held it for
+ * ~40 ms; this many take a few, and the loop gets a turn between statements (CONTRACT §4: 50 ms).
+ */
+const WRITE_CHUNK = 250;
 
 export interface StoredValues {
   amountMinor: number;
@@ -66,6 +72,7 @@ export async function existingFigures(trx: Transaction<Database>, onPostgres: bo
       .where('stream', '=', stream)
       .where(oneOf(onPostgres, 'period_key', periodKeys.slice(i, i + step)));
     for (const [column, values] of narrowing) if (values) query = query.where(oneOf(onPostgres, column, values));
+    if (i > 0) await nextTurn();
     for (const row of await query.execute()) {
       existing.set(figureKey(row.department_id, row.period_key, row.kind, row.category), { amountMinor: Number(row.amount_minor), hoursCenti: row.hours_centi === null ? null : Number(row.hours_centi) });
     }
@@ -119,16 +126,26 @@ function figureRow(companyId: string, stream: InboundStream, draft: FigureDraft,
   };
 }
 
+/** A figure as the upsert left it, and whether the upsert created it. */
+export interface WrittenFigure {
+  row: InboundItemsTable;
+  created: boolean;
+}
+
 /**
- * Inserts the new figures and updates the changed ones, in the drafts' order. A row that appeared
- * since the read (a concurrent batch) is updated, not duplicated.
+ * Inserts the new figures and updates the changed ones, in the drafts' order, and returns them as
+ * stored. A row that appeared since the read (a concurrent batch) is updated, not duplicated (and
+ * reported as not created: it keeps the other batch's id).
  */
-export async function writeFigures(trx: Transaction<Database>, onPostgres: boolean, companyId: string, stream: InboundStream, drafts: FigureDraft[], now: number): Promise<void> {
-  const step = onPostgres ? drafts.length || 1 : CHUNK;
+export async function writeFigures(trx: Transaction<Database>, onPostgres: boolean, companyId: string, stream: InboundStream, drafts: FigureDraft[], now: number): Promise<WrittenFigure[]> {
+  const step = onPostgres ? drafts.length || 1 : WRITE_CHUNK;
+  const written: WrittenFigure[] = [];
   for (let i = 0; i < drafts.length; i += step) {
+    if (i > 0) await nextTurn();
     const rows = drafts.slice(i, i + step).map((draft) => figureRow(companyId, stream, draft, now));
+    const newIds = new Set(rows.map((row) => row.id));
     const insert = trx.insertInto('inbound_items');
-    await (onPostgres ? insert.columns(COLUMNS).expression(unnestedRows(rows)) : insert.values(rows))
+    const stored = await (onPostgres ? insert.columns(COLUMNS).expression(unnestedRows(rows)) : insert.values(rows))
       .onConflict((oc) =>
         oc.columns(['company_id', 'stream', 'period_key', 'department_id', 'kind', 'category']).doUpdateSet((eb) => ({
           amount_minor: eb.ref('excluded.amount_minor'),
@@ -136,6 +153,9 @@ export async function writeFigures(trx: Transaction<Database>, onPostgres: boole
           updated_at: eb.ref('excluded.updated_at'),
         })),
       )
+      .returningAll()
       .execute();
+    for (const row of stored) written.push({ row: { ...row, amount_minor: Number(row.amount_minor), hours_centi: row.hours_centi === null ? null : Number(row.hours_centi) }, created: newIds.has(row.id) });
   }
+  return written;
 }

@@ -25,6 +25,8 @@ export type WageBudgetItem = Static<typeof WageBudgetItem>;
 
 export const wageBudgetRules: StreamRules<WageBudgetItemInput> = {
   stream: 'wage_budget',
+  resourceType: 'wage_budget_item',
+  present: (row, timezone) => presentWageBudget(row, timezone),
   keyFields: 'department and date or week',
   values(item: WageBudgetItemInput, path: string, errors: FieldError[]) {
     const amountMinor = readHundredths(item, 'amount', item.amount, path, errors, { min: 0 });

@@ -31,6 +31,24 @@ export interface Config {
    * address counts), a number of proxy hops, or a list of proxy addresses and CIDR ranges.
    */
   readonly trustProxy: false | number | string;
+  /** SECRETS_KEY: 32 bytes that seal stored secrets (AES-256-GCM); unset, a key kept in the database. */
+  readonly secretsKey: Buffer | undefined;
+  /** SECRETS_KEY_PREVIOUS: comma-separated older keys that still open what they sealed (key rotation, docs/sso.md). */
+  readonly secretsKeyPrevious: readonly Buffer[];
+  /** SSO_ALLOW_INSECURE=1 (development and tests only): SSO providers over http and on loopback or private addresses. */
+  readonly ssoAllowInsecure: boolean;
+  /** How long a webhook receiver has to answer 2xx (WEBHOOK_TIMEOUT_MS). */
+  readonly webhookTimeoutMs: number;
+  /** Waits before each retry of a failed webhook message (WEBHOOK_RETRY_SCHEDULE), in milliseconds. */
+  readonly webhookRetrySchedule: readonly number[];
+  /** WEBHOOK_ALLOW_INSECURE=1: http and loopback/private destinations allowed (development and tests). */
+  readonly webhookAllowInsecure: boolean;
+  /** How long the change log keeps a change (CONTRACT §7). */
+  readonly changesRetentionSeconds: number;
+  /** Milliseconds for a request's headers and body to arrive before it is answered 408 (CONTRACT §4: 30 s). */
+  readonly requestTimeoutMs: number;
+  /** Connections one peer address may hold at once (0: no cap); not applied behind TRUST_PROXY. */
+  readonly maxConnectionsPerAddress: number;
 }
 
 export class ConfigError extends Error {}
@@ -88,6 +106,32 @@ function logLevel(raw: string): string {
   return raw;
 }
 
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `5s,5m,30m,2h` → milliseconds; each entry a whole number and a unit (ms, s, m, h, d). */
+function durations(env: Env, name: string, fallback: string): number[] {
+  const raw = env[name] || fallback;
+  return raw.split(',').map((entry) => {
+    const match = /^(\d+)(ms|s|m|h|d)$/.exec(entry.trim());
+    if (!match) throw new ConfigError(`${name} must be a comma-separated list of durations such as 5s,5m,2h, got "${raw}"`);
+    return Number(match[1]) * (DURATION_UNITS[match[2] ?? 's'] ?? 1000);
+  });
+}
+
+function secretsKey(raw: string | undefined, name = 'SECRETS_KEY'): Buffer | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32 || key.toString('base64').replace(/=+$/, '') !== raw.trim().replace(/=+$/, '')) {
+    throw new ConfigError(`${name} must be 32 bytes in base64 (openssl rand -base64 32)`);
+  }
+  return key;
+}
+
+/** SECRETS_KEY_PREVIOUS: the keys a rotation retires, comma-separated. */
+function previousSecretsKeys(raw: string | undefined): Buffer[] {
+  return (raw ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry) => secretsKey(entry, 'SECRETS_KEY_PREVIOUS') as Buffer);
+}
+
 function optional(env: Env, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw === '' ? undefined : raw;
@@ -134,5 +178,14 @@ export function loadConfig(env: Env = process.env): Config {
     revocationRefreshMs: integer(env, 'REVOCATION_REFRESH_MS', 1000, 50),
     keyRefreshMs: integer(env, 'KEY_REFRESH_MS', 30_000, 100),
     trustProxy: trustProxy(env.TRUST_PROXY),
+    secretsKey: secretsKey(env.SECRETS_KEY),
+    secretsKeyPrevious: previousSecretsKeys(env.SECRETS_KEY_PREVIOUS),
+    ssoAllowInsecure: env.SSO_ALLOW_INSECURE === '1',
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1),
+    webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,14h,20h,24h')),
+    webhookAllowInsecure: env.WEBHOOK_ALLOW_INSECURE === '1',
+    changesRetentionSeconds: integer(env, 'CHANGES_RETENTION_SECONDS', 2_592_000, 1),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
+    maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256),
   });
 }

@@ -12,11 +12,13 @@
 import type { Db } from '../platform/db/database.ts';
 import { ProblemError, badRequest, conflict, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { contentHash, parseOccurredAt, presentEvent, type TimeclockEvent, type TimeclockEventInput } from './events.ts';
+import { canonicalEventId, contentHash, parseOccurredAt, presentEvent, type TimeclockEvent, type TimeclockEventInput } from './events.ts';
 import { transition } from './transitions.ts';
 import type { PresenceState, TimeclockEventsTable } from './tables.ts';
 import { durablyGrouped } from '../platform/db/durability.ts';
 import { formatInstant } from '../platform/local-time.ts';
+import { insertWithChange } from '../changes/change-log.ts';
+import { announceChanges } from '../changes/notifier.ts';
 
 const FUTURE_LEEWAY_MS = 5 * 60_000;
 /** Each round at least one competing append succeeds, so this bounds a burst of that many per person. */
@@ -89,10 +91,15 @@ function lostRace(error: unknown): boolean {
   return code === '23505' || errcode === 2067 || errcode === 1555 || /UNIQUE constraint failed/.test(message ?? '');
 }
 
-/** Stores the event (committed when this returns), or returns false when a concurrent append won. */
-async function append(db: Db, event: TimeclockEventsTable): Promise<boolean> {
+/**
+ * Stores the event and its change-log entry (committed when this returns), or returns false when a
+ * concurrent append won. The change is logged in the company of the event's person.
+ */
+async function append(db: Db, event: TimeclockEventsTable, stored: TimeclockEvent, timezone: string): Promise<boolean> {
+  const change = { resourceType: 'timeclock_event', action: 'created', resourceId: event.id, data: stored } as const;
   try {
-    await durablyGrouped(db, (trx) => trx.insertInto('timeclock_events').values(event).execute());
+    await durablyGrouped(db, (trx) => insertWithChange(trx, trx.insertInto('timeclock_events').values(event), event.company_id, change, { at: event.received_at, timezone }));
+    announceChanges(db, event.company_id);
     return true;
   } catch (error) {
     if (lostRace(error)) return false;
@@ -128,14 +135,15 @@ async function tryAppend(db: Db, organisationId: string, input: TimeclockEventIn
     anomaly: next.anomaly,
     state_after: next.state,
   };
-  return (await append(db, event)) ? presentEvent(event, person.timezone) : undefined;
+  const stored = presentEvent(event, person.timezone);
+  return (await append(db, event, stored, person.timezone)) ? stored : undefined;
 }
 
 export async function recordEvent(db: Db, organisationId: string, input: TimeclockEventInput, now = Date.now()): Promise<TimeclockEvent> {
   if ((input.badgeId == null) === (input.userId == null)) {
     throw badRequest('validation_failed', 'Send exactly one of badgeId and userId.', [{ path: '/badgeId', message: 'exactly one of badgeId and userId is required' }]);
   }
-  const eventId = input.eventId.toLowerCase();
+  const eventId = canonicalEventId(input.eventId);
   const occurredAt = parseOccurredAt(input.occurredAt);
   const hash = contentHash(input, occurredAt);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {

@@ -1,4 +1,4 @@
-// idToken (contract: identity and access, "idToken"): a new ID token on each call, a renewed refresh token only past
+// idToken (CONTRACT §2 "idToken"): a new ID token on each call, a renewed refresh token only past
 // half its lifetime, the grace period of a superseded token, reuse detection revoking the whole
 // login, the absolute chain cap, and the 401 answers for missing, wrong and revoked tokens.
 import { test, after } from 'node:test';
@@ -6,18 +6,20 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { provisionTenant } from '../support/tenants.ts';
-import { setClientDisabled, setGrantEnabled } from '../../src/iam/provisioning.ts';
+import { setGrantEnabled } from '../../src/iam/provisioning.ts';
+import { switchClient } from '../../src/admin/operations.ts';
 import { configurationWith, loginAndExchange, postToken, renewAtIdToken } from './helpers.ts';
 import { assertRefusedWithin } from '../support/http.ts';
 import type { TokenBody } from '../support/login.ts';
 
 const servers: TestServer[] = [];
-/** A server on a clock of its own: the tests move it past lifetimes and grace periods instead of waiting. */
-async function server(env: Record<string, string> = {}): Promise<TestServer & { clock: ManualClock }> {
-  const clock = new ManualClock();
+/** The servers' clock: the tests move it past lifetimes and grace periods instead of waiting. */
+const clock = new ManualClock();
+
+async function server(env: Record<string, string> = {}): Promise<TestServer> {
   const started = await startTestServer({ CLOCK_SKEW_SECONDS: '0', ...env }, { clock });
   servers.push(started);
-  return { ...started, clock };
+  return started;
 }
 after(async () => {
   for (const s of servers) await s.close();
@@ -33,6 +35,20 @@ async function expectInvalidToken(response: Response, description?: RegExp): Pro
 
 function claimsOf(jwt: string): Record<string, number | string> {
   return JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString()) as Record<string, number | string>;
+}
+
+/** Waits until `seconds` after a token's iat: a token's life counts from that whole second. */
+/** Moves the clock to `seconds` past the token's iat (never back). */
+function pastIat(token: string, seconds: number): void {
+  moveTo((Number(claimsOf(token).iat) + seconds) * 1000);
+}
+
+function moveTo(instant: number): void {
+  clock.set(Math.max(clock.now(), instant));
+}
+
+async function refreshRecord(s: TestServer, token: string): Promise<{ issued_at: number; expires_at: number }> {
+  return s.ctx.db.selectFrom('refresh_tokens').select(['issued_at', 'expires_at']).where('jti', '=', String(claimsOf(token).jti)).executeTakeFirstOrThrow();
 }
 
 test('idToken answers POST and GET with a new ID token and, while the refresh token is young, no new refresh token', async () => {
@@ -65,8 +81,23 @@ test('no token (or another scheme than Bearer) is 401 with a bare Bearer challen
   await expectInvalidToken(await renewAtIdToken(s, 'not-a-jwt'), /malformed/);
   await expectInvalidToken(await renewAtIdToken(s, tokens.id_token), /not a refresh token/);
   await expectInvalidToken(await fetch(`${s.config.issuer}/idToken`, { method: 'POST', headers: { authorization: 'Bearer a b' } }), /empty or malformed/);
-  await setClientDisabled(s.ctx.db, tenant.clientId, true);
+  await switchClient(s.ctx.db, tenant.clientId, true);
   await expectInvalidToken(await renewAtIdToken(s, tokens.refresh_token ?? ''), /revoked/);
+});
+
+test('a refresh token lives exactly REFRESH_TOKEN_TTL: exp − iat, and its record, from one whole-second iat', async () => {
+  const s = await server({ REFRESH_TOKEN_TTL: '4' });
+  const tenant = await provisionTenant(s.ctx);
+  const issued: string[] = [];
+  for (let i = 0; i < 3; i++) issued.push((await loginAndExchange(s, tenant)).refresh_token ?? '');
+  const last = issued[2] ?? '';
+  pastIat(last, 2.1);
+  issued.push(((await (await renewAtIdToken(s, last)).json()) as TokenBody).refresh_token ?? '');
+  for (const token of issued) {
+    const { iat, exp } = claimsOf(token);
+    assert.equal(Number(exp) - Number(iat), 4, `exp − iat of ${token.slice(-8)}`);
+    assert.deepEqual({ ...(await refreshRecord(s, token)) }, { issued_at: Number(iat) * 1000, expires_at: Number(exp) * 1000 }, 'the record expires with the JWT');
+  }
 });
 
 test('past half its lifetime the refresh token is renewed; the old one works during the grace period, after it the whole login is revoked', async () => {
@@ -77,7 +108,7 @@ test('past half its lifetime the refresh token is renewed; the old one works dur
 
   const young = (await (await renewAtIdToken(s, original)).json()) as TokenBody;
   assert.equal(young.refresh_token, undefined);
-  s.clock.advance(3100);
+  pastIat(original, 3.1);
   const renewal = await renewAtIdToken(s, original);
   assert.equal(renewal.status, 200);
   const renewed = (await renewal.json()) as TokenBody;
@@ -91,7 +122,7 @@ test('past half its lifetime the refresh token is renewed; the old one works dur
   const retried = (await retry.json()) as TokenBody;
   assert.equal(claimsOf(retried.refresh_token ?? '').jti, claimsOf(successor).jti, 'a retrying client gets the same successor');
 
-  s.clock.advance(1200);
+  clock.advance(1200);
   await expectInvalidToken(await renewAtIdToken(s, original), /revoked every token/);
   await expectInvalidToken(await renewAtIdToken(s, successor), /revoked/);
   await assertRefusedWithin(s.baseUrl, renewed.id_token, 5000);
@@ -103,28 +134,29 @@ test('an expired refresh token is refused', async () => {
   const s = await server({ REFRESH_TOKEN_TTL: '1' });
   const tenant = await provisionTenant(s.ctx);
   const tokens = await loginAndExchange(s, tenant);
-  s.clock.advance(1100);
+  pastIat(tokens.refresh_token ?? '', 1.1);
   await expectInvalidToken(await renewAtIdToken(s, tokens.refresh_token ?? ''), /expired/);
 });
 
 test('the chain never outlives REFRESH_CHAIN_MAX_SECONDS from the login', async () => {
-  const s = await server({ REFRESH_TOKEN_TTL: '2', REFRESH_CHAIN_MAX_SECONDS: '3', REFRESH_GRACE_SECONDS: '10' });
+  const s = await server({ REFRESH_TOKEN_TTL: '4', REFRESH_CHAIN_MAX_SECONDS: '5', REFRESH_GRACE_SECONDS: '10' });
   const tenant = await provisionTenant(s.ctx);
   const tokens = await loginAndExchange(s, tenant);
   const login = Number(claimsOf(tokens.id_token).auth_time);
-  s.clock.advance(1100);
+  // Renewed 3 s into the first token's life, a successor of 4 s would outlive the 5 s chain.
+  pastIat(tokens.refresh_token ?? '', 3.1);
   const first = (await (await renewAtIdToken(s, tokens.refresh_token ?? '')).json()) as TokenBody;
   const successor = first.refresh_token ?? '';
   assert.ok(successor);
   const [grant] = await s.ctx.db.selectFrom('grants').select('chain_expires_at').where('id', '=', String(claimsOf(successor).sid)).execute();
-  const [record] = await s.ctx.db.selectFrom('refresh_tokens').select('expires_at').where('jti', '=', String(claimsOf(successor).jti)).execute();
-  assert.equal(record?.expires_at, grant?.chain_expires_at, 'capped at the chain end, not now + REFRESH_TOKEN_TTL');
-  assert.equal(Math.floor((grant?.chain_expires_at ?? 0) / 1000) - login, 3, 'the chain ends 3 s after the login');
-  assert.ok(Number(claimsOf(successor).exp) <= login + 4);
-  s.clock.advance(1100);
+  const record = await refreshRecord(s, successor);
+  assert.equal(record.expires_at, grant?.chain_expires_at, 'capped at the chain end, not iat + REFRESH_TOKEN_TTL');
+  assert.equal(Math.floor((grant?.chain_expires_at ?? 0) / 1000) - login, 5, 'the chain ends 5 s after the login');
+  assert.ok(Number(claimsOf(successor).exp) <= login + 6);
+  moveTo((record.issued_at + record.expires_at) / 2 + 50);
   const second = (await (await renewAtIdToken(s, successor)).json()) as TokenBody;
-  assert.equal(second.refresh_token, undefined, 'no successor that would outlive the chain');
-  s.clock.advance(1200);
+  assert.equal(second.refresh_token, undefined, 'past half its life, but no successor that would outlive the chain');
+  moveTo(record.expires_at + 100);
   await expectInvalidToken(await renewAtIdToken(s, successor), /expired/);
 });
 
@@ -134,10 +166,10 @@ test('grant_type=refresh_token at the token endpoint follows the same rules', as
   await setGrantEnabled(s.ctx.db, tenant.clientId, 'refresh_token', true);
   const tokens = await loginAndExchange(s, tenant);
   const refresh = (token: string) => postToken(s, { grant_type: 'refresh_token', refresh_token: token, client_id: tenant.clientId, client_secret: tenant.clientSecret });
-  s.clock.advance(1100);
+  pastIat(tokens.refresh_token ?? '', 1.1);
   const renewed = (await (await refresh(tokens.refresh_token ?? '')).json()) as TokenBody;
   assert.ok(renewed.refresh_token);
-  s.clock.advance(50);
+  clock.advance(50);
   const reuse = await refresh(tokens.refresh_token ?? '');
   assert.equal(reuse.status, 400);
   const refused = (await reuse.json()) as { error: string; error_description: string };

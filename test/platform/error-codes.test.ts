@@ -17,7 +17,7 @@ function documented(after: string, before?: string): string[] {
   return section.split('\n').flatMap((line) => {
     const match = ROW.exec(line);
     return match ? [...match[2]!.matchAll(/`([a-z_]+)`/g)].map((code) => `${match[1]} ${code[1]}`) : [];
-  }).sort();
+  }).filter((row, index, rows) => rows.indexOf(row) === index).sort();
 }
 
 const inCode = (table: Record<string, ErrorCodeEntry>): string[] => Object.entries(table).map(([code, entry]) => `${entry.status} ${code}`).sort();

@@ -52,6 +52,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/api-clients/{clientId}/end-secret-overlap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End a rotation with overlap early: the previous secret stops working now */
+        post: operations["adminEndSecretOverlap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/api-clients/{clientId}/grants/{grant}": {
         parameters: {
             query?: never;
@@ -61,7 +78,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enable client_credentials or refresh_token for a client */
+        /** Enable client_credentials, refresh_token or sso for a client */
         post: operations["adminEnableGrant"];
         /** Disable a grant type for a client (revokes nothing) */
         delete: operations["adminDisableGrant"];
@@ -79,7 +96,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a new client secret; revokes every grant issued under the old one */
+        /** Issue a new client secret: at once (revokes every grant issued under the old one), or with overlapSeconds (the old secret keeps working that long; nothing revoked) */
         post: operations["adminRotateClientSecret"];
         delete?: never;
         options?: never;
@@ -172,6 +189,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/grant-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Grant requests of every organisation, newest first */
+        get: operations["adminListGrantRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/grant-requests/{requestId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a pending grant request: enables the grant for its client */
+        post: operations["adminApproveGrantRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/grant-requests/{requestId}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline a pending grant request with the reason the customer sees */
+        post: operations["adminDeclineGrantRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/organisations": {
         parameters: {
             query?: never;
@@ -183,6 +251,57 @@ export interface paths {
         put?: never;
         /** Create a customer organisation */
         post: operations["adminCreateOrganisation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/organisations/{organisationId}/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's SSO providers (never their secrets) and whether it enforces SSO */
+        get: operations["adminGetOrganisationSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/organisations/{organisationId}/sso/enforcement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Enforce SSO for an organisation (its API Users' secrets stop signing in) or stop enforcing it */
+        put: operations["adminSetSsoEnforcement"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/organisations/{organisationId}/sso/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add an OpenID provider; the issuer is checked against its discovery document */
+        post: operations["adminAddSsoProvider"];
         delete?: never;
         options?: never;
         head?: never;
@@ -204,6 +323,24 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/sso-providers/{providerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a provider: revokes every grant made through it */
+        delete: operations["adminRemoveSsoProvider"];
+        options?: never;
+        head?: never;
+        /** Change a provider's issuer, client id, client secret or domains (domains replace the list) */
+        patch: operations["adminUpdateSsoProvider"];
         trace?: never;
     };
     "/api/v1/company/configuration": {
@@ -261,7 +398,7 @@ export interface paths {
         put?: never;
         /**
          * Stores a batch of revenue items (upsert)
-         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json `415`.
+         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json (UTF-8) `415`; a body with more values than 5,000 items can hold is refused unread (`400 validation_failed`).
          */
         post: operations["createRevenue"];
         delete?: never;
@@ -325,9 +462,152 @@ export interface paths {
         put?: never;
         /**
          * Stores a batch of wage budget items (upsert)
-         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json `415`.
+         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json (UTF-8) `415`; a body with more values than 5,000 items can hold is refused unread (`400 validation_failed`).
          */
         post: operations["createWageBudget"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lists the company's webhook endpoints */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Registers a webhook endpoint
+         * @description The endpoint receives the changes committed after its creation (of `types`, or all). The URL must be https and resolve to public addresses only (`400 invalid_webhook_url`, `400 webhook_destination_refused`). The `secret` is shown only in this answer. Messages are POSTed in `seq` order, at least once; a failing message holds back the later ones of its endpoint. A `2xx` within `WEBHOOK_TIMEOUT_MS` (15 s) is success; anything else, a `3xx` included, is retried after `WEBHOOK_RETRY_SCHEDULE` (5s, 5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h, each plus up to 10 % jitter; a longer `Retry-After` on `429`/`503` replaces the wait). `410` disables the endpoint at once; so does the end of the schedule. Enabling it again resumes with the first undelivered message. See docs/webhooks.md.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Reads a webhook endpoint */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /** Deletes a webhook endpoint, its queued messages and its delivery log */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Changes a webhook endpoint (URL, types, description, enabled)
+         * @description `enabled: false` pauses delivery; `enabled: true` resumes it with the first undelivered message, the failed one included, on a fresh retry schedule. A new URL is checked like at creation.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/company/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint's delivery log, newest first
+         * @description One item per attempt. Kept as long as the endpoint exists.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends a delivery's message again
+         * @description A message still waiting for its next attempt is tried at once; one already delivered (or given up) is queued again with its original `webhook-id`. `410 message_expired` when its change is older than the change log keeps.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/webhooks/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends the changes of a period again
+         * @description Queues the changes that occurred from `from` (inclusive) to `to` (exclusive) and that the endpoint's types select, with their original ids, in `seq` order. Only changes the log still keeps (CHANGES_RETENTION_SECONDS) can be replayed.
+         */
+        post: operations["replayWebhookMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replaces the signing secret
+         * @description Answers the new secret (shown only here). For 24 hours messages carry two signatures, space separated in `webhook-signature`: one with the new secret, one with the previous; a receiver holding either verifies them.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends a webhook.test message
+         * @description Queues a `webhook.test` message (whatever the endpoint's types), delivered like any other, behind a failing message if there is one; see the deliveries for its outcome.
+         */
+        post: operations["testWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -586,6 +866,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Return from an organisation's OpenID provider (single sign-on)
+         * @description The redirect URI this service registers at each SSO provider ({auth_url}/oauth/sso/callback). Success: 302 to the client's redirect_uri with code, state and iss, as after a secret login. Failure: an HTML page saying why (audited as sso_login_failed).
+         */
+        get: operations["ssoCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -607,7 +907,467 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "contract_type.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: contract_type.created */
+        post: operations["webhook_contract_type_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract_type.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: contract_type.deleted */
+        post: operations["webhook_contract_type_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract_type.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: contract_type.updated */
+        post: operations["webhook_contract_type_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: contract.created */
+        post: operations["webhook_contract_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: contract.deleted */
+        post: operations["webhook_contract_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: contract.updated */
+        post: operations["webhook_contract_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "department.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: department.created */
+        post: operations["webhook_department_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "department.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: department.deleted */
+        post: operations["webhook_department_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "department.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: department.updated */
+        post: operations["webhook_department_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "position.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: position.created */
+        post: operations["webhook_position_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "position.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: position.deleted */
+        post: operations["webhook_position_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "position.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: position.updated */
+        post: operations["webhook_position_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "revenue_item.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: revenue_item.created */
+        post: operations["webhook_revenue_item_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "revenue_item.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: revenue_item.updated */
+        post: operations["webhook_revenue_item_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shift_type.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: shift_type.created */
+        post: operations["webhook_shift_type_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shift_type.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: shift_type.deleted */
+        post: operations["webhook_shift_type_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shift_type.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: shift_type.updated */
+        post: operations["webhook_shift_type_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shift.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: shift.created */
+        post: operations["webhook_shift_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shift.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: shift.deleted */
+        post: operations["webhook_shift_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shift.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: shift.updated */
+        post: operations["webhook_shift_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "timeclock_event.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: timeclock_event.created */
+        post: operations["webhook_timeclock_event_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: user.created */
+        post: operations["webhook_user_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: user.deleted */
+        post: operations["webhook_user_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: user.updated */
+        post: operations["webhook_user_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wage_budget_item.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: wage_budget_item.created */
+        post: operations["webhook_wage_budget_item_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wage_budget_item.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: wage_budget_item.updated */
+        post: operations["webhook_wage_budget_item_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A test message (POST /api/v1/company/webhooks/{id}/test) */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -760,6 +1520,11 @@ export interface operations {
                         clientId: string;
                         /** @description Shown only this once; only a hash is stored. */
                         clientSecret: string;
+                        /**
+                         * Format: date-time
+                         * @description Rotation with overlap only: until when the previous secret is still accepted
+                         */
+                        previousSecretExpiresAt?: string;
                     };
                 };
             };
@@ -892,6 +1657,55 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminEndSecretOverlap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description API Client id */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientId: string;
+                        /** @description Only the current secret is accepted now */
+                        previousSecretExpiresAt: null;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminEnableGrant: {
         parameters: {
             query?: never;
@@ -900,7 +1714,7 @@ export interface operations {
                 /** @description API Client id */
                 clientId: string;
                 /** @description A grant type the operator switches per client */
-                grant: "client_credentials" | "refresh_token";
+                grant: "client_credentials" | "refresh_token" | "sso";
             };
             cookie?: never;
         };
@@ -961,7 +1775,7 @@ export interface operations {
                 /** @description API Client id */
                 clientId: string;
                 /** @description A grant type the operator switches per client */
-                grant: "client_credentials" | "refresh_token";
+                grant: "client_credentials" | "refresh_token" | "sso";
             };
             cookie?: never;
         };
@@ -1024,7 +1838,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A planned rotation: the current secret keeps working this many seconds beside the new one (at most 7 days) and no grant is revoked. Without it the rotation is immediate and revokes every grant. */
+                    overlapSeconds?: number;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -1037,7 +1858,22 @@ export interface operations {
                         clientId: string;
                         /** @description Shown only this once; only a hash is stored. */
                         clientSecret: string;
+                        /**
+                         * Format: date-time
+                         * @description Rotation with overlap only: until when the previous secret is still accepted
+                         */
+                        previousSecretExpiresAt?: string;
                     };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid, expired or revoked ID token */
@@ -1505,8 +2341,235 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over 2 MiB */
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListGrantRequests: {
+        parameters: {
+            query?: {
+                /** @description Only requests of this API Client */
+                clientId?: string;
+                /** @description Only requests of this organisation */
+                organisationId?: string;
+                status?: "pending" | "approved" | "declined";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first */
+                        requests: {
+                            clientId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            decidedAt: string | null;
+                            /** @description Why the operator declined; null otherwise */
+                            declineReason: string | null;
+                            /** @description A grant type the operator switches per client */
+                            grant: "client_credentials" | "refresh_token" | "sso";
+                            id: string;
+                            /** @description Why the customer asks for the grant */
+                            reason: string;
+                            status: "pending" | "approved" | "declined";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminApproveGrantRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Grant request id */
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        decidedAt: string | null;
+                        /** @description Why the operator declined; null otherwise */
+                        declineReason: string | null;
+                        /** @description A grant type the operator switches per client */
+                        grant: "client_credentials" | "refresh_token" | "sso";
+                        id: string;
+                        /** @description Why the customer asks for the grant */
+                        reason: string;
+                        status: "pending" | "approved" | "declined";
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminDeclineGrantRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Grant request id */
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shown to the customer */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        decidedAt: string | null;
+                        /** @description Why the operator declined; null otherwise */
+                        declineReason: string | null;
+                        /** @description A grant type the operator switches per client */
+                        grant: "client_credentials" | "refresh_token" | "sso";
+                        id: string;
+                        /** @description Why the customer asks for the grant */
+                        reason: string;
+                        status: "pending" | "approved" | "declined";
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -1579,6 +2642,210 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminGetOrganisationSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organisation id */
+                organisationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enforceSso: boolean;
+                        organisationId: string;
+                        providers: {
+                            clientId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            domains: string[];
+                            issuer: string;
+                            organisationId: string;
+                            providerId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminSetSsoEnforcement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organisation id */
+                organisationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: API Users of the organisation sign in only through its providers */
+                    enforceSso: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enforceSso: boolean;
+                        organisationId: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminAddSsoProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organisation id */
+                organisationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The client id the provider issued to this service */
+                    clientId: string;
+                    /** @description Write-only: stored encrypted with SECRETS_KEY, never shown again */
+                    clientSecret: string;
+                    /** @description Email domains the provider owns; a domain belongs to one provider across all organisations */
+                    domains: string[];
+                    /** @description Issuer URL exactly as its discovery document names it: https (http on a loopback host only with SSO_ALLOW_INSECURE=1) */
+                    issuer: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        providerId: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminRotateSigningKey: {
         parameters: {
             query?: never;
@@ -1634,6 +2901,145 @@ export interface operations {
             };
             /** @description Not found within the token's reach */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminRemoveSsoProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description SSO provider id */
+                providerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        providerId: string;
+                        /** @enum {boolean} */
+                        removed: true;
+                        /** @description Grants made through the provider, now revoked */
+                        revokedGrants: number;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminUpdateSsoProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description SSO provider id */
+                providerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The client id the provider issued to this service */
+                    clientId?: string;
+                    /** @description Write-only: stored encrypted with SECRETS_KEY, never shown again */
+                    clientSecret?: string;
+                    /** @description Email domains the provider owns; a domain belongs to one provider across all organisations */
+                    domains?: string[];
+                    /** @description Issuer URL exactly as its discovery document names it: https (http on a loopback host only with SSO_ALLOW_INSECURE=1) */
+                    issuer?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description An SSO provider; its client secret is never shown */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        domains: string[];
+                        issuer: string;
+                        organisationId: string;
+                        providerId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -2036,7 +3442,7 @@ export interface operations {
                         amount: number;
                         /** @description Optional split of the revenue (e.g. "food"); part of the upsert key. */
                         category?: string | null;
-                        /** @description Day (YYYY-MM-DD, company time zone). Exactly one of date and week. */
+                        /** @description Day (YYYY-MM-DD, company time zone), from 2000-01-01 to 2099-12-31. Exactly one of date and week. */
                         date?: string | null;
                         /** @description A department id from getConfiguration. */
                         departmentId: string;
@@ -2045,7 +3451,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         kind: "realised" | "prognosis";
-                        /** @description ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday). Exactly one of date and week. */
+                        /** @description ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday) of the years 2000 to 2099. Exactly one of date and week. */
                         week?: string | null;
                     }[];
                 };
@@ -2090,7 +3496,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Body over 2 MiB */
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2462,13 +3868,13 @@ export interface operations {
                     items: {
                         /** @description In the company currency, ≥ 0, at most 2 decimals. */
                         amount: number;
-                        /** @description Day (YYYY-MM-DD, company time zone). Exactly one of date and week. */
+                        /** @description Day (YYYY-MM-DD, company time zone), from 2000-01-01 to 2099-12-31. Exactly one of date and week. */
                         date?: string | null;
                         /** @description A department id from getConfiguration. */
                         departmentId: string;
                         /** @description Budgeted hours, ≥ 0, at most 2 decimals. */
                         hours?: number | null;
-                        /** @description ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday). Exactly one of date and week. */
+                        /** @description ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday) of the years 2000 to 2099. Exactly one of date and week. */
                         week?: string | null;
                     }[];
                 };
@@ -2513,7 +3919,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description Body over 2 MiB */
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2525,6 +3931,577 @@ export interface operations {
             };
             /** @description Body is not application/json */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from a previous page's nextCursor. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description ISO 8601 instant in the company offset. */
+                            createdAt: string;
+                            description: string | null;
+                            /** @description Why delivery is off: `gone` (the receiver answered 410), `retries_exhausted` (the retry schedule ran out), `manual` (PATCH enabled false); null while enabled. */
+                            disabledReason: "gone" | "retries_exhausted" | "manual" | null;
+                            enabled: boolean;
+                            id: string;
+                            /** @description Change types delivered; null for every type. */
+                            types: string[] | null;
+                            updatedAt: string;
+                            url: string;
+                        }[];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description Change types to receive (`user.created`, …); absent or null for every type. */
+                    types?: ("user.created" | "user.updated" | "user.deleted" | "contract.created" | "contract.updated" | "contract.deleted" | "shift.created" | "shift.updated" | "shift.deleted" | "department.created" | "department.updated" | "department.deleted" | "position.created" | "position.updated" | "position.deleted" | "shift_type.created" | "shift_type.updated" | "shift_type.deleted" | "contract_type.created" | "contract_type.updated" | "contract_type.deleted" | "revenue_item.created" | "revenue_item.updated" | "wage_budget_item.created" | "wage_budget_item.updated" | "timeclock_event.created")[] | null;
+                    /** @description Where messages are POSTed: an https URL whose host resolves to public addresses only. */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ISO 8601 instant in the company offset. */
+                        createdAt: string;
+                        description: string | null;
+                        /** @description Why delivery is off: `gone` (the receiver answered 410), `retries_exhausted` (the retry schedule ran out), `manual` (PATCH enabled false); null while enabled. */
+                        disabledReason: "gone" | "retries_exhausted" | "manual" | null;
+                        enabled: boolean;
+                        id: string;
+                        /** @description The signing secret, `whsec_` and the base64 of 32 random bytes. Shown only here: store it. */
+                        secret: string;
+                        /** @description Change types delivered; null for every type. */
+                        types: string[] | null;
+                        updatedAt: string;
+                        url: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ISO 8601 instant in the company offset. */
+                        createdAt: string;
+                        description: string | null;
+                        /** @description Why delivery is off: `gone` (the receiver answered 410), `retries_exhausted` (the retry schedule ran out), `manual` (PATCH enabled false); null while enabled. */
+                        disabledReason: "gone" | "retries_exhausted" | "manual" | null;
+                        enabled: boolean;
+                        id: string;
+                        /** @description Change types delivered; null for every type. */
+                        types: string[] | null;
+                        updatedAt: string;
+                        url: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description false pauses delivery; true resumes it with the first undelivered change (the one that failed included). */
+                    enabled?: boolean;
+                    /** @description Change types to receive (`user.created`, …); absent or null for every type. */
+                    types?: ("user.created" | "user.updated" | "user.deleted" | "contract.created" | "contract.updated" | "contract.deleted" | "shift.created" | "shift.updated" | "shift.deleted" | "department.created" | "department.updated" | "department.deleted" | "position.created" | "position.updated" | "position.deleted" | "shift_type.created" | "shift_type.updated" | "shift_type.deleted" | "contract_type.created" | "contract_type.updated" | "contract_type.deleted" | "revenue_item.created" | "revenue_item.updated" | "wage_budget_item.created" | "wage_budget_item.updated" | "timeclock_event.created")[] | null;
+                    /** @description Where messages are POSTed: an https URL whose host resolves to public addresses only. */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ISO 8601 instant in the company offset. */
+                        createdAt: string;
+                        description: string | null;
+                        /** @description Why delivery is off: `gone` (the receiver answered 410), `retries_exhausted` (the retry schedule ran out), `manual` (PATCH enabled false); null while enabled. */
+                        disabledReason: "gone" | "retries_exhausted" | "manual" | null;
+                        enabled: boolean;
+                        id: string;
+                        /** @description Change types delivered; null for every type. */
+                        types: string[] | null;
+                        updatedAt: string;
+                        url: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from a previous page's nextCursor. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Attempts at this message so far (1 for the first). */
+                            attempt: number;
+                            attemptedAt: string;
+                            durationMs: number;
+                            /** @description What failed, in words; null on success. */
+                            error: string | null;
+                            id: string;
+                            /** @description The `webhook-id` header: the change id (the same on every attempt and in a replay). */
+                            messageId: string;
+                            /** @description When the message is tried again; null after a success or when the endpoint was disabled. */
+                            nextAttemptAt: string | null;
+                            /** @description The change's seq; null for a test message. */
+                            seq: number | null;
+                            /** @description The receiver's status; null when no answer came. */
+                            statusCode: number | null;
+                            type: string;
+                        }[];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the message is queued for delivery. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The `webhook-id` of the queued message; its attempts appear in the deliveries. */
+                        messageId: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replayWebhookMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Inclusive instant.
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description Exclusive instant.
+                     */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Messages queued. */
+                        queued: number;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Until then messages carry a signature with the previous secret too. */
+                        previousSecretExpiresAt: string;
+                        /** @description The signing secret, `whsec_` and the base64 of 32 random bytes. Shown only here: store it. */
+                        secret: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the message is queued for delivery. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The `webhook-id` of the queued message; its attempts appear in the deliveries. */
+                        messageId: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -3457,7 +5434,7 @@ export interface operations {
                     deviceId?: string | null;
                     /**
                      * Format: uuid
-                     * @description Chosen by the sender; resending the same event with it is answered with the original 200.
+                     * @description A UUID chosen by the sender; resending the same event with it is answered with the original 200. Stored and answered as the lower-case bare UUID: upper case and a `urn:uuid:` prefix are accepted and name the same event.
                      */
                     eventId: string;
                     /** @description Where the punch was registered. */
@@ -3565,7 +5542,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over 2 MiB */
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3757,7 +5734,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Missing or wrong CSRF token: the form again (text/html) */
+            /** @description Missing or wrong CSRF token: the form again; or a secret sent where the organisation enforces SSO (text/html) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3769,6 +5746,16 @@ export interface operations {
             };
             /** @description Too many attempts; see Retry-After (text/html) */
             429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The organisation's identity provider could not be reached (text/html) */
+            502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -3853,7 +5840,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Missing or wrong CSRF token: the form again (text/html) */
+            /** @description Missing or wrong CSRF token: the form again; or a secret sent where the organisation enforces SSO (text/html) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3865,6 +5852,84 @@ export interface operations {
             };
             /** @description Too many attempts; see Retry-After (text/html) */
             429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The organisation's identity provider could not be reached (text/html) */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    ssoCallback: {
+        parameters: {
+            query?: {
+                /** @description The provider's authorization code */
+                code?: string;
+                error?: string;
+                error_description?: string;
+                /** @description RFC 9207: the provider's issuer */
+                iss?: string;
+                /** @description The state this service sent to the provider */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the client's redirect_uri with code, state and iss */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown, used or expired state; another browser (text/html) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No matching API User, unverified email … (text/html) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many failed sign-ins from this address (text/html) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The provider could not be reached (text/html) */
+            502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -3913,6 +5978,1911 @@ export interface operations {
                         status: "ok" | "unavailable";
                     };
                 };
+            };
+        };
+    };
+    webhook_contract_type_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The contract_type as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "contract_type";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "contract_type.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "contract_type.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_contract_type_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description null: a tombstone. */
+                        data: null;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "contract_type";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "contract_type.deleted";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "contract_type.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_contract_type_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The contract_type as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "contract_type";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "contract_type.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "contract_type.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_contract_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The contract as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "contract";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "contract.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "contract.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_contract_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description null: a tombstone. */
+                        data: null;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "contract";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "contract.deleted";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "contract.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_contract_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The contract as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "contract";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "contract.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "contract.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_department_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The department as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "department";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "department.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "department.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_department_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description null: a tombstone. */
+                        data: null;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "department";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "department.deleted";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "department.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_department_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The department as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "department";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "department.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "department.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_position_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The position as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "position";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "position.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "position.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_position_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description null: a tombstone. */
+                        data: null;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "position";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "position.deleted";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "position.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_position_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The position as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "position";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "position.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "position.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_revenue_item_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The revenue_item as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "revenue_item";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "revenue_item.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "revenue_item.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_revenue_item_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The revenue_item as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "revenue_item";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "revenue_item.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "revenue_item.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_shift_type_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The shift_type as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "shift_type";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "shift_type.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "shift_type.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_shift_type_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description null: a tombstone. */
+                        data: null;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "shift_type";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "shift_type.deleted";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "shift_type.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_shift_type_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The shift_type as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "shift_type";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "shift_type.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "shift_type.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_shift_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The shift as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "shift";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "shift.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "shift.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_shift_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description null: a tombstone. */
+                        data: null;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "shift";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "shift.deleted";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "shift.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_shift_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The shift as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "shift";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "shift.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "shift.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_timeclock_event_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The timeclock_event as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "timeclock_event";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "timeclock_event.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "timeclock_event.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_user_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The user as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "user";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "user.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "user.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_user_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description null: a tombstone. */
+                        data: null;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "user";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "user.deleted";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "user.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_user_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The user as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "user";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "user.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "user.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_wage_budget_item_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The wage_budget_item as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "wage_budget_item";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "wage_budget_item.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "wage_budget_item.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_wage_budget_item_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The wage_budget_item as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "wage_budget_item";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "wage_budget_item.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "wage_budget_item.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        endpointId?: string;
+                        message?: string;
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "webhook.test";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

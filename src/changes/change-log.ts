@@ -1,0 +1,248 @@
+// The change log of CONTRACT §7: every change to a company's data, recorded in the transaction of the
+// change, read back in seq order by the delta endpoint and the webhooks dispatcher.
+//
+// Reading is safe by construction: on PostgreSQL only changes up to the watermark (watermark.ts) are
+// returned, so no change can commit later with a seq below one already handed out; SQLite has one
+// writer at a time, so its seq order is commit order. docs/changes.md gives the proof.
+import { CompiledQuery, sql, type Compilable, type Selectable, type Transaction } from 'kysely';
+import { sqliteHandleOf, type Db } from '../platform/db/database.ts';
+import type { Database } from '../platform/db/schema.ts';
+import { formatInstant } from '../platform/local-time.ts';
+import { watermarkOf } from './watermark.ts';
+import type { CompanyChangesTable } from './tables.ts';
+
+export type ChangeResourceType = 'user' | 'contract' | 'shift' | 'department' | 'position' | 'shift_type' | 'contract_type' | 'revenue_item' | 'wage_budget_item' | 'timeclock_event';
+export type ChangeAction = 'created' | 'updated' | 'deleted';
+
+/** The verbs each resource type is logged with (CONTRACT §7). */
+const ACTIONS: Record<ChangeResourceType, readonly ChangeAction[]> = {
+  user: ['created', 'updated', 'deleted'],
+  contract: ['created', 'updated', 'deleted'],
+  shift: ['created', 'updated', 'deleted'],
+  department: ['created', 'updated', 'deleted'],
+  position: ['created', 'updated', 'deleted'],
+  shift_type: ['created', 'updated', 'deleted'],
+  contract_type: ['created', 'updated', 'deleted'],
+  revenue_item: ['created', 'updated'],
+  wage_budget_item: ['created', 'updated'],
+  timeclock_event: ['created'],
+};
+
+/** Every change type, `<resourceType>.<action>`, in a stable order (for validation and the docs). */
+export const CHANGE_TYPES: readonly string[] = Object.entries(ACTIONS).flatMap(([resource, actions]) => actions.map((action) => `${resource}.${action}`));
+
+export interface Change {
+  seq: number;
+  id: string;
+  type: string;
+  resourceType: ChangeResourceType;
+  resourceId: string;
+  /** ISO 8601 instant in the company's offset. */
+  occurredAt: string;
+  deleted: boolean;
+  /** The resource as its collection (or read-back) shows it right after the change; null when deleted. */
+  data: unknown;
+}
+
+export interface NewChange {
+  resourceType: ChangeResourceType;
+  action: ChangeAction;
+  resourceId: string;
+  /** The resource as its collection shows it after the change; ignored (stored as null) for a deletion. */
+  data: unknown;
+}
+
+/** When a group of changes happened: epoch milliseconds and the company's time zone to write it in. */
+export interface ChangeTime {
+  at: number;
+  timezone: string;
+}
+
+type Connection = Db | Transaction<Database>;
+
+/** Rows per insert statement: 6 parameters a row stays far below both databases' limits. */
+const INSERT_CHUNK = 1000;
+
+/**
+ * Appends `changes` (in this order) inside the caller's transaction, so they commit or vanish with
+ * the change itself. The caller announces them (announceChanges) once its transaction has committed.
+ */
+export async function recordChanges(trx: Connection, companyId: string, changes: readonly NewChange[], time: ChangeTime): Promise<void> {
+  if (changes.length === 0) return;
+  const occurredAt = formatInstant(time.at, time.timezone);
+  const rows = changes.map((change) => ({
+    company_id: companyId,
+    type: `${change.resourceType}.${change.action}`,
+    resource_id: change.resourceId,
+    occurred_at: occurredAt,
+    recorded_at: time.at,
+    data: change.action === 'deleted' ? null : JSON.stringify(change.data),
+  }));
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx.insertInto('company_changes').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+}
+
+/**
+ * Runs one insert and records `change` with it, atomically, in as few round trips as the database
+ * allows: on PostgreSQL one statement (the insert as a CTE feeding the change's insert), so a single
+ * autocommitted write needs no BEGIN/COMMIT; on SQLite, where statements cost microseconds, two
+ * statements inside the caller's transaction (the grouped commit of durability.ts).
+ */
+export async function insertWithChange(connection: Connection, insert: Compilable, companyId: string, change: NewChange, time: ChangeTime): Promise<void> {
+  if (sqliteHandleOf(connection) || connection.isTransaction) {
+    await connection.executeQuery(insert.compile());
+    await recordChanges(connection, companyId, [change], time);
+    return;
+  }
+  const compiled = insert.compile();
+  const n = compiled.parameters.length;
+  const values = [companyId, `${change.resourceType}.${change.action}`, change.resourceId, formatInstant(time.at, time.timezone), time.at, change.action === 'deleted' ? null : JSON.stringify(change.data)];
+  const text = `with written as (${compiled.sql} returning 1) insert into company_changes (company_id, type, resource_id, occurred_at, recorded_at, data) ` +
+    `select $${n + 1}::text, $${n + 2}::text, $${n + 3}::text, $${n + 4}::text, $${n + 5}::bigint, $${n + 6}::text from written`;
+  await connection.executeQuery(CompiledQuery.raw(text, [...compiled.parameters, ...values]));
+}
+
+/** The stable id of the change with this seq (also the webhook-id of its messages). */
+export function changeId(seq: number): string {
+  return `chg_${seq}`;
+}
+
+function present(row: Selectable<CompanyChangesTable>): Change {
+  const [resourceType] = row.type.split('.') as [ChangeResourceType];
+  return {
+    seq: Number(row.seq),
+    id: changeId(Number(row.seq)),
+    type: row.type,
+    resourceType,
+    resourceId: row.resource_id,
+    occurredAt: row.occurred_at,
+    deleted: row.data === null,
+    data: row.data === null ? null : JSON.parse(row.data),
+  };
+}
+
+/**
+ * The highest seq that is safe to read now: every change with a seq up to it has committed or
+ * aborted. Pass the database handle (or a READ COMMITTED transaction): the rows read after this call
+ * must come from a newer snapshot.
+ */
+export async function readableSeq(db: Db): Promise<number> {
+  if (sqliteHandleOf(db)) {
+    // AUTOINCREMENT's counter: it keeps the highest seq ever given, even once pruning removed it.
+    const row = await sql<{ seq: number }>`select seq from sqlite_sequence where name = 'company_changes'`.execute(db);
+    return Number(row.rows[0]?.seq ?? 0);
+  }
+  return watermarkOf(db).current();
+}
+
+/** Whether some change may still become readable soon (a waiting reader should look again). */
+export function watermarkBehind(db: Db): boolean {
+  return !sqliteHandleOf(db) && watermarkOf(db).behind;
+}
+
+export interface ReadOptions {
+  afterSeq: number;
+  limit: number;
+  /** Change types (`shift.deleted`, …) to keep; all when absent or empty. */
+  types?: readonly string[];
+}
+
+/** Reads up to `limit` rows after `afterSeq`, up to `throughSeq`, in seq order. */
+async function readRows(db: Db, companyId: string, options: ReadOptions, throughSeq: number): Promise<Change[]> {
+  let query = db
+    .selectFrom('company_changes')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('seq', '>', options.afterSeq)
+    .where('seq', '<=', throughSeq);
+  if (options.types && options.types.length > 0) query = query.where('type', 'in', [...options.types]);
+  const rows = await query.orderBy('seq').limit(options.limit).execute();
+  return rows.map(present);
+}
+
+/** Changes of one company after `afterSeq`, in seq order, only those safe to read (below the watermark: no later commit can appear with a smaller seq). */
+export async function readChanges(db: Db, companyId: string, options: ReadOptions): Promise<Change[]> {
+  return readRows(db, companyId, options, await readableSeq(db));
+}
+
+/** A page of changes and how far it read: `throughSeq` is where a reader resumes when the page is not full. */
+export interface ChangeWindow {
+  changes: Change[];
+  /** The readable seq the page was read against: nothing of this company up to it is left unread once the page is not full. */
+  throughSeq: number;
+}
+
+/** Like readChanges, and also tells up to which seq the company's log has been read. */
+export async function readChangeWindow(db: Db, companyId: string, options: ReadOptions): Promise<ChangeWindow> {
+  const throughSeq = await readableSeq(db);
+  return { changes: await readRows(db, companyId, options, throughSeq), throughSeq };
+}
+
+export interface PeriodOptions {
+  /** ISO 8601 instants (any offset): from inclusive, to exclusive. */
+  fromInstant: string;
+  toInstant: string;
+  types?: readonly string[];
+}
+
+/**
+ * The readable changes of one company recorded in [fromInstant, toInstant), in seq order (for a
+ * webhook replay of a period). Bounded by the retention, like every read of the log.
+ */
+export async function changesBetween(db: Db, companyId: string, options: PeriodOptions): Promise<Change[]> {
+  const throughSeq = await readableSeq(db);
+  let query = db
+    .selectFrom('company_changes')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('seq', '<=', throughSeq)
+    .where('recorded_at', '>=', Date.parse(options.fromInstant))
+    .where('recorded_at', '<', Date.parse(options.toInstant));
+  if (options.types && options.types.length > 0) query = query.where('type', 'in', [...options.types]);
+  return (await query.orderBy('seq').execute()).map(present);
+}
+
+/** The highest seq of this company that retention has removed (0 when none). */
+export async function prunedThrough(db: Db, companyId: string): Promise<number> {
+  const row = await db.selectFrom('company_change_horizons').select('pruned_through').where('company_id', '=', companyId).executeTakeFirst();
+  return Number(row?.pruned_through ?? 0);
+}
+
+/** Rows looked at per pruning step. */
+const PRUNE_BATCH = 1000;
+
+/**
+ * Removes the changes recorded before `cutoff` (epoch ms), oldest seq first, and raises each
+ * company's horizon in the same transaction, so a reader that misses a pruned row also sees why.
+ * Walks the log in seq order and stops at the first change still kept: seq and recorded_at grow
+ * together (up to clock jitter between instants), so no index on time is needed. Returns how many
+ * changes it removed.
+ */
+export async function pruneChanges(db: Db, cutoff: number): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const step = await db.transaction().execute(async (trx) => {
+      const oldest = await trx.selectFrom('company_changes').select(['seq', 'company_id', 'recorded_at']).orderBy('seq').limit(PRUNE_BATCH).execute();
+      const expired = oldest.slice(0, prefixLength(oldest, cutoff));
+      if (expired.length === 0) return { count: 0, more: false };
+      const horizons = new Map<string, number>();
+      for (const row of expired) horizons.set(row.company_id, Math.max(horizons.get(row.company_id) ?? 0, Number(row.seq)));
+      // By the seqs read, not a range: a change committing meanwhile inside the range keeps its row.
+      await trx.deleteFrom('company_changes').where('seq', 'in', expired.map((row) => Number(row.seq))).execute();
+      for (const [companyId, seq] of horizons) {
+        await trx
+          .insertInto('company_change_horizons')
+          .values({ company_id: companyId, pruned_through: seq })
+          .onConflict((oc) => oc.column('company_id').doUpdateSet({ pruned_through: sql`case when excluded.pruned_through > company_change_horizons.pruned_through then excluded.pruned_through else company_change_horizons.pruned_through end` }))
+          .execute();
+      }
+      return { count: expired.length, more: expired.length === PRUNE_BATCH };
+    });
+    removed += step.count;
+    if (!step.more) return removed;
+  }
+}
+
+function prefixLength(rows: ReadonlyArray<{ recorded_at: number }>, cutoff: number): number {
+  const kept = rows.findIndex((row) => Number(row.recorded_at) >= cutoff);
+  return kept === -1 ? rows.length : kept;
+}
