@@ -10,7 +10,8 @@ import type { InboundStream } from './tables.ts';
 import { durably } from '../platform/db/durability.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { existingFigures, figureKey, writeFigures, type FigureDraft, type WrittenFigure } from './stored-figures.ts';
-import type { FigureRow } from './figures.ts';
+import type { BatchOutcome as BatchOutcomeSchema, FigureRow } from './figures.ts';
+import type { Static } from 'typebox';
 import { recordChanges, type NewChange } from '../changes/change-log.ts';
 import { announceChanges } from '../changes/notifier.ts';
 import type { Transaction } from 'kysely';
@@ -45,12 +46,8 @@ export interface StreamRules<Item extends BatchItem> {
   values(item: Item, path: string, errors: FieldError[]): FigureValues | undefined;
 }
 
-export interface BatchOutcome {
-  received: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-}
+/** What a stored batch did, declared once (validates, serialises and types the answer). */
+export type BatchOutcome = Static<typeof BatchOutcomeSchema>;
 
 /** Which item a problem's path names (`/items/3/amount` → 3); -1 for none. */
 export function pathIndex(path: string): number {
