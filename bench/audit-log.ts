@@ -87,7 +87,8 @@ async function time(db: Db, organisationId: string, request: AuditPageRequest): 
 
 async function measure(dialect: Dialect): Promise<void> {
   const database = await freshBenchDatabase(dialect, postgresUrl);
-  const db = createDatabase(database.url);
+  // Filling takes longer than the service allows one statement.
+  const db = createDatabase(database.url, { statementTimeoutMs: 600_000 });
   try {
     await migrateToLatest(db);
     const fixture = await provision(db);
