@@ -39,7 +39,7 @@ async function provision(db: Db): Promise<Fixture> {
     const { companyId } = await createCompany(db, { organisationId, name: `Company ${n}`, timezone: 'Europe/Amsterdam', currency: 'EUR' });
     const { clientId } = await createApiClient(db, { companyId, name: `Client ${n}`, redirectUris: ['https://app.example.com/cb'] });
     clientIds.push(clientId);
-    await db.insertInto('bench_slots' as never).values({ n, org: organisationId, client_id: clientId, user_id: `usr_bench_${n}` } as never).execute();
+    await sql`insert into bench_slots (n, org, client_id, user_id) values (${n}, ${organisationId}, ${clientId}, ${`usr_bench_${n}`})`.execute(db);
   }
   return { organisationId: measured, clientIds };
 }
