@@ -26,3 +26,7 @@ export interface ChangeTables {
   company_changes: CompanyChangesTable;
   company_change_horizons: CompanyChangeHorizonsTable;
 }
+
+declare module '../platform/db/schema.ts' {
+  interface Database extends ChangeTables {}
+}
