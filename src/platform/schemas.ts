@@ -43,6 +43,7 @@ const DESCRIPTIONS: Record<number, string> = {
   401: 'Missing, invalid, expired or revoked ID token',
   404: 'Not found within the token\'s reach',
   409: 'Conflict',
+  410: 'Gone: the cursor is past retention (code cursor_expired); read the collections again',
   413: 'Body over 2 MiB',
   415: 'Body is not application/json',
   429: 'Rate limited; see Retry-After',
