@@ -1,5 +1,6 @@
 // The delta endpoint (CONTRACT §7): GET /api/v1/company/changes and /changes/head, secured like the
-// other company operations. Parse, read the log (delta.ts), reply.
+// other company operations (registered in the secured tree, under its /api/v1 prefix). Parse, read
+// the log (delta.ts), reply.
 import { Type, type Static } from 'typebox';
 import type { App } from '../platform/http.ts';
 import type { AppContext } from '../app/context.ts';
@@ -56,7 +57,7 @@ export async function changeRoutes(app: App, { ctx }: { ctx: AppContext }): Prom
   });
 
   app.get(
-    '/api/v1/company/changes',
+    '/company/changes',
     {
       schema: {
         tags: ['changes'],
@@ -88,7 +89,7 @@ export async function changeRoutes(app: App, { ctx }: { ctx: AppContext }): Prom
   );
 
   app.get(
-    '/api/v1/company/changes/head',
+    '/company/changes/head',
     {
       schema: {
         tags: ['changes'],
