@@ -3,7 +3,10 @@
 // (Actions whose domain function already returns the documented shape are called directly.)
 import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db/database.ts';
-import { rotateClientSecret, setClientDisabled, setUserDisabled } from '../iam/provisioning.ts';
+import { rotateClientSecret, rotateClientSecretWithOverlap, setClientDisabled } from '../iam/client-admin.ts';
+import { setUserDisabled } from '../iam/user-admin.ts';
+import { OPERATOR } from '../iam/audit.ts';
+import { EVERY_ORGANISATION } from '../iam/organisation-scope.ts';
 import { rotateSigningKey } from '../iam/keys.ts';
 import type { ClientCredentials, ClientState, RotatedSigningKey, UserState } from './schemas.ts';
 
@@ -13,18 +16,23 @@ import type { ClientCredentials, ClientState, RotatedSigningKey, UserState } fro
  */
 export const DEFAULT_ACTIVATE_IN_SECONDS = 120;
 
-export async function newClientSecret(db: Db, clientId: string): Promise<ClientCredentials> {
+/**
+ * Without an overlap the rotation is immediate and revokes every grant (a leaked secret); with one
+ * it is planned: the old secret keeps working until `previousSecretExpiresAt` and nothing is revoked.
+ */
+export async function newClientSecret(db: Db, clientId: string, overlapSeconds?: number): Promise<ClientCredentials> {
+  if (overlapSeconds !== undefined) return rotateClientSecretWithOverlap(db, { clientId, overlapSeconds }, OPERATOR);
   const { clientSecret } = await rotateClientSecret(db, clientId);
   return { clientId, clientSecret };
 }
 
 export async function switchClient(db: Db, clientId: string, disabled: boolean): Promise<ClientState> {
-  await setClientDisabled(db, clientId, disabled);
+  await setClientDisabled(db, EVERY_ORGANISATION, clientId, disabled, OPERATOR);
   return { clientId, disabled };
 }
 
 export async function switchUser(db: Db, userId: string, disabled: boolean): Promise<UserState> {
-  await setUserDisabled(db, userId, disabled);
+  await setUserDisabled(db, EVERY_ORGANISATION, userId, disabled, OPERATOR);
   return { userId, disabled };
 }
 

@@ -7,6 +7,9 @@ import { problemResponses } from '../platform/schemas.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';
 import { ImportDocument, ImportResult, importCompanyData } from '../company/import.ts';
 import { requireOperator } from './guard.ts';
+import { endSecretOverlap } from '../iam/client-admin.ts';
+import { approveGrantRequest, declineGrantRequest, listGrantRequests } from '../iam/grant-requests.ts';
+import { OPERATOR } from '../iam/audit.ts';
 import { newClientSecret, newSigningKey, switchClient, switchUser } from './operations.ts';
 import {
   ClientCredentials,
@@ -17,13 +20,20 @@ import {
   CreatedApiUser,
   CreatedCompany,
   CreatedOrganisation,
+  DeclineGrantRequestBody,
   GrantParams,
+  GrantRequest,
+  GrantRequestList,
+  GrantRequestParams,
+  GrantRequestQuery,
   NewApiClientBody,
   NewApiUserBody,
   NewCompanyBody,
   NewOrganisationBody,
+  RotateClientSecretBody,
   RotateSigningKeyBody,
   RotatedSigningKey,
+  SecretOverlapEnded,
   UserParams,
   UserState,
 } from './schemas.ts';
@@ -64,8 +74,29 @@ export async function adminRoutes(app: App, { ctx }: { ctx: AppContext }): Promi
   app.delete('/api-clients/:clientId/grants/:grant', { schema: { params: GrantParams, ...operatorSchema('adminDisableGrant', 'Disable a grant type for a client (revokes nothing)', 200, ClientGrants, 400) } },
     async (request) => setGrantEnabled(db, request.params.clientId, request.params.grant, false));
 
-  app.post('/api-clients/:clientId/rotate-secret', { schema: { params: ClientParams, ...operatorSchema('adminRotateClientSecret', 'Issue a new client secret; revokes every grant issued under the old one', 200, ClientCredentials) } },
-    async (request) => newClientSecret(db, request.params.clientId));
+  app.post('/api-clients/:clientId/rotate-secret', {
+    schema: {
+      params: ClientParams,
+      body: RotateClientSecretBody,
+      ...operatorSchema('adminRotateClientSecret', 'Issue a new client secret: at once (revokes every grant issued under the old one), or with overlapSeconds (the old secret keeps working that long; nothing revoked)', 200, ClientCredentials, 400),
+    },
+    // A bare POST (no body) is the immediate rotation, as before overlaps existed.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
+  }, async (request) => newClientSecret(db, request.params.clientId, request.body.overlapSeconds));
+
+  app.post('/api-clients/:clientId/end-secret-overlap', { schema: { params: ClientParams, ...operatorSchema('adminEndSecretOverlap', 'End a rotation with overlap early: the previous secret stops working now', 200, SecretOverlapEnded) } },
+    async (request) => endSecretOverlap(db, request.params.clientId, OPERATOR));
+
+  app.get('/grant-requests', { schema: { querystring: GrantRequestQuery, ...operatorSchema('adminListGrantRequests', 'Grant requests of every organisation, newest first', 200, GrantRequestList, 400) } },
+    async (request) => ({ requests: await listGrantRequests(db, request.query) }));
+
+  app.post('/grant-requests/:requestId/approve', { schema: { params: GrantRequestParams, ...operatorSchema('adminApproveGrantRequest', 'Approve a pending grant request: enables the grant for its client', 200, GrantRequest, 409) } },
+    async (request) => approveGrantRequest(db, request.params.requestId, OPERATOR));
+
+  app.post('/grant-requests/:requestId/decline', { schema: { params: GrantRequestParams, body: DeclineGrantRequestBody, ...operatorSchema('adminDeclineGrantRequest', 'Decline a pending grant request with the reason the customer sees', 200, GrantRequest, 400, 409) } },
+    async (request) => declineGrantRequest(db, request.params.requestId, request.body.reason, OPERATOR));
 
   app.post('/api-clients/:clientId/disable', { schema: { params: ClientParams, ...operatorSchema('adminDisableApiClient', 'Disable a client: revokes its grants and pending codes', 200, ClientState) } },
     async (request) => switchClient(db, request.params.clientId, true));

@@ -2,6 +2,7 @@
 // documents with them, and `wfs … --json` prints exactly the same result objects.
 import { Type, type Static } from 'typebox';
 import { OPTIONAL_GRANTS } from '../iam/provisioning.ts';
+import { GRANT_REQUEST_STATUSES } from '../iam/grant-requests.ts';
 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
 
@@ -38,6 +39,17 @@ export const RotateSigningKeyBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const RotateClientSecretBody = Type.Object(
+  {
+    overlapSeconds: Type.Optional(Type.Integer({
+      minimum: 1,
+      maximum: 604_800,
+      description: 'A planned rotation: the current secret keeps working this many seconds beside the new one (at most 7 days) and no grant is revoked. Without it the rotation is immediate and revokes every grant.',
+    })),
+  },
+  { additionalProperties: false },
+);
+
 export const Grant = Type.Union(OPTIONAL_GRANTS.map((g) => Type.Literal(g)), { description: 'A grant type the operator switches per client' });
 
 export const ClientParams = Type.Object({ clientId: Id('API Client id') });
@@ -49,12 +61,38 @@ const SHOWN_ONCE = 'Shown only this once; only a hash is stored.';
 
 export const CreatedOrganisation = Type.Object({ organisationId: Type.String() });
 export const CreatedCompany = Type.Object({ companyId: Type.String() });
-export const ClientCredentials = Type.Object({ clientId: Type.String(), clientSecret: Type.String({ description: SHOWN_ONCE }) });
+export const ClientCredentials = Type.Object({
+  clientId: Type.String(),
+  clientSecret: Type.String({ description: SHOWN_ONCE }),
+  previousSecretExpiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'Rotation with overlap only: until when the previous secret is still accepted' })),
+});
 export const CreatedApiUser = Type.Object({ userId: Type.String(), email: Type.String(), secret: Type.String({ description: SHOWN_ONCE }) });
 export const ClientGrants = Type.Object({ clientId: Type.String(), grants: Type.Array(Type.String(), { description: 'Enabled grant types; authorization_code always' }) });
 export const ClientState = Type.Object({ clientId: Type.String(), disabled: Type.Boolean() });
 export const UserState = Type.Object({ userId: Type.String(), disabled: Type.Boolean() });
 export const RotatedSigningKey = Type.Object({ kid: Type.String(), activatesAt: Type.String({ format: 'date-time', description: 'When the new key starts signing' }) });
+
+export const SecretOverlapEnded = Type.Object({ clientId: Type.String(), previousSecretExpiresAt: Type.Null({ description: 'Only the current secret is accepted now' }) });
+
+const GrantRequestStatus = Type.Union(GRANT_REQUEST_STATUSES.map((s) => Type.Literal(s)));
+
+export const GrantRequest = Type.Object({
+  id: Type.String(),
+  clientId: Type.String(),
+  grant: Grant,
+  reason: Type.String({ description: 'Why the customer asks for the grant' }),
+  status: GrantRequestStatus,
+  createdAt: Type.String({ format: 'date-time' }),
+  decidedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  declineReason: Type.Union([Type.String(), Type.Null()], { description: 'Why the operator declined; null otherwise' }),
+});
+export const GrantRequestList = Type.Object({ requests: Type.Array(GrantRequest, { description: 'Newest first' }) });
+export const GrantRequestQuery = Type.Object(
+  { status: Type.Optional(GrantRequestStatus), clientId: Type.Optional(Id('Only requests of this API Client')), organisationId: Type.Optional(Id('Only requests of this organisation')) },
+  { additionalProperties: false },
+);
+export const GrantRequestParams = Type.Object({ requestId: Id('Grant request id') });
+export const DeclineGrantRequestBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000, description: 'Shown to the customer' }) }, { additionalProperties: false });
 
 export type ClientCredentials = Static<typeof ClientCredentials>;
 export type ClientState = Static<typeof ClientState>;

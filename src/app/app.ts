@@ -6,7 +6,7 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.ts';
-import { answerFrameworkError, installErrorHandling, installValidators, type App } from '../platform/http.ts';
+import { DEFAULT_BODY_LIMIT, answerFrameworkError, installErrorHandling, installValidators, type App } from '../platform/http.ts';
 import { readJsonBodies } from '../platform/json-body.ts';
 import { refuseUnstorableText } from '../platform/unstorable-text.ts';
 import { registerOpenApi } from '../platform/openapi.ts';
@@ -16,6 +16,8 @@ import { iamRoutes } from '../iam/routes.ts';
 import { securedApi } from './secured-api.ts';
 import { adminRoutes } from '../admin/routes.ts';
 import { demoCallbackRoutes } from '../demo/callback.ts';
+import { webhookDelivery } from '../webhooks/delivery-plugin.ts';
+import { webhookMessagesDocument } from '../webhooks/openapi.ts';
 import { consoleRoutes } from '../console/routes.ts';
 
 export interface BuildOptions {
@@ -45,7 +47,7 @@ function trustedProxies(setting: false | number | string): boolean | string | ((
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   const app = Fastify({
     logger: options.logger === false ? false : { level: ctx.config.logLevel, serializers: { req: requestForLog }, ...(options.logger ? { stream: options.logger.stream } : {}) },
-    bodyLimit: 2 * 1024 * 1024,
+    bodyLimit: DEFAULT_BODY_LIMIT,
     // Off unless TRUST_PROXY names the load balancer: request.ip keys the failed-login penalties.
     trustProxy: trustedProxies(ctx.config.trustProxy),
     // Honour a well-formed incoming X-Request-Id so a trace spans the load balancer and this service.
@@ -68,7 +70,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   readJsonBodies(app);
   refuseUnstorableText(app);
   await app.register(formbody);
-  await registerOpenApi(app, ctx.config);
+  await registerOpenApi(app, ctx.config, { webhooks: webhookMessagesDocument() });
 
   await app.register(healthRoutes, { db: ctx.db, redis: ctx.redis });
   await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.metricsToken });
@@ -76,6 +78,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(demoCallbackRoutes, { ctx });
   await app.register(securedApi, { ctx, prefix: '/api/v1' });
   await app.register(adminRoutes, { ctx, prefix: '/api/v1/admin' });
+  await app.register(webhookDelivery, { ctx });
   await app.register(consoleRoutes, { ctx });
   return app;
 }

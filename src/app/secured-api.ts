@@ -8,6 +8,7 @@ import { companyRoutes } from '../company/routes.ts';
 import { inboundRoutes } from '../inbound/routes.ts';
 import { timeclockRoutes } from '../timeclock/routes.ts';
 import { changeRoutes } from '../changes/routes.ts';
+import { webhookRoutes } from '../webhooks/routes.ts';
 
 export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
   const authenticator = new Authenticator(ctx);
@@ -45,4 +46,5 @@ export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promis
   await app.register(inboundRoutes, { ctx });
   await app.register(timeclockRoutes, { ctx });
   await app.register(changeRoutes, { ctx });
+  await app.register(webhookRoutes, { ctx });
 }

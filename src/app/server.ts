@@ -3,7 +3,7 @@
 import { ConfigError, loadConfig, type Config } from '../platform/config.ts';
 import { closeContext, createContext } from './bootstrap.ts';
 import { buildApp } from './app.ts';
-import { demoInstructions, seedDemoOnFirstStart } from '../demo/seed.ts';
+import { demoInstructions, inviteDemoConsoleAdmin, seedDemoOnFirstStart } from '../demo/seed.ts';
 
 function readConfig(): Config {
   try {
@@ -29,6 +29,7 @@ async function main(): Promise<void> {
     app.log.warn('BASE_URL is plain http on a non-loopback host: tokens and secrets would cross the network unencrypted');
   }
   const demo = await seedDemoOnFirstStart(ctx.db, config);
+  const invitation = demo ? await inviteDemoConsoleAdmin(ctx.db, config, demo) : undefined;
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
-  if (demo) process.stdout.write(demoInstructions(config, demo));
+  if (demo) process.stdout.write(demoInstructions(config, demo, invitation));
   else process.stdout.write(`\nListening on ${config.baseUrl}. Reference: ${config.baseUrl}/docs. Demo data already present (wfs seed-demo makes another).\n`);
 }
 

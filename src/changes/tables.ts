@@ -26,7 +26,3 @@ export interface ChangeTables {
   company_changes: CompanyChangesTable;
   company_change_horizons: CompanyChangeHorizonsTable;
 }
-
-declare module '../platform/db/schema.ts' {
-  interface Database extends ChangeTables {}
-}

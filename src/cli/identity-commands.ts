@@ -3,6 +3,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { OPTIONAL_GRANTS, createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';
 import { DEFAULT_ACTIVATE_IN_SECONDS, newClientSecret, newSigningKey, switchClient, switchUser } from '../admin/operations.ts';
+import { MAX_OVERLAP_SECONDS, endSecretOverlap } from '../iam/client-admin.ts';
+import { OPERATOR } from '../iam/audit.ts';
 import { operatorAction } from './output.ts';
 
 function collect(value: string, previous: string[]): string[] {
@@ -69,7 +71,7 @@ export function identityCommands(program: Command): void {
   for (const [name, enabled] of [['enable-grant', true], ['disable-grant', false]] as const) {
     program
       .command(name)
-      .description(`${enabled ? 'enable' : 'disable'} client_credentials or refresh_token for a client${enabled ? '' : ' (revokes nothing)'}`)
+      .description(`${enabled ? 'enable' : 'disable'} client_credentials, refresh_token or sso for a client${enabled ? '' : ' (revokes nothing)'}`)
       .requiredOption('--client <clientId>', 'API Client id')
       .addOption(grantOption())
       .action(operatorAction<{ client: string; grant: string }>(async ({ db }, options) => {
@@ -80,11 +82,24 @@ export function identityCommands(program: Command): void {
 
   program
     .command('rotate-client-secret')
-    .description('issue a new client secret; every grant issued under the old one is revoked')
+    .description('issue a new client secret; at once every grant issued under the old one is revoked, or with --overlap the old secret keeps working that long and nothing is revoked')
+    .requiredOption('--client <clientId>', 'API Client id')
+    .option('--overlap <seconds>', `planned rotation: seconds the old secret keeps working (1 to ${MAX_OVERLAP_SECONDS}, 7 days)`, seconds)
+    .action(operatorAction<{ client: string; overlap?: number }>(async ({ db }, options) => {
+      const result = await newClientSecret(db, options.client, options.overlap);
+      const summary = result.previousSecretExpiresAt
+        ? `Rotated the secret of client ${result.clientId}; the previous secret works until ${result.previousSecretExpiresAt} (end it earlier with end-secret-overlap).`
+        : `Rotated the secret of client ${result.clientId}; its earlier tokens are revoked.`;
+      return { json: result, summary, secrets: { 'Client secret': result.clientSecret } };
+    }));
+
+  program
+    .command('end-secret-overlap')
+    .description('end a rotation with overlap early: the previous client secret stops working now')
     .requiredOption('--client <clientId>', 'API Client id')
     .action(operatorAction<{ client: string }>(async ({ db }, options) => {
-      const result = await newClientSecret(db, options.client);
-      return { json: result, summary: `Rotated the secret of client ${result.clientId}; its earlier tokens are revoked.`, secrets: { 'Client secret': result.clientSecret } };
+      const result = await endSecretOverlap(db, options.client, OPERATOR);
+      return { json: result, summary: `Client ${result.clientId} now accepts only its current secret.` };
     }));
 
   for (const { noun, label, effect, apply } of SWITCHABLE) {

@@ -2,6 +2,7 @@
 // an organisation (or anyone else); the invitation link is a credential and is printed once.
 import { Option, type Command } from 'commander';
 import { operatorAction } from '../cli/output.ts';
+import { OPERATOR } from '../iam/audit.ts';
 import { auditConsole } from './audit.ts';
 import { CONSOLE_ROLES, inviteConsoleUser } from './people.ts';
 import type { ConsoleRole } from './tables.ts';
@@ -16,7 +17,7 @@ export function consoleCommands(program: Command): void {
     .action(operatorAction<{ org: string; email: string; role: ConsoleRole }>(async ({ db, config }, options) => {
       const now = Date.now();
       const invitation = await inviteConsoleUser(db, { organisationId: options.org, email: options.email, role: options.role, invitedBy: null }, config.authUrl, now);
-      await auditConsole(db, { event: 'operator_change', outcome: 'success', organisationId: options.org, actor: null, detail: 'console_user_invited', context: { email: invitation.email, role: options.role } }, now);
+      await auditConsole(db, { event: 'operator_change', outcome: 'success', organisationId: options.org, actor: OPERATOR, detail: 'console_user_invited', context: { email: invitation.email, role: options.role } }, now);
       return {
         json: { inviteUrl: invitation.inviteUrl, expiresAt: invitation.expiresAt },
         summary: `Invited ${invitation.email} as ${options.role} to organisation ${options.org}; the link works once, until ${invitation.expiresAt}.`,

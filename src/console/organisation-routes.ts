@@ -2,6 +2,7 @@
 import type { App } from '../platform/http.ts';
 import type { Console } from './routes.ts';
 import { organisationOf } from './organisation.ts';
+import { listCompanies } from '../iam/organisation-reads.ts';
 
 export async function organisationRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
   const { ctx } = con;
@@ -9,7 +10,7 @@ export async function organisationRoutes(app: App, { console: con }: { console: 
   app.get('/console', { config: { consoleAccess: 'member' } }, async (request, reply) => {
     const { organisationId } = request.consoleSession!.user;
     const organisation = await organisationOf(ctx.db, organisationId);
-    const companies = await ctx.db.selectFrom('companies').select(['id', 'name', 'timezone', 'currency']).where('organisation_id', '=', organisationId).orderBy('name').execute();
+    const companies = await listCompanies(ctx.db, organisationId);
     return con.render(request, reply, 'home', { title: organisation.name, organisation, companies });
   });
 }

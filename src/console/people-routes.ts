@@ -3,11 +3,11 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
-import { ProblemError } from '../platform/errors.ts';
 import type { Console } from './routes.ts';
 import { actorOf, auditConsole } from './audit.ts';
 import { changeConsoleRole, inviteConsoleUser, isConsoleRole, listConsoleUsers, listPendingInvitations, removeConsoleUser, type Invitation } from './people.ts';
 import { organisationOf } from './organisation.ts';
+import { orShowProblem } from './forms.ts';
 
 const Form = Type.Object({
   csrf_token: Type.Optional(Type.String({ maxLength: 128 })),
@@ -31,14 +31,8 @@ export async function peopleRoutes(app: App, { console: con }: { console: Consol
   }
 
   /** A refused change (the last admin, a taken address) shows the page again with the reason. */
-  async function orExplain(request: FastifyRequest, reply: FastifyReply, work: () => Promise<FastifyReply>): Promise<FastifyReply> {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof ProblemError && (error.status === 400 || error.status === 409)) return page(request, reply, error.status, { message: error.message });
-      throw error;
-    }
-  }
+  const orExplain = (request: FastifyRequest, reply: FastifyReply, work: () => Promise<FastifyReply>) =>
+    orShowProblem(work, (status, message) => page(request, reply, status, { message }));
 
   app.get('/console/console-users', { config: { consoleAccess: 'member' } }, async (request, reply) => page(request, reply));
 

@@ -21,6 +21,8 @@ import { signInRoutes } from './sign-in-routes.ts';
 import { invitationRoutes } from './invitation-routes.ts';
 import { peopleRoutes } from './people-routes.ts';
 import { organisationRoutes } from './organisation-routes.ts';
+import { clientRoutes } from './client-routes.ts';
+import { userRoutes } from './user-routes.ts';
 
 /** What the console's route files share. */
 export interface Console {
@@ -112,8 +114,14 @@ export async function consoleRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   app.get('/console/assets/console.css', (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').type('text/css; charset=utf-8').send(STYLESHEET));
   app.get('/console/assets/console.js', (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(SCRIPT));
 
+  // An unknown console address is a page too, not the API's problem+json.
+  await app.register(async (scope) => {
+    scope.setNotFoundHandler((request, reply) => shared.render(request, reply, 'error', { title: titleFor(404), message: 'There is no such page in the console.' }, 404));
+  }, { prefix: '/console' });
   await app.register(signInRoutes, { console: shared });
   await app.register(invitationRoutes, { console: shared });
   await app.register(organisationRoutes, { console: shared });
+  await app.register(clientRoutes, { console: shared });
+  await app.register(userRoutes, { console: shared });
   await app.register(peopleRoutes, { console: shared });
 }

@@ -34,9 +34,17 @@ export function startSignIn(db: Db, userId: string, now: number): Promise<string
   return insertSession(db, userId, 'password', now, now, 0);
 }
 
-/** After the right code (sign-in or accepted invitation): the password-stage token, if any, is replaced. */
+/**
+ * After the right code (sign-in or accepted invitation): the password-stage token, if any, is
+ * replaced, and the person's sessions that ended unseen (a closed browser) are cleared away.
+ */
 export async function completeSignIn(db: Db, userId: string, now: number, previousTokenHash?: string): Promise<string> {
   if (previousTokenHash) await db.deleteFrom('console_sessions').where('token_hash', '=', previousTokenHash).execute();
+  await db
+    .deleteFrom('console_sessions')
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('last_seen_at', '<', now - IDLE_TIMEOUT_MS), eb('created_at', '<', now - ABSOLUTE_TIMEOUT_MS)]))
+    .execute();
   return insertSession(db, userId, 'active', now);
 }
 

@@ -7,6 +7,7 @@ import { createApiClient, createApiUser, createCompany, createOrganisation } fro
 import { importCompanyData } from '../company/import.ts';
 import { today } from '../platform/period.ts';
 import { demoCompanyDocument } from './company-data.ts';
+import { inviteConsoleUser } from '../console/people.ts';
 
 export interface DemoCredentials {
   organisationId: string;
@@ -59,8 +60,29 @@ export async function seedDemoOnFirstStart(db: Db, config: Config): Promise<Demo
   return claim ? seedDemo(db, config) : undefined;
 }
 
+export interface DemoConsoleInvitation {
+  email: string;
+  inviteUrl: string;
+  expiresAt: string;
+}
+
+/** `npm start` also invites an admin to the demo organisation's console (CONTRACT §6). */
+export async function inviteDemoConsoleAdmin(db: Db, config: Config, demo: DemoCredentials): Promise<DemoConsoleInvitation> {
+  const email = `console-admin+${demo.companyId.slice(-6).toLowerCase()}@demo.example`;
+  return inviteConsoleUser(db, { organisationId: demo.organisationId, email, role: 'admin', invitedBy: null }, config.authUrl, Date.now());
+}
+
 /** What `npm start` prints so a newcomer can walk the whole flow with a browser and curl. */
-export function demoInstructions(config: Config, demo: DemoCredentials): string {
+export function demoInstructions(config: Config, demo: DemoCredentials, invitation?: DemoConsoleInvitation): string {
+  const consoleLines = invitation
+    ? [
+      '5. The customer console, where the organisation creates its own clients and users: open the',
+      `   invitation (it works once, until ${invitation.expiresAt}), choose a password, set up an authenticator app:`,
+      `   Console invitation: ${invitation.inviteUrl}`,
+      `   then sign in at ${config.authUrl}/console/login as ${invitation.email}`,
+      '',
+    ]
+    : [];
   const authorize = new URL(`${config.authUrl}/oauth/authorize`);
   authorize.search = new URLSearchParams({ response_type: 'code', scope: 'all', client_id: demo.clientId, state: 'demo-state', redirect_uri: demo.redirectUri }).toString();
   return [
@@ -83,5 +105,6 @@ export function demoInstructions(config: Config, demo: DemoCredentials): string 
     '4. When it expires, renew it with the refresh_token:',
     `   curl -s -X POST ${config.issuer}/idToken -H "Authorization: Bearer <REFRESH_TOKEN>"`,
     '',
+    ...consoleLines,
   ].join('\n');
 }

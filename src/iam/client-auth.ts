@@ -23,6 +23,7 @@ export async function authenticateClient(
   throttle: Throttle,
   request: FastifyRequest,
   body: { client_id?: string; client_secret?: string },
+  now = Date.now(),
 ): Promise<OAuthClient> {
   const credentials = presentedCredentials(request.headers.authorization, body);
   if (!credentials) throw oauth.invalidClient('Client authentication is required: client_id and client_secret, or HTTP Basic.');
@@ -32,7 +33,7 @@ export async function authenticateClient(
     await recordAudit(db, { event: 'client_authentication', outcome: 'throttled', ...who });
     throw tooManyRequests(blocked.retryAfter);
   }
-  const client = await verifyClient(db, credentials);
+  const client = await verifyClient(db, credentials, now);
   if (!client) {
     await recordAudit(db, { event: 'client_authentication', outcome: 'failure', ...who, detail: 'bad_credentials_or_disabled' });
     throw oauth.invalidClient();

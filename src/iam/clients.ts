@@ -16,6 +16,9 @@ export interface OAuthClient {
   audiences: string[];
   disabled: boolean;
   secretHash: string;
+  /** The older secret of a rotation with overlap, accepted until `previousSecretExpiresAt`. */
+  previousSecretHash: string | null;
+  previousSecretExpiresAt: number | null;
 }
 
 export async function findClient(db: Db, clientId: string): Promise<OAuthClient | undefined> {
@@ -37,7 +40,43 @@ export async function findClient(db: Db, clientId: string): Promise<OAuthClient 
     audiences: JSON.parse(row.audiences) as string[],
     disabled: row.disabled === 1,
     secretHash: row.secret_hash,
+    previousSecretHash: row.previous_secret_hash,
+    previousSecretExpiresAt: row.previous_secret_expires_at === null ? null : Number(row.previous_secret_expires_at),
   };
+}
+
+// RFC 3986's characters, and % only as a percent-encoding: no spaces, controls or raw non-ASCII,
+// which URL parsers silently drop or re-encode (so the text registered would not be the text used).
+const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+const PORT = /^[1-9][0-9]{0,4}$/;
+
+/** The port as written in the authority (after any userinfo and host), or undefined without one. */
+function writtenPort(uri: string): string | undefined {
+  const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(uri)?.[1];
+  if (authority === undefined) return undefined;
+  const hostAndPort = authority.slice(authority.lastIndexOf('@') + 1);
+  const afterHost = hostAndPort.startsWith('[') ? hostAndPort.slice(hostAndPort.indexOf(']') + 1) : hostAndPort;
+  const colon = afterHost.indexOf(':');
+  return colon < 0 ? undefined : afterHost.slice(colon + 1);
+}
+
+/**
+ * What is wrong with the form of a redirect URI, or undefined: checked at registration (beside the
+ * scheme rules of provisioning) and before an authorization request's redirect_uri is trusted, so a
+ * URI no browser can reach is never redirected to.
+ */
+export function redirectUriProblem(uri: string): string | undefined {
+  if (!URI_CHARACTERS.test(uri)) return 'must be a URI (RFC 3986): no spaces, control or non-ASCII characters, and % only in %XX';
+  const port = writtenPort(uri);
+  if (port !== undefined && !(PORT.test(port) && Number(port) <= 65_535)) return 'must have a port from 1 to 65535, written without leading zeros';
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'must be an absolute URI';
+  }
+  if (url.hash !== '' || uri.includes('#')) return 'must not contain a fragment';
+  return undefined;
 }
 
 // Compared on the raw text, never on a parsed-and-normalised URL, so look-alikes cannot slip through.
@@ -100,10 +139,21 @@ export function presentedCredentials(authorization: string | undefined, body: { 
 // Checked against when the client does not exist, so timing does not tell which client ids exist.
 const NO_CLIENT_HASH = sha256('no such client');
 
-/** The enabled client whose secret matches, or undefined. */
-export async function verifyClient(db: Db, credentials: PresentedCredentials): Promise<OAuthClient | undefined> {
+/**
+ * Whether `secret` is one of the client's live secrets: the current one, or the older one of a
+ * rotation with overlap until its expiry. Both are always compared, so timing tells neither apart.
+ */
+export function clientSecretAccepted(client: Pick<OAuthClient, 'secretHash' | 'previousSecretHash' | 'previousSecretExpiresAt'>, secret: string, now: number): boolean {
+  const current = clientSecretMatches(secret, client.secretHash);
+  const previous = clientSecretMatches(secret, client.previousSecretHash ?? NO_CLIENT_HASH);
+  const previousLive = client.previousSecretHash !== null && client.previousSecretExpiresAt !== null && now < client.previousSecretExpiresAt;
+  return current || (previous && previousLive);
+}
+
+/** The enabled client one of whose live secrets matches, or undefined. */
+export async function verifyClient(db: Db, credentials: PresentedCredentials, now = Date.now()): Promise<OAuthClient | undefined> {
   const client = await findClient(db, credentials.clientId);
-  const matches = clientSecretMatches(credentials.secret ?? '', client?.secretHash ?? NO_CLIENT_HASH);
+  const matches = clientSecretAccepted(client ?? { secretHash: NO_CLIENT_HASH, previousSecretHash: null, previousSecretExpiresAt: null }, credentials.secret ?? '', now);
   if (!client || !matches || credentials.secret === undefined || client.disabled) return undefined;
   return client;
 }

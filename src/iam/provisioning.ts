@@ -1,24 +1,21 @@
-// What the operator does for a customer organisation (CONTRACT §5): organisations, companies, API
-// Clients and API Users, grants, secret rotation, disabling and re-enabling. Used by the `wfs` CLI
-// and the operator API alike.
+// Creating what a customer organisation runs on (CONTRACT §5, §6): organisations and companies (the
+// operator), API Clients and API Users (the operator, or a console user within its organisation),
+// and the grants the operator switches. Used by the `wfs` CLI, the operator API and the console.
 import { IANAZone } from 'luxon';
 import type { Db } from '../platform/db/database.ts';
 import { ProblemError, badRequest, notFound, type FieldError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { generateClientSecret, generateUserSecret, hashUserSecret } from './secrets.ts';
-import { revokeGrants, voidPendingCodes } from './grants.ts';
 import { DEFAULT_AUDIENCE } from './tokens.ts';
-import { recordAudit } from './audit.ts';
+import { redirectUriProblem } from './clients.ts';
+import { OPERATOR, type Actor } from './audit.ts';
+import { EVERY_ORGANISATION, auditChange, requireClient, requireCompany, type Reach } from './organisation-scope.ts';
 
-/** Every change to who may get tokens is written to the audit log, beside the change itself. */
-function auditChange(db: Db, detail: string, ids: { clientId?: string; userId?: string }): Promise<void> {
-  return recordAudit(db, { event: 'operator_change', outcome: 'success', clientId: ids.clientId ?? null, userId: ids.userId ?? null, detail });
-}
-
-export const OPTIONAL_GRANTS = ['client_credentials', 'refresh_token'] as const;
+/** Grants the operator switches per client; `authorization_code` is always on. `sso` routes logins to the organisation's identity provider (§8). */
+export const OPTIONAL_GRANTS = ['client_credentials', 'refresh_token', 'sso'] as const;
 export type OptionalGrant = (typeof OPTIONAL_GRANTS)[number];
 
-function rejectIf(errors: FieldError[]): void {
+export function rejectIf(errors: FieldError[]): void {
   if (errors.length > 0) throw badRequest('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
 }
 
@@ -81,121 +78,125 @@ export async function createCompany(db: Db, input: NewCompany, now = Date.now())
   return { companyId };
 }
 
-export function validateRedirectUri(uri: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'must be an absolute URI';
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https (or http)';
-  if (url.hash !== '' || uri.includes('#')) return 'must not contain a fragment';
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+const MAX_REDIRECT_URIS = 20;
+
+/**
+ * What is wrong with a redirect URI, or undefined. A console user registers https URIs, or http on a
+ * loopback host (native apps, RFC 8252 §7.3); the operator may also register plain http (a demo or a
+ * private deployment behind its own TLS).
+ */
+export function validateRedirectUri(uri: string, actor: Actor = OPERATOR): string | undefined {
+  if (uri.length > 2000) return 'must be at most 2000 characters';
+  const malformed = redirectUriProblem(uri);
+  if (malformed) return malformed;
+  const url = new URL(uri);
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol !== 'http:') return actor.kind === 'operator' ? 'must use https (or http)' : 'must use https (or http on a loopback host)';
+  if (actor.kind !== 'operator' && !LOOPBACK_HOSTS.has(url.hostname)) return 'must use https; plain http only on a loopback host (127.0.0.1, [::1], localhost)';
   return undefined;
 }
 
-export async function createApiClient(
-  db: Db,
-  input: { companyId: string; name: string; redirectUris: string[]; audiences?: string[] },
-  now = Date.now(),
-): Promise<{ clientId: string; clientSecret: string }> {
+/** The redirect URIs as stored, or a 400 naming each bad one (at `/redirectUris/<i>`). */
+export function checkedRedirectUris(uris: string[], actor: Actor): string[] {
   const errors: FieldError[] = [];
-  requireText(errors, '/name', input.name);
-  if (input.redirectUris.length === 0) errors.push({ path: '/redirectUris', message: 'needs at least one redirect URI' });
-  input.redirectUris.forEach((uri, i) => {
-    const problem = validateRedirectUri(uri);
+  if (uris.length === 0) errors.push({ path: '/redirectUris', message: 'needs at least one redirect URI' });
+  if (uris.length > MAX_REDIRECT_URIS) errors.push({ path: '/redirectUris', message: `must hold at most ${MAX_REDIRECT_URIS} URIs` });
+  uris.forEach((uri, i) => {
+    const problem = validateRedirectUri(uri, actor);
     if (problem) errors.push({ path: `/redirectUris/${i}`, message: problem });
   });
   rejectIf(errors);
-  const company = await db.selectFrom('companies').select('id').where('id', '=', input.companyId).executeTakeFirst();
-  if (!company) throw notFound(`No company ${input.companyId}.`);
+  return [...new Set(uris)];
+}
+
+export interface NewClient {
+  companyId: string;
+  name: string;
+  redirectUris: string[];
+  audiences?: string[];
+}
+
+/** A new API Client of a company within `reach`; its secret is returned only here. */
+export async function createClient(db: Db, reach: Reach, input: NewClient, actor: Actor, now = Date.now()): Promise<{ clientId: string; clientSecret: string }> {
+  const errors: FieldError[] = [];
+  requireText(errors, '/name', input.name);
+  rejectIf(errors);
+  const redirectUris = checkedRedirectUris(input.redirectUris, actor);
+  const company = await requireCompany(db, reach, input.companyId);
   const clientId = newId('cli');
   const { secret, hash } = generateClientSecret();
-  await db
-    .insertInto('api_clients')
-    .values({
-      id: clientId,
-      company_id: input.companyId,
-      name: input.name.trim(),
-      secret_hash: hash,
-      redirect_uris: JSON.stringify(input.redirectUris),
-      grants: JSON.stringify(['authorization_code']),
-      audiences: JSON.stringify(input.audiences ?? [DEFAULT_AUDIENCE]),
-      disabled: 0,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  await auditChange(db, 'client_created', { clientId });
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('api_clients')
+      .values({
+        id: clientId,
+        company_id: company.id,
+        name: input.name.trim(),
+        secret_hash: hash,
+        redirect_uris: JSON.stringify(redirectUris),
+        grants: JSON.stringify(['authorization_code']),
+        audiences: JSON.stringify(input.audiences ?? [DEFAULT_AUDIENCE]),
+        disabled: 0,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await auditChange(trx, actor, 'client_created', { organisationId: company.organisation_id, clientId }, undefined, now);
+  });
   return { clientId, clientSecret: secret };
 }
 
-async function requireClient(db: Db, clientId: string) {
-  const client = await db.selectFrom('api_clients').selectAll().where('id', '=', clientId).executeTakeFirst();
-  if (!client) throw notFound(`No API client ${clientId}.`);
-  return client;
+/** The operator's `create-api-client`: any company. */
+export function createApiClient(db: Db, input: NewClient, now = Date.now()): Promise<{ clientId: string; clientSecret: string }> {
+  return createClient(db, EVERY_ORGANISATION, input, OPERATOR, now);
 }
 
-export async function createApiUser(db: Db, input: { clientId: string; email: string }, now = Date.now()): Promise<{ userId: string; email: string; secret: string }> {
-  const email = (input.email ?? '').trim().toLowerCase();
+export function normalisedEmail(value: string | undefined): string {
+  const email = (value ?? '').trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
     throw badRequest('validation_failed', '/email must be an email address', [{ path: '/email', message: 'must be an email address' }]);
   }
-  await requireClient(db, input.clientId);
-  const taken = await db.selectFrom('api_users').select('id').where('client_id', '=', input.clientId).where('email', '=', email).executeTakeFirst();
+  return email;
+}
+
+/** A new API User of a client within `reach`; its generated secret is returned only here. */
+export async function createUser(db: Db, reach: Reach, input: { clientId: string; email: string }, actor: Actor, now = Date.now()): Promise<{ userId: string; email: string; secret: string }> {
+  const email = normalisedEmail(input.email);
+  const client = await requireClient(db, reach, input.clientId);
+  const taken = await db.selectFrom('api_users').select('id').where('client_id', '=', client.id).where('email', '=', email).executeTakeFirst();
   if (taken) throw new ProblemError({ status: 409, code: 'email_taken', detail: `${email} is already an API user of this client.` });
   const userId = newId('usr');
   const secret = generateUserSecret();
-  await db.insertInto('api_users').values({ id: userId, client_id: input.clientId, email, secret_hash: await hashUserSecret(secret), disabled: 0, created_at: now }).execute();
-  await auditChange(db, 'user_created', { clientId: input.clientId, userId });
+  const secretHash = await hashUserSecret(secret);
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('api_users').values({ id: userId, client_id: client.id, email, secret_hash: secretHash, disabled: 0, created_at: now }).execute();
+    await auditChange(trx, actor, 'user_created', { organisationId: client.organisation_id, clientId: client.id, userId }, undefined, now);
+  });
   return { userId, email, secret };
 }
 
-export async function setGrantEnabled(db: Db, clientId: string, grant: string, enabled: boolean): Promise<{ clientId: string; grants: string[] }> {
+/** The operator's `create-api-user`: any client. */
+export function createApiUser(db: Db, input: { clientId: string; email: string }, now = Date.now()): Promise<{ userId: string; email: string; secret: string }> {
+  return createUser(db, EVERY_ORGANISATION, input, OPERATOR, now);
+}
+
+export function checkedGrant(grant: string): OptionalGrant {
   if (!(OPTIONAL_GRANTS as readonly string[]).includes(grant)) {
     throw badRequest('validation_failed', `grant must be one of ${OPTIONAL_GRANTS.join(', ')}`, [{ path: '/grant', message: `must be one of ${OPTIONAL_GRANTS.join(', ')}` }]);
   }
-  const client = await requireClient(db, clientId);
+  return grant as OptionalGrant;
+}
+
+/** Switches a grant of a client: the operator's decision (a console user asks for it, see grant-requests.ts). */
+export async function setGrantEnabled(db: Db, clientId: string, grant: string, enabled: boolean, actor: Actor = OPERATOR, context?: Record<string, unknown>): Promise<{ clientId: string; grants: string[] }> {
+  checkedGrant(grant);
+  const client = await requireClient(db, EVERY_ORGANISATION, clientId);
   const current = new Set(JSON.parse(client.grants) as string[]);
   if (enabled) current.add(grant);
   else current.delete(grant);
   const grants = ['authorization_code', ...OPTIONAL_GRANTS.filter((g) => current.has(g))];
   await db.updateTable('api_clients').set({ grants: JSON.stringify(grants), updated_at: Date.now() }).where('id', '=', clientId).execute();
-  await auditChange(db, `grant_${enabled ? 'enabled' : 'disabled'}:${grant}`, { clientId });
+  await auditChange(db, actor, `grant_${enabled ? 'enabled' : 'disabled'}:${grant}`, { organisationId: client.organisation_id, clientId }, context);
   return { clientId, grants };
-}
-
-/** A new secret ends every grant issued under the old one (a leaked secret must stop working). */
-export async function rotateClientSecret(db: Db, clientId: string): Promise<{ clientId: string; clientSecret: string; revokedGrants: string[] }> {
-  await requireClient(db, clientId);
-  const { secret, hash } = generateClientSecret();
-  return db.transaction().execute(async (trx) => {
-    await trx.updateTable('api_clients').set({ secret_hash: hash, updated_at: Date.now() }).where('id', '=', clientId).execute();
-    await voidPendingCodes(trx, { clientId });
-    const revokedGrants = await revokeGrants(trx, { clientId }, 'client_secret_rotated');
-    await auditChange(trx, 'client_secret_rotated', { clientId });
-    return { clientId, clientSecret: secret, revokedGrants };
-  });
-}
-
-export async function setClientDisabled(db: Db, clientId: string, disabled: boolean): Promise<{ clientId: string; disabled: boolean; revokedGrants: string[] }> {
-  await requireClient(db, clientId);
-  return db.transaction().execute(async (trx) => {
-    await trx.updateTable('api_clients').set({ disabled: disabled ? 1 : 0, updated_at: Date.now() }).where('id', '=', clientId).execute();
-    await auditChange(trx, disabled ? 'client_disabled' : 'client_enabled', { clientId });
-    if (!disabled) return { clientId, disabled, revokedGrants: [] };
-    await voidPendingCodes(trx, { clientId });
-    return { clientId, disabled, revokedGrants: await revokeGrants(trx, { clientId }, 'client_disabled') };
-  });
-}
-
-export async function setUserDisabled(db: Db, userId: string, disabled: boolean): Promise<{ userId: string; disabled: boolean; revokedGrants: string[] }> {
-  const user = await db.selectFrom('api_users').select('id').where('id', '=', userId).executeTakeFirst();
-  if (!user) throw notFound(`No API user ${userId}.`);
-  return db.transaction().execute(async (trx) => {
-    await trx.updateTable('api_users').set({ disabled: disabled ? 1 : 0 }).where('id', '=', userId).execute();
-    await auditChange(trx, disabled ? 'user_disabled' : 'user_enabled', { userId });
-    if (!disabled) return { userId, disabled, revokedGrants: [] };
-    await voidPendingCodes(trx, { userId });
-    return { userId, disabled, revokedGrants: await revokeGrants(trx, { userId }, 'user_disabled') };
-  });
 }

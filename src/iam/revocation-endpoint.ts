@@ -52,7 +52,7 @@ export async function revocationRoutes(app: App, { ctx, throttle }: { ctx: AppCo
       },
     },
     async (request, reply) => {
-      const client = await authenticateClient(ctx.db, throttle, request, request.body);
+      const client = await authenticateClient(ctx.db, throttle, request, request.body, ctx.clock.now());
       await enforceRateLimit(throttle, 'revoke', client.id);
       if (!request.body.token) throw oauth.invalidRequest('token is required.');
       const outcome = await revokePresentedToken(ctx, client.id, request.body.token);

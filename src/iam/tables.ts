@@ -12,6 +12,9 @@ export interface ApiClientsTable {
   disabled: number;
   created_at: number;
   updated_at: number;
+  /** During a rotation with overlap: the older secret's hash, accepted until the instant below. */
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: number | null;
 }
 
 export interface ApiUsersTable {
@@ -87,6 +90,30 @@ export interface AuditLogTable {
   user_id: string | null;
   address: string | null;
   detail: string | null;
+  /** The organisation the event concerns (the client's, or the console user's); null when unknown. */
+  organisation_id: string | null;
+  /** Who made a change: `operator` or `console_user` (with id and email); null for API events. */
+  actor_kind: string | null;
+  actor_id: string | null;
+  actor_email: string | null;
+  /** JSON object of further non-secret facts (a second actor, a grant, an overlap). */
+  context: string | null;
+}
+
+export interface GrantRequestsTable {
+  id: string;
+  organisation_id: string;
+  client_id: string;
+  grant_type: string;
+  reason: string;
+  /** pending | approved | declined */
+  status: string;
+  /** The requesting actor as JSON (see audit.ts Actor). */
+  requested_by: string;
+  created_at: number;
+  decided_at: number | null;
+  decided_by: string | null;
+  decision_reason: string | null;
 }
 
 export interface AppSecretsTable {
@@ -103,5 +130,6 @@ export interface IamTables {
   authorization_codes: AuthorizationCodesTable;
   refresh_tokens: RefreshTokensTable;
   audit_log: AuditLogTable;
+  grant_requests: GrantRequestsTable;
   app_secrets: AppSecretsTable;
 }

@@ -155,7 +155,7 @@ export async function tokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext
       const body = request.body;
       const grantType = required(body.grant_type, 'grant_type');
       if (!(GRANT_TYPES as readonly string[]).includes(grantType)) throw oauth.unsupportedGrantType(`grant_type "${grantType}" is not supported.`);
-      const client = await authenticateClient(ctx.db, throttle, request, body);
+      const client = await authenticateClient(ctx.db, throttle, request, body, ctx.clock.now());
       await enforceRateLimit(throttle, 'token', client.id);
       if (grantType !== 'authorization_code' && !client.grants.includes(grantType)) {
         throw oauth.unauthorizedClient(`The ${grantType} grant is not enabled for this client; ask support to enable it.`);

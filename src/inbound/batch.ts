@@ -8,6 +8,7 @@ import { numberText } from './exact-json.ts';
 import { periodReader } from './periods.ts';
 import type { InboundStream } from './tables.ts';
 import { durably } from '../platform/db/durability.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { existingFigures, figureKey, writeFigures, type FigureDraft, type WrittenFigure } from './stored-figures.ts';
 import type { FigureRow } from './figures.ts';
 import { recordChanges, type NewChange } from '../changes/change-log.ts';
@@ -97,19 +98,22 @@ async function validateBatch<Item extends BatchItem>(db: Db, companyId: string, 
   const drafts: FigureDraft[] = [];
   const seen = new Map<string, number>();
   const itemPeriod = periodReader();
-  items.forEach((item, index) => {
-    if (malformed.has(index)) return;
+  for (let index = 0; index < items.length; index += 1) {
+    // A turn of the event loop every CHUNK items: a whole batch checked at once held it ~20 ms.
+    if (index > 0 && index % CHUNK === 0) await nextTurn();
+    const item = items[index] as Item;
+    if (malformed.has(index)) continue;
     const path = `/items/${index}`;
     if (unknown.has(item.departmentId)) errors.push({ path: `${path}/departmentId`, message: 'is not a department of this company' });
     const period = itemPeriod(item, path, errors);
     const values = rules.values(item, path, errors);
-    if (!period || !values) return;
+    if (!period || !values) continue;
     const key = figureKey(item.departmentId, period.key, values.kind, values.category);
     const first = seen.get(key);
     if (first !== undefined) errors.push({ path, message: `has the same ${rules.keyFields} as /items/${first}` });
     else seen.set(key, index);
     drafts.push({ departmentId: item.departmentId, period, key, ...values });
-  });
+  }
   return { drafts, errors };
 }
 
@@ -123,11 +127,14 @@ export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: str
   const malformed = options.malformedItems ?? [];
   const validated = await validateBatch(db, companyId, rules, items, new Set(malformed.map((e) => pathIndex(e.path))));
   const { drafts } = validated;
-  const errors = [...malformed, ...validated.errors].sort((a, b) => pathIndex(a.path) - pathIndex(b.path));
+  // Sorted by item, each item's index read once: a regex per comparison took ~30 ms on 30,000 errors.
+  const indexed = [...malformed, ...validated.errors].map((error) => ({ error, index: pathIndex(error.path) }));
+  const errors = indexed.sort((a, b) => a.index - b.index).map(({ error }) => error);
   if (errors.length > 0) {
-    const bad = new Set(errors.map((e) => pathIndex(e.path))).size;
+    const bad = new Set(indexed.map(({ index }) => index)).size;
     throw badRequest(malformed.length > 0 ? 'validation_failed' : 'invalid_batch', `${bad} of ${items.length} items are invalid; nothing was stored.`, errors);
   }
+  await nextTurn();
   const now = options.now ?? Date.now();
   const onPostgres = sqliteHandleOf(db) === undefined;
   const outcome = await durably(db, (connection) => connection.transaction().execute(async (trx) => {

@@ -3,9 +3,9 @@
 // The scope accepts only JSON, parsed keeping each number's text so amounts are read exactly.
 import { Type, type TSchema } from 'typebox';
 import type { FastifyError } from 'fastify';
-import { acceptJsonOnly, toProblem, validationErrors, type App } from '../platform/http.ts';
+import { BATCH_BODY_LIMIT, acceptJsonOnly, toProblem, validationErrors, type App } from '../platform/http.ts';
 import { plainJson, type JsonBodyParser } from '../platform/json-body.ts';
-import type { FieldError } from '../platform/errors.ts';
+import { badRequest, type FieldError } from '../platform/errors.ts';
 import type { AppContext } from '../app/context.ts';
 import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
 import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
@@ -43,7 +43,8 @@ const BATCH_RULES =
   `A batch holds 1 to ${MAX_BATCH_ITEMS} items (more: \`400 batch_too_large\`) and is all-or-nothing: when any item is bad the answer is ` +
   '`400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, ' +
   'else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. ' +
-  'Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json `415`.';
+  'Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json (UTF-8) `415`; ' +
+  'a body with more values than 5,000 items can hold is refused unread (`400 validation_failed`).';
 
 const LIST_RULES =
   'Items whose day lies in `from`..`to` (one alone means that single day; default today; at most 92 days, else `400 period_too_long`), and week items ' +
@@ -74,6 +75,7 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
         body: withExamples(Type.Object({ items: Type.Array(spec.input, { minItems: 1, maxItems: MAX_BATCH_ITEMS }) }, { additionalProperties: false }), spec.examples.batch),
         response: { 200: withExamples(BatchOutcome, spec.examples.outcome), ...problemResponses(400, 401, 413, 415, 429) },
       },
+      bodyLimit: BATCH_BODY_LIMIT,
       // Counted before the items are validated one by one, so an oversized batch gets its own code.
       preValidation: async (request) => {
         const items = (request.body as { items?: unknown } | null)?.items;
@@ -119,20 +121,23 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
 const MAX_BATCH_VALUES = 2 + MAX_BATCH_ITEMS * (1 + Math.max(...[RevenueItemInput, WageBudgetItemInput].map((item) => Object.keys(item.properties).length)));
 
 /**
- * Sizes a batch before paying for its numbers' text (a reviver call per value, ~1 µs each): more than
- * MAX_BATCH_ITEMS items is refused unparsed, and a body with more values than any valid batch has
- * is parsed plainly — its schema refuses it whatever its numbers say.
+ * Sizes a batch before parsing it (CONTRACT §4): more than MAX_BATCH_ITEMS items, or more values
+ * than any valid batch holds (a million zeros, items padded with fields), is refused unparsed.
  */
 function batchParser(app: App): JsonBodyParser {
   const plain = plainJson(app);
   return (text, shape, request) => {
     if (shape.countedLength !== undefined && shape.countedLength > MAX_BATCH_ITEMS) batchTooLarge(shape.countedLength);
-    return shape.commas >= MAX_BATCH_VALUES ? plain(text, shape, request) : parseJsonKeepingNumbers(text);
+    if (shape.commas >= MAX_BATCH_VALUES) {
+      throw badRequest('validation_failed', `The body holds more values than a batch of ${MAX_BATCH_ITEMS} items can (at most ${MAX_BATCH_VALUES}).`, [
+        { path: '/', message: `must be {"items": [...]} with at most ${MAX_BATCH_ITEMS} items of the documented fields` },
+      ]);
+    }
+    return parseJsonKeepingNumbers(text, shape, (marked) => plain(marked, shape, request));
   };
 }
 
 export async function inboundRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
-  // A reviver call per value: only these routes, which read amounts, pay for it.
   acceptJsonOnly(app, batchParser(app), { counted: 'items' });
   registerStream(app, ctx, {
     path: '/company/revenue',

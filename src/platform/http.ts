@@ -9,6 +9,19 @@ import { OAuthError, ProblemError, titleFor, type FieldError } from './errors.ts
 import { patternMessage } from './schemas.ts';
 import { jsonBodyParser, plainJson, type JsonBodyOptions, type JsonBodyParser } from './json-body.ts';
 
+/**
+ * Bodies a route takes unless it says otherwise: a token request, a punch or an operator action is a
+ * few hundred bytes, and every byte more is parsing time (CONTRACT §4: no request holds the event
+ * loop over 50 ms). Batches take the contract's 2 MiB.
+ */
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+export const BATCH_BODY_LIMIT = 2 * 1024 * 1024;
+
+/** 65536 → "64 KiB", 2097152 → "2 MiB". */
+function sizeInWords(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
+}
+
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 /** How a route reports errors: the company API (default), OAuth endpoints, or browser pages. */
@@ -111,14 +124,14 @@ export function validationErrors(error: FastifyError): FieldError[] {
 }
 
 /** Maps a thrown value to a ProblemError (4xx from Fastify itself, or an opaque 500). */
-export function toProblem(error: FastifyError): ProblemError {
+export function toProblem(error: FastifyError, bodyLimit = BATCH_BODY_LIMIT): ProblemError {
   if (error instanceof ProblemError) return error;
   if (error.validation) {
     const context = error.validationContext ?? 'body';
     return validationFailed(context, validationErrors(error));
   }
   const status = error.statusCode ?? 500;
-  if (status === 413) return new ProblemError({ status, code: 'payload_too_large', detail: 'The request body is larger than 2 MiB.' });
+  if (status === 413) return new ProblemError({ status, code: 'payload_too_large', detail: `The request body is larger than ${sizeInWords(bodyLimit)}, the most this endpoint takes.` });
   if (status === 415) return new ProblemError({ status, code: 'unsupported_media_type', detail: 'Send the body as application/json.' });
   if (status === 429) return new ProblemError({ status, code: 'rate_limited', detail: 'Too many requests; retry after the time in Retry-After.' });
   if (status >= 400 && status < 500) {
@@ -179,7 +192,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.log.error({ err: error }, 'database unavailable');
       problem = new ProblemError({ status: 503, code: 'database_unavailable', detail: 'The database is unavailable; retry shortly.', headers: { 'Retry-After': '1' } });
     } else {
-      problem = toProblem(error);
+      problem = toProblem(error, request.routeOptions.bodyLimit);
       if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     }
     if (format === 'oauth') {

@@ -16,6 +16,12 @@ export interface JsonShape {
   commas: number;
   /** Elements of the root object's `counted` array property, when the text has one. */
   countedLength: number | undefined;
+  /**
+   * Where the numbers are (start and end offsets, flattened) whose text a double may not keep: an
+   * exponent, or more than 15 digits. Any other number's shortest double form (String(n)) has the
+   * same decimal value as its text, so only these need their text kept.
+   */
+  inexactNumbers: number[];
 }
 
 function malformed(detail: string): ProblemError {
@@ -30,6 +36,31 @@ const CLOSE_ARRAY = 93;
 const OPEN_OBJECT = 123;
 const CLOSE_OBJECT = 125;
 const COLON = 58;
+const MINUS = 45;
+const DIGIT_0 = 48;
+const DIGIT_9 = 57;
+const LOWER_E = 101;
+const UPPER_E = 69;
+/** Any decimal of at most this many significant digits survives a round trip through a double. */
+const EXACT_DIGITS = 15;
+
+function isDigit(code: number): boolean {
+  return code >= DIGIT_0 && code <= DIGIT_9;
+}
+
+/** The end of the number token at `start`, and whether a double keeps its decimal value. */
+function numberToken(text: string, start: number): { end: number; exact: boolean } {
+  let digits = 0;
+  let exponent = false;
+  let end = start;
+  for (; end < text.length; end += 1) {
+    const code = text.charCodeAt(end);
+    if (isDigit(code)) digits += 1;
+    else if (code === LOWER_E || code === UPPER_E) exponent = true;
+    else if (code !== MINUS && code !== 46 && code !== 43) break;
+  }
+  return { end, exact: !exponent && digits <= EXACT_DIGITS };
+}
 
 function isSpace(code: number): boolean {
   return code === 32 || code === 10 || code === 13 || code === 9;
@@ -52,6 +83,7 @@ export function measureJson(text: string, counted?: string): JsonShape {
   let elements = 0;
   let sawElement = false;
   let countedLength: number | undefined;
+  const inexactNumbers: number[] = [];
   for (let i = 0; i < text.length; i += 1) {
     const code = text.charCodeAt(i);
     if (inString) {
@@ -67,6 +99,10 @@ export function measureJson(text: string, counted?: string): JsonShape {
     if (code === QUOTE) {
       inString = true;
       stringStart = i + 1;
+    } else if (code === MINUS || isDigit(code)) {
+      const token = numberToken(text, i);
+      if (!token.exact) inexactNumbers.push(i, token.end);
+      i = token.end - 1;
     } else if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
       depth += 1;
       if (depth > MAX_JSON_DEPTH) throw malformed(`The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
@@ -90,7 +126,7 @@ export function measureJson(text: string, counted?: string): JsonShape {
       rootKeyExpected = false;
     }
   }
-  return { commas, countedLength };
+  return { commas, countedLength, inexactNumbers };
 }
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;

@@ -43,8 +43,7 @@ test('invite-console-user prints {inviteUrl, expiresAt}: a single-use link valid
     assert.equal(page.status, 200);
     assert.match(page.html, /first\.admin@customer\.example/);
   } finally {
-    await server.app.close();
-    await server.ctx.db.destroy();
+    await server.close();
   }
 });
 

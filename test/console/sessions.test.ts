@@ -269,3 +269,30 @@ test('console pages send a strict CSP with a nonce and load nothing from another
   assert.equal(css.status, 200);
   assert.match(css.headers.get('content-type') ?? '', /text\/css/);
 });
+
+test('an unknown console address is an HTML page, and sessions that ended unseen are cleared at the next sign-in', async () => {
+  const missing = await new ConsoleAgent(server).get('/console/no-such-page');
+  assert.equal(missing.status, 404);
+  assert.match(missing.headers.get('content-type') ?? '', /^text\/html/);
+  const { id } = await server.ctx.db.selectFrom('console_users').select('id').where('email', '=', admin.email).executeTakeFirstOrThrow();
+  await signIn(server, clock, admin);
+  clock.advance(31 * 60_000);
+  await signIn(server, clock, admin);
+  const sessions = await server.ctx.db.selectFrom('console_sessions').select('last_seen_at').where('user_id', '=', id).execute();
+  assert.deepEqual(sessions.filter((s) => clock.now() - s.last_seen_at > 30 * 60_000), []);
+});
+
+test('a session lives in the database: another instance accepts it, and signing out there ends it here', async () => {
+  const second = await startTestServer({ DATABASE_URL: server.config.databaseUrl }, { clock });
+  try {
+    const { agent } = await signIn(server, clock, admin);
+    const there = new ConsoleAgent(second);
+    for (const [name, value] of agent.cookies) there.cookies.set(name, value);
+    const page = await there.get('/console');
+    assert.equal(page.status, 200);
+    assert.equal((await there.request('POST', '/console/sign-out', { csrf_token: csrfToken(page.html) })).status, 303);
+    assert.equal((await agent.get('/console')).status, 303);
+  } finally {
+    await second.close();
+  }
+});

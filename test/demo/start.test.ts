@@ -87,11 +87,17 @@ test('npm start on an empty database prints working demo credentials once; a sec
     const body = (await configuration.json()) as { company: { name: string }; departments: unknown[] };
     assert.ok(body.company.name, 'the demo company');
     assert.ok(body.departments.length > 0, 'with its data');
+    // And the console invitation for the demo organisation's first admin.
+    const invitation = printed(output, 'Console invitation');
+    assert.match(invitation, new RegExp(`^${instance.url}/console/invitations/[A-Za-z0-9_-]{43}$`));
+    const accept = await fetch(invitation);
+    assert.equal(accept.status, 200);
+    assert.match(await accept.text(), /<label for="password">Password<\/label>/);
     assert.equal(await instance.stop(), 0);
 
     instance = await startInstance({ env: { DATABASE_URL: database.url } });
     const again = await outputMatching(instance, /Listening on /);
-    assert.doesNotMatch(again, /API Client secret|API User secret/);
+    assert.doesNotMatch(again, /API Client secret|API User secret|Console invitation/);
     assert.ok(!again.includes(clientSecret) && !again.includes(userSecret), 'no secret is printed again');
     assert.match(again, /Demo data already present/);
   } finally {

@@ -9,7 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { useTestServer } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { codeExchange, type TokenBody } from '../support/login.ts';
-import { rotateClientSecret, setClientDisabled, setGrantEnabled, setUserDisabled } from '../../src/iam/provisioning.ts';
+import { setGrantEnabled } from '../../src/iam/provisioning.ts';
+import { rotateClientSecret } from '../../src/iam/client-admin.ts';
+import { switchClient, switchUser } from '../../src/admin/operations.ts';
 import { runWfsJson } from '../support/processes.ts';
 import { configurationWith, loginForCode, postToken, renewAtIdToken } from './helpers.ts';
 
@@ -29,8 +31,8 @@ async function expectInvalidGrant(response: Response): Promise<void> {
 test('a code issued before the client was disabled stays void after the client is enabled again', async () => {
   const tenant = await provisionTenant(server.ctx);
   const code = await freshCode(tenant);
-  await setClientDisabled(server.ctx.db, tenant.clientId, true);
-  await setClientDisabled(server.ctx.db, tenant.clientId, false);
+  await switchClient(server.ctx.db, tenant.clientId, true);
+  await switchClient(server.ctx.db, tenant.clientId, false);
   // The client authenticates (its secret is unchanged and it is enabled): only the code is refused.
   await expectInvalidGrant(await postToken(server, codeExchange(tenant, code)));
   const later = await postToken(server, codeExchange(tenant, await freshCode(tenant)));
@@ -50,8 +52,8 @@ test('a code issued before the client secret was rotated cannot be exchanged wit
 test('a code issued before its user was disabled stays void after the user is enabled again', async () => {
   const tenant = await provisionTenant(server.ctx);
   const code = await freshCode(tenant);
-  await setUserDisabled(server.ctx.db, tenant.userId, true);
-  await setUserDisabled(server.ctx.db, tenant.userId, false);
+  await switchUser(server.ctx.db, tenant.userId, true);
+  await switchUser(server.ctx.db, tenant.userId, false);
   await expectInvalidGrant(await postToken(server, codeExchange(tenant, code)));
   assert.equal((await postToken(server, codeExchange(tenant, await freshCode(tenant)))).status, 200);
 });
@@ -60,7 +62,7 @@ test('only its own client learns that a code was withdrawn; another client is to
   const owner = await provisionTenant(server.ctx);
   const stranger = await provisionTenant(server.ctx);
   const code = await freshCode(owner);
-  await setUserDisabled(server.ctx.db, owner.userId, true);
+  await switchUser(server.ctx.db, owner.userId, true);
   const response = await postToken(server, codeExchange(stranger, code, { redirect_uri: owner.redirectUri }));
   const body = (await response.json()) as { error: string; error_description: string };
   assert.equal(response.status, 400);
@@ -72,7 +74,7 @@ test('disabling the client voids only its own pending codes', async () => {
   const disabled = await provisionTenant(server.ctx);
   const bystander = await provisionTenant(server.ctx);
   const bystanderCode = await freshCode(bystander);
-  await setClientDisabled(server.ctx.db, disabled.clientId, true);
+  await switchClient(server.ctx.db, disabled.clientId, true);
   assert.equal((await postToken(server, codeExchange(bystander, bystanderCode))).status, 200);
 });
 

@@ -1,7 +1,9 @@
 // Every operator change to who may get tokens lands in the audit log (never with a secret).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rotateClientSecret, setClientDisabled, setGrantEnabled, setUserDisabled } from '../../src/iam/provisioning.ts';
+import { setGrantEnabled } from '../../src/iam/provisioning.ts';
+import { rotateClientSecret } from '../../src/iam/client-admin.ts';
+import { switchClient, switchUser } from '../../src/admin/operations.ts';
 import { useTestServer } from '../support/server.ts';
 import { provisionTenant } from '../support/tenants.ts';
 
@@ -12,9 +14,9 @@ test('creating, re-granting, rotating, disabling and enabling are each audited w
   const tenant = await provisionTenant(server.ctx);
   await setGrantEnabled(db, tenant.clientId, 'client_credentials', true);
   const rotated = await rotateClientSecret(db, tenant.clientId);
-  await setClientDisabled(db, tenant.clientId, true);
-  await setClientDisabled(db, tenant.clientId, false);
-  await setUserDisabled(db, tenant.userId, true);
+  await switchClient(db, tenant.clientId, true);
+  await switchClient(db, tenant.clientId, false);
+  await switchUser(db, tenant.userId, true);
 
   const rows = await db.selectFrom('audit_log').selectAll().where('event', '=', 'operator_change')
     .where((eb) => eb.or([eb('client_id', '=', tenant.clientId), eb('user_id', '=', tenant.userId)]))

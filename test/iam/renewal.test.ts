@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant } from '../support/tenants.ts';
-import { setClientDisabled, setGrantEnabled } from '../../src/iam/provisioning.ts';
+import { setGrantEnabled } from '../../src/iam/provisioning.ts';
+import { switchClient } from '../../src/admin/operations.ts';
 import { configurationWith, loginAndExchange, postToken, renewAtIdToken } from './helpers.ts';
 import { assertRefusedWithin } from '../support/http.ts';
 import type { TokenBody } from '../support/login.ts';
@@ -63,7 +64,7 @@ test('no token (or another scheme than Bearer) is 401 with a bare Bearer challen
   await expectInvalidToken(await renewAtIdToken(s, 'not-a-jwt'), /malformed/);
   await expectInvalidToken(await renewAtIdToken(s, tokens.id_token), /not a refresh token/);
   await expectInvalidToken(await fetch(`${s.config.issuer}/idToken`, { method: 'POST', headers: { authorization: 'Bearer a b' } }), /empty or malformed/);
-  await setClientDisabled(s.ctx.db, tenant.clientId, true);
+  await switchClient(s.ctx.db, tenant.clientId, true);
   await expectInvalidToken(await renewAtIdToken(s, tokens.refresh_token ?? ''), /revoked/);
 });
 

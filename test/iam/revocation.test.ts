@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestServer } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
-import { rotateClientSecret, setUserDisabled } from '../../src/iam/provisioning.ts';
+import { rotateClientSecret } from '../../src/iam/client-admin.ts';
+import { switchUser } from '../../src/admin/operations.ts';
 import { configurationWith, loginAndExchange, renewAtIdToken } from './helpers.ts';
 import { assertRefusedWithin } from '../support/http.ts';
 
@@ -72,7 +73,7 @@ test('revocation requires client authentication and a token', async () => {
 test('disabling the user or rotating the client secret revokes the grants', async () => {
   const tenant = await provisionTenant(server.ctx);
   const tokens = await loginAndExchange(server, tenant);
-  await setUserDisabled(server.ctx.db, tenant.userId, true);
+  await switchUser(server.ctx.db, tenant.userId, true);
   await expectRevoked(tokens);
 
   const rotated = await provisionTenant(server.ctx);

@@ -7,7 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
-import { setClientDisabled, setGrantEnabled, setUserDisabled } from '../../src/iam/provisioning.ts';
+import { setGrantEnabled } from '../../src/iam/provisioning.ts';
+import { switchClient, switchUser } from '../../src/admin/operations.ts';
 import { configurationWith, loginForCode, postToken, renewAtIdToken } from './helpers.ts';
 import { assertRefusedWithin } from '../support/http.ts';
 import { codeExchange, type TokenBody } from '../support/login.ts';
@@ -213,12 +214,12 @@ test('client_credentials and refresh_token need the operator to enable them (una
 test('a disabled client cannot exchange; a disabled user\'s pending code is void', async () => {
   const disabledClient = await provisionTenant(server.ctx);
   const code = await freshCode(disabledClient);
-  await setClientDisabled(server.ctx.db, disabledClient.clientId, true);
+  await switchClient(server.ctx.db, disabledClient.clientId, true);
   await expectOAuthError(await postToken(server, codeExchange(disabledClient, code)), 401, 'invalid_client');
 
   const disabledUser = await provisionTenant(server.ctx);
   const userCode = await freshCode(disabledUser);
-  await setUserDisabled(server.ctx.db, disabledUser.userId, true);
+  await switchUser(server.ctx.db, disabledUser.userId, true);
   await expectOAuthError(await postToken(server, codeExchange(disabledUser, userCode)), 400, 'invalid_grant');
 });
 

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fromHundredths, toHundredths } from '../../src/inbound/decimal.ts';
 import { parseJsonKeepingNumbers, numberText } from '../../src/inbound/exact-json.ts';
+import { measureJson } from '../../src/platform/json-body.ts';
 
 test('a JSON number text becomes exact hundredths', () => {
   const cases: [string, number][] = [
@@ -23,13 +24,22 @@ test('hundredths are written back as the shortest JSON number', () => {
   assert.equal(JSON.stringify([fromHundredths(10), fromHundredths(20), fromHundredths(1234567890199), fromHundredths(-7)]), '[0.1,0.2,12345678901.99,-0.07]');
 });
 
-test('the parser keeps each number\'s text beside the value JSON.parse makes of it', () => {
-  const body = parseJsonKeepingNumbers('{"items":[{"amount":1.0000000000000001,"hours":7.50}]}') as { items: { amount: number; hours: number }[] };
+test('the parser keeps the text of each number a double cannot hold; the others read back as the same decimal', () => {
+  const parse = (text: string) => parseJsonKeepingNumbers(text, measureJson(text));
+  const body = parse('{"items":[{"amount":1.0000000000000001,"hours":7.50,"big":12345678901234567.89,"exp":1.5e1,"plain":-12.34}]}') as { items: Record<string, number>[] };
   const item = body.items[0];
   assert.ok(item);
   assert.equal(item.amount, 1);
-  assert.equal(numberText(item, 'amount', item.amount), '1.0000000000000001');
-  assert.equal(numberText(item, 'hours', item.hours), '7.50');
+  assert.equal(numberText(item, 'amount', item.amount as number), '1.0000000000000001');
+  assert.equal(numberText(item, 'big', item.big as number), '12345678901234567.89');
+  assert.equal(numberText(item, 'exp', item.exp as number), '1.5e1');
+  assert.equal(item.exp, 15, 'a kept number is a number again');
+  assert.equal(toHundredths(numberText(item, 'hours', item.hours as number)).ok && item.hours, 7.5, '7.50 reads back as 7.5: the same decimal');
+  assert.equal(numberText(item, 'plain', item.plain as number), '-12.34');
   assert.equal(numberText({ amount: 0.5 }, 'amount', 0.5), '0.5', 'falls back to the value when not parsed here');
-  assert.throws(() => parseJsonKeepingNumbers('{"__proto__":{"x":1}}'), SyntaxError);
+  assert.deepEqual(parse('["\\u0000:1e5", 1e5]'), ['\u0000:1e5', 100000], 'a client string that looks like a marker stays a string');
+  assert.throws(() => parseJsonKeepingNumbers('{"__proto__":{"x":1e5}}', measureJson('{"__proto__":{"x":1e5}}'), (text) => JSON.parse(text, (key, value: unknown) => {
+    if (key === '__proto__') throw new SyntaxError('no');
+    return value;
+  })), SyntaxError);
 });

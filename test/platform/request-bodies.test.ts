@@ -1,7 +1,7 @@
 // How request bodies are read (CONTRACT §4), on every JSON endpoint: only UTF-8 (another declared
 // charset is 415, bytes that are not UTF-8 a 400 rather than silent U+FFFD), and a body nested past
 // 64 levels — 100,000 `[` once overflowed the parser's stack — is 400 malformed_body, in the
-// endpoint's own error shape.
+// endpoint's own error shape. Bodies are limited per endpoint: 2 MiB for batches, 64 KiB elsewhere.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useCompanyServer } from '../support/company.ts';
@@ -53,16 +53,26 @@ test('bytes that are not UTF-8 are 400 malformed_body, not stored as U+FFFD', as
 });
 
 test('100,000 nested arrays are 400 malformed_body (no stack overflow) on every JSON endpoint', async () => {
-  const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+  // 100,000 where the endpoint takes 2 MiB; 30,000 (60 kB) where it takes 64 KiB.
+  const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
   for (const path of COMPANY_WRITES) {
-    const problem = await assertProblem(await post(path, deep), 400, 'malformed_body');
+    const depth = path.startsWith('/api/v1/company/') ? 100_000 : 30_000;
+    const problem = await assertProblem(await post(path, nested(depth)), 400, 'malformed_body');
     assert.match(problem.detail, /deeper than 64/);
-    const wrapped = `{"items":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
-    await assertProblem(await post(path, wrapped), 400, 'malformed_body');
+    await assertProblem(await post(path, `{"items":${nested(depth)}}`), 400, 'malformed_body');
   }
-  const token = await fetch(`${company.server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: deep });
+  const token = await fetch(`${company.server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: nested(30_000) });
   assert.equal(token.status, 400);
   assert.equal(((await token.json()) as { error: string }).error, 'invalid_request');
+});
+
+test('a body over the endpoint\'s limit is 413: 2 MiB for batches, 64 KiB for a punch', async () => {
+  const padded = (bytes: number) => `{"items":[],"pad":"${'x'.repeat(bytes)}"}`;
+  const batch = await assertProblem(await post('/api/v1/company/revenue', padded(2 * 1024 * 1024)), 413, 'payload_too_large');
+  assert.match(batch.detail, /2 MiB/);
+  await assertProblem(await post('/api/v1/company/revenue', padded(1024 * 1024)), 400, 'validation_failed');
+  const punch = await assertProblem(await post('/api/v1/timeclock/events', padded(64 * 1024)), 413, 'payload_too_large');
+  assert.match(punch.detail, /64 KiB/);
 });
 
 test('64 levels of nesting are still parsed (and refused by the schema, not as malformed)', async () => {
