@@ -2,7 +2,7 @@
 // at limit 1000, one page after the other as an integrator's sync job does, for the measured time
 // (starting over from the beginning when it reaches the end). Reported as changes per second.
 import { JsonClient } from './client.ts';
-import { percentile, type Measurement } from './measurement.ts';
+import { percentile, timedPhases, type Measurement } from './measurement.ts';
 
 export interface ChangeReadRun {
   url: string;
@@ -38,10 +38,7 @@ export async function measureChangeReads(run: ChangeReadRun): Promise<Measuremen
     }
   };
   try {
-    if (run.warmup > 0) await phase(run.warmup, false);
-    const started = performance.now();
-    await phase(run.duration, true);
-    const seconds = (performance.now() - started) / 1000;
+    const seconds = await timedPhases(phase, run.warmup, run.duration);
     return {
       perSecond: changes / seconds,
       p99Ms: percentile(latencies, 99),
