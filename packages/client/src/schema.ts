@@ -78,7 +78,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enable client_credentials or refresh_token for a client */
+        /** Enable client_credentials, refresh_token or sso for a client */
         post: operations["adminEnableGrant"];
         /** Disable a grant type for a client (revokes nothing) */
         delete: operations["adminDisableGrant"];
@@ -257,6 +257,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/organisations/{organisationId}/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's SSO providers (never their secrets) and whether it enforces SSO */
+        get: operations["adminGetOrganisationSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/organisations/{organisationId}/sso/enforcement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Enforce SSO for an organisation (its API Users' secrets stop signing in) or stop enforcing it */
+        put: operations["adminSetSsoEnforcement"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/organisations/{organisationId}/sso/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add an OpenID provider; the issuer is checked against its discovery document */
+        post: operations["adminAddSsoProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/signing-keys/rotate": {
         parameters: {
             query?: never;
@@ -272,6 +323,24 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/sso-providers/{providerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a provider: revokes every grant made through it */
+        delete: operations["adminRemoveSsoProvider"];
+        options?: never;
+        head?: never;
+        /** Change a provider's issuer, client id, client secret or domains (domains replace the list) */
+        patch: operations["adminUpdateSsoProvider"];
         trace?: never;
     };
     "/api/v1/company/changes": {
@@ -831,6 +900,26 @@ export interface paths {
          * @description Success: 302 to redirect_uri with code (single use, AUTH_CODE_TTL seconds), state byte for byte, and iss. Wrong credentials: the form again with status 401; repeated failures: 429 page with Retry-After; bad CSRF token: 403.
          */
         post: operations["authorizeSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Return from an organisation's OpenID provider (single sign-on)
+         * @description The redirect URI this service registers at each SSO provider ({auth_url}/oauth/sso/callback). Success: 302 to the client's redirect_uri with code, state and iss, as after a secret login. Failure: an HTML page saying why (audited as sso_login_failed).
+         */
+        get: operations["ssoCallback"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2593,6 +2682,210 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminGetOrganisationSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organisation id */
+                organisationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enforceSso: boolean;
+                        organisationId: string;
+                        providers: {
+                            clientId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            domains: string[];
+                            issuer: string;
+                            organisationId: string;
+                            providerId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminSetSsoEnforcement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organisation id */
+                organisationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: API Users of the organisation sign in only through its providers */
+                    enforceSso: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enforceSso: boolean;
+                        organisationId: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminAddSsoProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organisation id */
+                organisationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The client id the provider issued to this service */
+                    clientId: string;
+                    /** @description Write-only: stored encrypted with SECRETS_KEY, never shown again */
+                    clientSecret: string;
+                    /** @description Email domains the provider owns; a domain belongs to one provider across all organisations */
+                    domains: string[];
+                    /** @description Issuer URL exactly as its discovery document names it: https (http on a loopback host only with SSO_ALLOW_INSECURE=1) */
+                    issuer: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        providerId: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminRotateSigningKey: {
         parameters: {
             query?: never;
@@ -2648,6 +2941,145 @@ export interface operations {
             };
             /** @description Not found within the token's reach */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminRemoveSsoProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description SSO provider id */
+                providerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        providerId: string;
+                        /** @enum {boolean} */
+                        removed: true;
+                        /** @description Grants made through the provider, now revoked */
+                        revokedGrants: number;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminUpdateSsoProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description SSO provider id */
+                providerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The client id the provider issued to this service */
+                    clientId?: string;
+                    /** @description Write-only: stored encrypted with SECRETS_KEY, never shown again */
+                    clientSecret?: string;
+                    /** @description Email domains the provider owns; a domain belongs to one provider across all organisations */
+                    domains?: string[];
+                    /** @description Issuer URL exactly as its discovery document names it: https (http on a loopback host only with SSO_ALLOW_INSECURE=1) */
+                    issuer?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description An SSO provider; its client secret is never shown */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        domains: string[];
+                        issuer: string;
+                        organisationId: string;
+                        providerId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -3214,7 +3646,7 @@ export interface operations {
                         amount: number;
                         /** @description Optional split of the revenue (e.g. "food"); part of the upsert key. */
                         category?: string | null;
-                        /** @description Day (YYYY-MM-DD, company time zone). Exactly one of date and week. */
+                        /** @description Day (YYYY-MM-DD, company time zone), from 2000-01-01 to 2099-12-31. Exactly one of date and week. */
                         date?: string | null;
                         /** @description A department id from getConfiguration. */
                         departmentId: string;
@@ -3223,7 +3655,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         kind: "realised" | "prognosis";
-                        /** @description ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday). Exactly one of date and week. */
+                        /** @description ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday) of the years 2000 to 2099. Exactly one of date and week. */
                         week?: string | null;
                     }[];
                 };
@@ -3640,13 +4072,13 @@ export interface operations {
                     items: {
                         /** @description In the company currency, ≥ 0, at most 2 decimals. */
                         amount: number;
-                        /** @description Day (YYYY-MM-DD, company time zone). Exactly one of date and week. */
+                        /** @description Day (YYYY-MM-DD, company time zone), from 2000-01-01 to 2099-12-31. Exactly one of date and week. */
                         date?: string | null;
                         /** @description A department id from getConfiguration. */
                         departmentId: string;
                         /** @description Budgeted hours, ≥ 0, at most 2 decimals. */
                         hours?: number | null;
-                        /** @description ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday). Exactly one of date and week. */
+                        /** @description ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday) of the years 2000 to 2099. Exactly one of date and week. */
                         week?: string | null;
                     }[];
                 };
@@ -5206,7 +5638,7 @@ export interface operations {
                     deviceId?: string | null;
                     /**
                      * Format: uuid
-                     * @description Chosen by the sender; resending the same event with it is answered with the original 200.
+                     * @description A UUID chosen by the sender; resending the same event with it is answered with the original 200. Stored and answered as the lower-case bare UUID: upper case and a `urn:uuid:` prefix are accepted and name the same event.
                      */
                     eventId: string;
                     /** @description Where the punch was registered. */
@@ -5506,7 +5938,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Missing or wrong CSRF token: the form again (text/html) */
+            /** @description Missing or wrong CSRF token: the form again; or a secret sent where the organisation enforces SSO (text/html) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5518,6 +5950,16 @@ export interface operations {
             };
             /** @description Too many attempts; see Retry-After (text/html) */
             429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The organisation's identity provider could not be reached (text/html) */
+            502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -5602,7 +6044,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Missing or wrong CSRF token: the form again (text/html) */
+            /** @description Missing or wrong CSRF token: the form again; or a secret sent where the organisation enforces SSO (text/html) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5614,6 +6056,84 @@ export interface operations {
             };
             /** @description Too many attempts; see Retry-After (text/html) */
             429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The organisation's identity provider could not be reached (text/html) */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    ssoCallback: {
+        parameters: {
+            query?: {
+                /** @description The provider's authorization code */
+                code?: string;
+                error?: string;
+                error_description?: string;
+                /** @description RFC 9207: the provider's issuer */
+                iss?: string;
+                /** @description The state this service sent to the provider */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the client's redirect_uri with code, state and iss */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown, used or expired state; another browser (text/html) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No matching API User, unverified email … (text/html) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many failed sign-ins from this address (text/html) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The provider could not be reached (text/html) */
+            502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
