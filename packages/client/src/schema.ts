@@ -891,7 +891,7 @@ export interface paths {
         };
         /**
          * Login page of the authorization code flow (browser)
-         * @description Served on AUTH_URL. Unknown client_id or an unregistered redirect_uri: 400 HTML page, never redirected. Other bad parameters (response_type, scope other than `all`/`all openid`, bad PKCE): redirect with error, error_description, state and iss. Otherwise a CSRF-protected login form for the API User of that client.
+         * @description Served on AUTH_URL. Unknown client_id, or a malformed (port outside 1–65535, characters outside RFC 3986) or unregistered redirect_uri: 400 HTML page, never redirected, whatever the other parameters. Other bad parameters (response_type, scope other than `all`/`all openid`, bad PKCE): redirect with error, error_description, state and iss. Otherwise a CSRF-protected login form for the API User of that client.
          */
         get: operations["authorize"];
         put?: never;
@@ -4992,7 +4992,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited or penalised after failures; see Retry-After */
+            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5068,7 +5068,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited or penalised after failures; see Retry-After */
+            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5182,7 +5182,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited or penalised after failures; see Retry-After */
+            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5325,7 +5325,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited or penalised after failures; see Retry-After */
+            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5918,7 +5918,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unknown client or unregistered redirect_uri: an error page, never a redirect (text/html) */
+            /** @description Unknown client, or a malformed or unregistered redirect_uri: an error page, never a redirect (text/html) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6024,7 +6024,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unknown client or unregistered redirect_uri: an error page, never a redirect (text/html) */
+            /** @description Unknown client, or a malformed or unregistered redirect_uri: an error page, never a redirect (text/html) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
