@@ -16,6 +16,8 @@ import { iamRoutes } from '../iam/routes.ts';
 import { securedApi } from './secured-api.ts';
 import { adminRoutes } from '../admin/routes.ts';
 import { demoCallbackRoutes } from '../demo/callback.ts';
+import { webhookDelivery } from '../webhooks/delivery-plugin.ts';
+import { webhookMessagesDocument } from '../webhooks/openapi.ts';
 import { consoleRoutes } from '../console/routes.ts';
 
 export interface BuildOptions {
@@ -68,7 +70,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   readJsonBodies(app);
   refuseUnstorableText(app);
   await app.register(formbody);
-  await registerOpenApi(app, ctx.config);
+  await registerOpenApi(app, ctx.config, { webhooks: webhookMessagesDocument() });
 
   await app.register(healthRoutes, { db: ctx.db, redis: ctx.redis });
   await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.metricsToken });
@@ -76,6 +78,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(demoCallbackRoutes, { ctx });
   await app.register(securedApi, { ctx, prefix: '/api/v1' });
   await app.register(adminRoutes, { ctx, prefix: '/api/v1/admin' });
+  await app.register(webhookDelivery, { ctx });
   await app.register(consoleRoutes, { ctx });
   return app;
 }

@@ -7,6 +7,7 @@ import { Authenticator, type Principal } from '../iam/bearer-authentication.ts';
 import { companyRoutes } from '../company/routes.ts';
 import { inboundRoutes } from '../inbound/routes.ts';
 import { timeclockRoutes } from '../timeclock/routes.ts';
+import { webhookRoutes } from '../webhooks/routes.ts';
 
 export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
   const authenticator = new Authenticator(ctx);
@@ -43,4 +44,5 @@ export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promis
   await app.register(companyRoutes, { ctx });
   await app.register(inboundRoutes, { ctx });
   await app.register(timeclockRoutes, { ctx });
+  await app.register(webhookRoutes, { ctx });
 }

@@ -4,7 +4,7 @@
 import { Type, type Static } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
 import { OAuthError } from '../platform/errors.ts';
-import { findClient, redirectUriRegistered, scopeAcceptable, type OAuthClient } from './clients.ts';
+import { findClient, redirectUriProblem, redirectUriRegistered, scopeAcceptable, type OAuthClient } from './clients.ts';
 
 const param = (description: string) => Type.Optional(Type.String({ maxLength: 4096, description }));
 
@@ -70,6 +70,8 @@ export async function checkAuthorizationRequest(db: Db, issuer: string, params: 
   const client = await findClient(db, params.client_id);
   if (!client || client.disabled) throw untrusted('The client_id is unknown, or the client is disabled.');
   if (!params.redirect_uri) throw untrusted('The request has no redirect_uri.');
+  const malformed = redirectUriProblem(params.redirect_uri);
+  if (malformed) throw untrusted(`The redirect_uri is malformed: it ${malformed}.`);
   if (!redirectUriRegistered(client.redirectUris, params.redirect_uri)) throw untrusted('The redirect_uri is not registered for this client.');
 
   const problem = parameterProblem(params);

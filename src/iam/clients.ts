@@ -45,6 +45,40 @@ export async function findClient(db: Db, clientId: string): Promise<OAuthClient 
   };
 }
 
+// RFC 3986's characters, and % only as a percent-encoding: no spaces, controls or raw non-ASCII,
+// which URL parsers silently drop or re-encode (so the text registered would not be the text used).
+const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+const PORT = /^[1-9][0-9]{0,4}$/;
+
+/** The port as written in the authority (after any userinfo and host), or undefined without one. */
+function writtenPort(uri: string): string | undefined {
+  const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(uri)?.[1];
+  if (authority === undefined) return undefined;
+  const hostAndPort = authority.slice(authority.lastIndexOf('@') + 1);
+  const afterHost = hostAndPort.startsWith('[') ? hostAndPort.slice(hostAndPort.indexOf(']') + 1) : hostAndPort;
+  const colon = afterHost.indexOf(':');
+  return colon < 0 ? undefined : afterHost.slice(colon + 1);
+}
+
+/**
+ * What is wrong with the form of a redirect URI, or undefined: checked at registration (beside the
+ * scheme rules of provisioning) and before an authorization request's redirect_uri is trusted, so a
+ * URI no browser can reach is never redirected to.
+ */
+export function redirectUriProblem(uri: string): string | undefined {
+  if (!URI_CHARACTERS.test(uri)) return 'must be a URI (RFC 3986): no spaces, control or non-ASCII characters, and % only in %XX';
+  const port = writtenPort(uri);
+  if (port !== undefined && !(PORT.test(port) && Number(port) <= 65_535)) return 'must have a port from 1 to 65535, written without leading zeros';
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'must be an absolute URI';
+  }
+  if (url.hash !== '' || uri.includes('#')) return 'must not contain a fragment';
+  return undefined;
+}
+
 // Compared on the raw text, never on a parsed-and-normalised URL, so look-alikes cannot slip through.
 const LOOPBACK = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::\d{1,5})?([/?].*)?$/;
 

@@ -7,6 +7,7 @@ import { ProblemError, badRequest, notFound, type FieldError } from '../platform
 import { newId } from '../platform/ids.ts';
 import { generateClientSecret, generateUserSecret, hashUserSecret } from './secrets.ts';
 import { DEFAULT_AUDIENCE } from './tokens.ts';
+import { redirectUriProblem } from './clients.ts';
 import { OPERATOR, type Actor } from './audit.ts';
 import { EVERY_ORGANISATION, auditChange, requireClient, requireCompany, type Reach } from './organisation-scope.ts';
 
@@ -86,14 +87,10 @@ const MAX_REDIRECT_URIS = 20;
  * private deployment behind its own TLS).
  */
 export function validateRedirectUri(uri: string, actor: Actor = OPERATOR): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'must be an absolute URI';
-  }
   if (uri.length > 2000) return 'must be at most 2000 characters';
-  if (url.hash !== '' || uri.includes('#')) return 'must not contain a fragment';
+  const malformed = redirectUriProblem(uri);
+  if (malformed) return malformed;
+  const url = new URL(uri);
   if (url.protocol === 'https:') return undefined;
   if (url.protocol !== 'http:') return actor.kind === 'operator' ? 'must use https (or http)' : 'must use https (or http on a loopback host)';
   if (actor.kind !== 'operator' && !LOOPBACK_HOSTS.has(url.hostname)) return 'must use https; plain http only on a loopback host (127.0.0.1, [::1], localhost)';

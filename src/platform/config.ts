@@ -31,6 +31,14 @@ export interface Config {
    * address counts), a number of proxy hops, or a list of proxy addresses and CIDR ranges.
    */
   readonly trustProxy: false | number | string;
+  /** SECRETS_KEY: 32 bytes that seal stored secrets (AES-256-GCM); unset, a key kept in the database. */
+  readonly secretsKey: Buffer | undefined;
+  /** How long a webhook receiver has to answer 2xx (WEBHOOK_TIMEOUT_MS). */
+  readonly webhookTimeoutMs: number;
+  /** Waits before each retry of a failed webhook message (WEBHOOK_RETRY_SCHEDULE), in milliseconds. */
+  readonly webhookRetrySchedule: readonly number[];
+  /** WEBHOOK_ALLOW_INSECURE=1: http and loopback/private destinations allowed (development and tests). */
+  readonly webhookAllowInsecure: boolean;
   /** How long the change log keeps a change (CONTRACT §7). */
   readonly changesRetentionSeconds: number;
 }
@@ -90,6 +98,27 @@ function logLevel(raw: string): string {
   return raw;
 }
 
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `5s,5m,30m,2h` → milliseconds; each entry a whole number and a unit (ms, s, m, h, d). */
+function durations(env: Env, name: string, fallback: string): number[] {
+  const raw = env[name] || fallback;
+  return raw.split(',').map((entry) => {
+    const match = /^(\d+)(ms|s|m|h|d)$/.exec(entry.trim());
+    if (!match) throw new ConfigError(`${name} must be a comma-separated list of durations such as 5s,5m,2h, got "${raw}"`);
+    return Number(match[1]) * (DURATION_UNITS[match[2] ?? 's'] ?? 1000);
+  });
+}
+
+function secretsKey(raw: string | undefined): Buffer | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32 || key.toString('base64').replace(/=+$/, '') !== raw.trim().replace(/=+$/, '')) {
+    throw new ConfigError('SECRETS_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
+  }
+  return key;
+}
+
 function optional(env: Env, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw === '' ? undefined : raw;
@@ -136,6 +165,10 @@ export function loadConfig(env: Env = process.env): Config {
     revocationRefreshMs: integer(env, 'REVOCATION_REFRESH_MS', 1000, 50),
     keyRefreshMs: integer(env, 'KEY_REFRESH_MS', 30_000, 100),
     trustProxy: trustProxy(env.TRUST_PROXY),
+    secretsKey: secretsKey(env.SECRETS_KEY),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1),
+    webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,14h,20h,24h')),
+    webhookAllowInsecure: env.WEBHOOK_ALLOW_INSECURE === '1',
     changesRetentionSeconds: integer(env, 'CHANGES_RETENTION_SECONDS', 2_592_000, 1),
   });
 }

@@ -29,6 +29,7 @@ const TAGS = [
   { name: 'company', description: 'Company data of the token\'s company: configuration, users (employees), contracts and the timetable (shifts). Collections page with `limit` and `cursor`.' },
   { name: 'inbound', description: 'Batches sent by the customer\'s systems: realised and prognosis revenue and the wage budget, per day or ISO week. A batch is all-or-nothing and idempotent.' },
   { name: 'timeclock', description: 'Badges of the organisation\'s activated users and the timeclock events they punch. Send one person\'s events in order, the next only after the previous `200`.' },
+  { name: 'webhooks', description: 'Webhook endpoints of the token\'s company: changes pushed as signed Standard Webhooks messages, in order, at least once, with a delivery log, retry and replay. The message types are listed under `webhooks`.' },
   { name: 'operator', description: 'The operator API (exists only when `ADMIN_TOKEN` is set): organisations, companies, API Clients and Users, grants, keys and imports.' },
   { name: 'demo', description: 'The demo client\'s redirect page: shows the code it received and the command that exchanges it.' },
   { name: 'health', description: 'Liveness and readiness probes for load balancers and orchestrators, and the Prometheus metrics (behind `METRICS_TOKEN`).' },
@@ -233,9 +234,11 @@ function completeDocument(document: Json, config: Config): Json {
   return { ...document, paths: completed, components: mergedComponents };
 }
 
-export async function registerOpenApi(app: App, config: Config): Promise<void> {
+/** `webhooks`: the OpenAPI 3.1 section of the requests the service makes (a feature's, given by the composition). */
+export async function registerOpenApi(app: App, config: Config, sections: { webhooks?: Json } = {}): Promise<void> {
+  const document: Json = { ...baseDocument(config), ...sections };
   await app.register(swagger, {
-    openapi: baseDocument(config),
+    openapi: document,
     // Browser pages (errorFormat 'html': the login page, the demo callback) answer HTML, errors included.
     transform: ({ schema, url, route }) => ({
       schema: route.config?.errorFormat === 'html' ? { ...schema, produces: ['text/html'] } : schema,

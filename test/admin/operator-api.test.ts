@@ -196,6 +196,12 @@ test('bad bodies are 400 problem+json listing every problem, from the schema or 
   assert.equal(client.status, 400);
   assert.deepEqual((client.body.errors as { path: string }[]).map((e) => e.path), ['/redirectUris/0', '/redirectUris/1']);
 
+  const ports = ['http://127.0.0.1:99999/cb', 'http://127.0.0.1:0/cb', 'http://127.0.0.1:01/cb', 'https://ok.example:65536/cb', 'https://ok.example:/cb', 'https://ok.example/c b', 'https://ok.example/%zz'];
+  const badPorts = await admin('POST', '/api-clients', { companyId: 'cmp_x', name: 'X', redirectUris: ['https://ok.example:8443/cb', ...ports] });
+  assert.equal(badPorts.status, 400);
+  assert.deepEqual((badPorts.body.errors as { path: string }[]).map((e) => e.path), ports.map((_uri, i) => `/redirectUris/${i + 1}`));
+  assert.match(JSON.stringify(badPorts.body.errors), /must have a port from 1 to 65535/);
+
   const unknownCompany = await admin('POST', '/api-clients', { companyId: 'cmp_x', name: 'X', redirectUris: ['https://ok.example/cb'] });
   assert.deepEqual([unknownCompany.status, unknownCompany.body.code], [404, 'not_found']);
 });

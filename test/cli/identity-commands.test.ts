@@ -157,6 +157,17 @@ test('a rejected input exits 1 and prints {error, errors} with a path per proble
   assert.match(run.stderr, /\/timezone must be an IANA time zone/);
 });
 
+test('create-api-client refuses a malformed redirect URI (port 99999, 0, 01) and creates nothing', async () => {
+  const { companyId } = await company();
+  for (const uri of ['http://127.0.0.1:99999/cb', 'http://127.0.0.1:0/cb', 'http://127.0.0.1:01/cb']) {
+    const run = await wfs(url, ['create-api-client', '--company', companyId, '--name', 'Bad port', '--redirect-uri', 'https://app.example.com/cb', '--redirect-uri', uri, '--json']);
+    assert.equal(run.code, 1, uri);
+    assert.deepEqual((lastJson(run).errors as { path: string }[]).map((e) => e.path), ['/redirectUris/1']);
+    assert.match(run.stderr, /must have a port from 1 to 65535/);
+  }
+  assert.equal((await db.selectFrom('api_clients').select('id').where('name', '=', 'Bad port').execute()).length, 0);
+});
+
 test('an unknown id exits 1 with {error} naming it, and nothing else on the last line', async () => {
   const run = await wfs(url, ['disable-api-client', '--client', 'cli_doesnotexist', '--json']);
   assert.equal(run.code, 1);

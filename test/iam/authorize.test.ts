@@ -70,7 +70,6 @@ test('an unknown client_id, a missing or unregistered redirect_uri get a 400 pag
     'https://app.example.com/callback?x=1',
     'https://app.example.com/Callback',
     'https://app.example.com.evil.example/callback',
-    'https://app.example.com/callback#frag',
     'http://app.example.com/callback',
     'https://app.example.com:443/callback',
     'https://evil.example/callback',
@@ -82,6 +81,38 @@ test('an unknown client_id, a missing or unregistered redirect_uri get a 400 pag
     'https://127.0.0.1:8080/loop',
   ]) {
     await expectErrorPage(defaultParams(tenant, { redirect_uri: lookalike }), /redirect_uri is not registered/);
+  }
+  await expectErrorPage(defaultParams(tenant, { redirect_uri: 'https://app.example.com/callback#frag' }), /redirect_uri is malformed: it must not contain a fragment/);
+});
+
+test('a malformed redirect_uri (port 99999, 0 or 01, …) gets the 400 page, never a redirect, whatever else is wrong', async () => {
+  for (const malformed of [
+    'http://127.0.0.1:99999/loop',
+    'http://127.0.0.1:65536/loop',
+    'http://127.0.0.1:0/loop',
+    'http://127.0.0.1:01/loop',
+    'http://127.0.0.1:/loop',
+    'http://[::1]:99999/v6',
+    'http://localhost:00080/local',
+    'http://[::1/v6',
+    'https://app.example.com/call back',
+    'https://app.example.com/callback\n',
+  ]) {
+    for (const extra of [{}, { scope: 'bad' }, { response_type: 'token' }, { code_challenge_method: 'plain' }] as Record<string, string>[]) {
+      await expectErrorPage(defaultParams(tenant, { redirect_uri: malformed, ...extra }), /redirect_uri is (malformed|not registered)/);
+    }
+  }
+  const port = await fetch(authorizeUrl(server, defaultParams(tenant, { redirect_uri: 'http://127.0.0.1:99999/loop' })), { redirect: 'manual' });
+  assert.match(await port.text(), /redirect_uri is malformed: it must have a port from 1 to 65535/);
+});
+
+test('a malformed redirect_uri in a submitted form gets the 400 page too, never a redirect', async () => {
+  const form = await openLoginForm(authorizeUrl(server, defaultParams(tenant)));
+  for (const redirect_uri of ['http://127.0.0.1:99999/loop', 'http://127.0.0.1:0/loop']) {
+    const response = await submitLogin(server, form, { email: tenant.email, secret: tenant.secret }, { redirect_uri });
+    assert.equal(response.status, 400);
+    assert.equal(response.headers.get('location'), null);
+    assert.match(await response.text(), /redirect_uri is malformed/);
   }
 });
 

@@ -402,6 +402,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/company/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lists the company's webhook endpoints */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Registers a webhook endpoint
+         * @description The endpoint receives the changes committed after its creation (of `types`, or all). The URL must be https and resolve to public addresses only (`400 invalid_webhook_url`, `400 webhook_destination_refused`). The `secret` is shown only in this answer. Messages are POSTed in `seq` order, at least once; a failing message holds back the later ones of its endpoint. A `2xx` within `WEBHOOK_TIMEOUT_MS` (15 s) is success; anything else, a `3xx` included, is retried after `WEBHOOK_RETRY_SCHEDULE` (5s, 5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h, each plus up to 10 % jitter; a longer `Retry-After` on `429`/`503` replaces the wait). `410` disables the endpoint at once; so does the end of the schedule. Enabling it again resumes with the first undelivered message. See docs/webhooks.md.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Reads a webhook endpoint */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /** Deletes a webhook endpoint, its queued messages and its delivery log */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Changes a webhook endpoint (URL, types, description, enabled)
+         * @description `enabled: false` pauses delivery; `enabled: true` resumes it with the first undelivered message, the failed one included, on a fresh retry schedule. A new URL is checked like at creation.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/company/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint's delivery log, newest first
+         * @description One item per attempt. Kept as long as the endpoint exists.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends a delivery's message again
+         * @description A message still waiting for its next attempt is tried at once; one already delivered (or given up) is queued again with its original `webhook-id`. `410 message_expired` when its change is older than the change log keeps.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/webhooks/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends the changes of a period again
+         * @description Queues the changes that occurred from `from` (inclusive) to `to` (exclusive) and that the endpoint's types select, with their original ids, in `seq` order. Only changes the log still keeps (CHANGES_RETENTION_SECONDS) can be replayed.
+         */
+        post: operations["replayWebhookMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replaces the signing secret
+         * @description Answers the new secret (shown only here). For 24 hours messages carry two signatures, space separated in `webhook-signature`: one with the new secret, one with the previous; a receiver holding either verifies them.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends a webhook.test message
+         * @description Queues a `webhook.test` message (whatever the endpoint's types), delivered like any other, behind a failing message if there is one; see the deliveries for its outcome.
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/feeds/timetable": {
         parameters: {
             query?: never;
@@ -675,7 +818,467 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "contract_type.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: contract_type.created */
+        post: operations["webhook_contract_type_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract_type.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: contract_type.deleted */
+        post: operations["webhook_contract_type_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract_type.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: contract_type.updated */
+        post: operations["webhook_contract_type_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: contract.created */
+        post: operations["webhook_contract_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: contract.deleted */
+        post: operations["webhook_contract_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: contract.updated */
+        post: operations["webhook_contract_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "department.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: department.created */
+        post: operations["webhook_department_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "department.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: department.deleted */
+        post: operations["webhook_department_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "department.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: department.updated */
+        post: operations["webhook_department_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "position.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: position.created */
+        post: operations["webhook_position_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "position.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: position.deleted */
+        post: operations["webhook_position_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "position.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: position.updated */
+        post: operations["webhook_position_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "revenue_item.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: revenue_item.created */
+        post: operations["webhook_revenue_item_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "revenue_item.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: revenue_item.updated */
+        post: operations["webhook_revenue_item_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shift_type.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: shift_type.created */
+        post: operations["webhook_shift_type_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shift_type.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: shift_type.deleted */
+        post: operations["webhook_shift_type_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shift_type.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: shift_type.updated */
+        post: operations["webhook_shift_type_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shift.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: shift.created */
+        post: operations["webhook_shift_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shift.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: shift.deleted */
+        post: operations["webhook_shift_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shift.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: shift.updated */
+        post: operations["webhook_shift_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "timeclock_event.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: timeclock_event.created */
+        post: operations["webhook_timeclock_event_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: user.created */
+        post: operations["webhook_user_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: user.deleted */
+        post: operations["webhook_user_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: user.updated */
+        post: operations["webhook_user_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wage_budget_item.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: wage_budget_item.created */
+        post: operations["webhook_wage_budget_item_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wage_budget_item.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A change: wage_budget_item.updated */
+        post: operations["webhook_wage_budget_item_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A test message (POST /api/v1/company/webhooks/{id}/test) */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -2908,6 +3511,577 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from a previous page's nextCursor. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description ISO 8601 instant in the company offset. */
+                            createdAt: string;
+                            description: string | null;
+                            /** @description Why delivery is off: `gone` (the receiver answered 410), `retries_exhausted` (the retry schedule ran out), `manual` (PATCH enabled false); null while enabled. */
+                            disabledReason: "gone" | "retries_exhausted" | "manual" | null;
+                            enabled: boolean;
+                            id: string;
+                            /** @description Change types delivered; null for every type. */
+                            types: string[] | null;
+                            updatedAt: string;
+                            url: string;
+                        }[];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description Change types to receive (`user.created`, …); absent or null for every type. */
+                    types?: ("user.created" | "user.updated" | "user.deleted" | "contract.created" | "contract.updated" | "contract.deleted" | "shift.created" | "shift.updated" | "shift.deleted" | "department.created" | "department.updated" | "department.deleted" | "position.created" | "position.updated" | "position.deleted" | "shift_type.created" | "shift_type.updated" | "shift_type.deleted" | "contract_type.created" | "contract_type.updated" | "contract_type.deleted" | "revenue_item.created" | "revenue_item.updated" | "wage_budget_item.created" | "wage_budget_item.updated" | "timeclock_event.created")[] | null;
+                    /** @description Where messages are POSTed: an https URL whose host resolves to public addresses only. */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ISO 8601 instant in the company offset. */
+                        createdAt: string;
+                        description: string | null;
+                        /** @description Why delivery is off: `gone` (the receiver answered 410), `retries_exhausted` (the retry schedule ran out), `manual` (PATCH enabled false); null while enabled. */
+                        disabledReason: "gone" | "retries_exhausted" | "manual" | null;
+                        enabled: boolean;
+                        id: string;
+                        /** @description The signing secret, `whsec_` and the base64 of 32 random bytes. Shown only here: store it. */
+                        secret: string;
+                        /** @description Change types delivered; null for every type. */
+                        types: string[] | null;
+                        updatedAt: string;
+                        url: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ISO 8601 instant in the company offset. */
+                        createdAt: string;
+                        description: string | null;
+                        /** @description Why delivery is off: `gone` (the receiver answered 410), `retries_exhausted` (the retry schedule ran out), `manual` (PATCH enabled false); null while enabled. */
+                        disabledReason: "gone" | "retries_exhausted" | "manual" | null;
+                        enabled: boolean;
+                        id: string;
+                        /** @description Change types delivered; null for every type. */
+                        types: string[] | null;
+                        updatedAt: string;
+                        url: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description false pauses delivery; true resumes it with the first undelivered change (the one that failed included). */
+                    enabled?: boolean;
+                    /** @description Change types to receive (`user.created`, …); absent or null for every type. */
+                    types?: ("user.created" | "user.updated" | "user.deleted" | "contract.created" | "contract.updated" | "contract.deleted" | "shift.created" | "shift.updated" | "shift.deleted" | "department.created" | "department.updated" | "department.deleted" | "position.created" | "position.updated" | "position.deleted" | "shift_type.created" | "shift_type.updated" | "shift_type.deleted" | "contract_type.created" | "contract_type.updated" | "contract_type.deleted" | "revenue_item.created" | "revenue_item.updated" | "wage_budget_item.created" | "wage_budget_item.updated" | "timeclock_event.created")[] | null;
+                    /** @description Where messages are POSTed: an https URL whose host resolves to public addresses only. */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description ISO 8601 instant in the company offset. */
+                        createdAt: string;
+                        description: string | null;
+                        /** @description Why delivery is off: `gone` (the receiver answered 410), `retries_exhausted` (the retry schedule ran out), `manual` (PATCH enabled false); null while enabled. */
+                        disabledReason: "gone" | "retries_exhausted" | "manual" | null;
+                        enabled: boolean;
+                        id: string;
+                        /** @description Change types delivered; null for every type. */
+                        types: string[] | null;
+                        updatedAt: string;
+                        url: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from a previous page's nextCursor. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Attempts at this message so far (1 for the first). */
+                            attempt: number;
+                            attemptedAt: string;
+                            durationMs: number;
+                            /** @description What failed, in words; null on success. */
+                            error: string | null;
+                            id: string;
+                            /** @description The `webhook-id` header: the change id (the same on every attempt and in a replay). */
+                            messageId: string;
+                            /** @description When the message is tried again; null after a success or when the endpoint was disabled. */
+                            nextAttemptAt: string | null;
+                            /** @description The change's seq; null for a test message. */
+                            seq: number | null;
+                            /** @description The receiver's status; null when no answer came. */
+                            statusCode: number | null;
+                            type: string;
+                        }[];
+                        /** @description Pass as `cursor` to get the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the message is queued for delivery. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The `webhook-id` of the queued message; its attempts appear in the deliveries. */
+                        messageId: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replayWebhookMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Inclusive instant.
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description Exclusive instant.
+                     */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Messages queued. */
+                        queued: number;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Until then messages carry a signature with the previous secret too. */
+                        previousSecretExpiresAt: string;
+                        /** @description The signing secret, `whsec_` and the base64 of 32 random bytes. Shown only here: store it. */
+                        secret: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the message is queued for delivery. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The `webhook-id` of the queued message; its attempts appear in the deliveries. */
+                        messageId: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     TimetableFeed: {
         parameters: {
             query?: {
@@ -4284,6 +5458,1911 @@ export interface operations {
                         status: "ok" | "unavailable";
                     };
                 };
+            };
+        };
+    };
+    webhook_contract_type_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The contract_type as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "contract_type";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "contract_type.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "contract_type.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_contract_type_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description null: a tombstone. */
+                        data: null;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "contract_type";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "contract_type.deleted";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "contract_type.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_contract_type_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The contract_type as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "contract_type";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "contract_type.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "contract_type.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_contract_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The contract as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "contract";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "contract.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "contract.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_contract_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description null: a tombstone. */
+                        data: null;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "contract";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "contract.deleted";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "contract.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_contract_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The contract as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "contract";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "contract.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "contract.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_department_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The department as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "department";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "department.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "department.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_department_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description null: a tombstone. */
+                        data: null;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "department";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "department.deleted";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "department.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_department_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The department as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "department";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "department.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "department.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_position_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The position as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "position";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "position.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "position.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_position_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description null: a tombstone. */
+                        data: null;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "position";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "position.deleted";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "position.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_position_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The position as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "position";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "position.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "position.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_revenue_item_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The revenue_item as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "revenue_item";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "revenue_item.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "revenue_item.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_revenue_item_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The revenue_item as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "revenue_item";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "revenue_item.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "revenue_item.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_shift_type_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The shift_type as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "shift_type";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "shift_type.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "shift_type.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_shift_type_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description null: a tombstone. */
+                        data: null;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "shift_type";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "shift_type.deleted";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "shift_type.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_shift_type_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The shift_type as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "shift_type";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "shift_type.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "shift_type.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_shift_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The shift as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "shift";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "shift.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "shift.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_shift_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description null: a tombstone. */
+                        data: null;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "shift";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "shift.deleted";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "shift.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_shift_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The shift as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "shift";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "shift.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "shift.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_timeclock_event_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The timeclock_event as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "timeclock_event";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "timeclock_event.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "timeclock_event.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_user_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The user as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "user";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "user.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "user.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_user_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description null: a tombstone. */
+                        data: null;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "user";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "user.deleted";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "user.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_user_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The user as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "user";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "user.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "user.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_wage_budget_item_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The wage_budget_item as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "wage_budget_item";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "wage_budget_item.created";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "wage_budget_item.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_wage_budget_item_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The wage_budget_item as its collection shows it right after the change. */
+                        data: unknown;
+                        deleted: boolean;
+                        /** @description The change id, equal to the webhook-id header. */
+                        id: string;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        resourceId: string;
+                        /** @constant */
+                        resourceType: "wage_budget_item";
+                        /** @description Grows with commit order within the company (gaps allowed). */
+                        seq: number;
+                        /** @constant */
+                        type: "wage_budget_item.updated";
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "wage_budget_item.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the change id, the same on every attempt and in a replay. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes; during a rotation two signatures, space separated. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Seconds since 1970 when this attempt was signed; refuse messages more than 5 minutes away from your clock. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        endpointId?: string;
+                        message?: string;
+                    };
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @constant */
+                    type: "webhook.test";
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within WEBHOOK_TIMEOUT_MS (15 s) is success. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried later; a longer `Retry-After` replaces the schedule's wait (503 likewise). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (a redirect too), or none in time, is retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

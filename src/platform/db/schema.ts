@@ -4,7 +4,8 @@ import type { IamTables } from '../../iam/tables.ts';
 import type { CompanyTables } from '../../company/tables.ts';
 import type { InboundTables } from '../../inbound/tables.ts';
 import type { TimeclockTables } from '../../timeclock/tables.ts';
+import type { WebhookTables } from '../../webhooks/tables.ts';
 import type { ConsoleTables } from '../../console/tables.ts';
 import type { ChangeTables } from '../../changes/tables.ts';
 
-export interface Database extends TenancyTables, IamTables, CompanyTables, InboundTables, TimeclockTables, ConsoleTables, ChangeTables {}
+export interface Database extends TenancyTables, IamTables, CompanyTables, InboundTables, TimeclockTables, ConsoleTables, ChangeTables, WebhookTables {}

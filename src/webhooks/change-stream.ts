@@ -1,0 +1,28 @@
+// What the webhooks read from the change log (src/changes/, CONTRACT §7), in one place: the position
+// an endpoint starts from, the changes after a position, and the changes of a period (replay). The
+// dispatcher takes it as a parameter, so its tests could hand it another log; the app hands it this.
+import type { Db } from '../platform/db/database.ts';
+import { changesBetween, readChangeWindow, readableSeq, type Change } from '../changes/change-log.ts';
+
+export type { Change };
+
+export interface ChangeWindow {
+  changes: Change[];
+  /** Every change of the company up to this seq has been looked at (when the page is not full). */
+  throughSeq: number;
+}
+
+export interface ChangeStream {
+  /** The newest readable change's seq (0 when none): an endpoint created now starts after it. */
+  position(db: Db): Promise<number>;
+  /** Readable changes with seq > afterSeq, in seq order; `types` undefined for every type. */
+  after(db: Db, companyId: string, afterSeq: number, limit: number, types: readonly string[] | undefined): Promise<ChangeWindow>;
+  /** Changes recorded in [fromMs, toMs), in seq order. */
+  between(db: Db, companyId: string, fromMs: number, toMs: number, types: readonly string[] | undefined): Promise<Change[]>;
+}
+
+export const changeLog: ChangeStream = {
+  position: (db) => readableSeq(db),
+  after: (db, companyId, afterSeq, limit, types) => readChangeWindow(db, companyId, { afterSeq, limit, ...(types ? { types } : {}) }),
+  between: (db, companyId, fromMs, toMs, types) => changesBetween(db, companyId, { fromInstant: new Date(fromMs).toISOString(), toInstant: new Date(toMs).toISOString(), ...(types ? { types } : {}) }),
+};

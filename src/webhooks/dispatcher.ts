@@ -1,0 +1,281 @@
+// Delivers webhook messages (CONTRACT §7). Every instance runs a dispatcher; they share the work
+// through leases in the database: an instance claims due endpoints (PostgreSQL: FOR UPDATE SKIP
+// LOCKED, so two instances never claim the same one; SQLite has one writer), delivers to each in
+// order, renews the lease with every recorded attempt, and releases it when the endpoint has nothing
+// more to send or must wait. A dead instance's leases run out after `leaseMs` (30 s by default) and
+// another instance takes its endpoints over. While an instance holds the lease, nobody else sends to
+// that endpoint, so in normal operation no message is sent twice; after a crash between sending and
+// recording, the message is sent again (at least once).
+//
+// Time: "now" is ctx.clock (tests move a ManualClock through the retry schedule); the poll timer is a
+// real, unref'd timer, stopped by close().
+import { randomUUID } from 'node:crypto';
+import type { Db, DialectName } from '../platform/db/database.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { SecretBox } from '../platform/sealed-secrets.ts';
+import type { Change, ChangeStream } from './change-stream.ts';
+import type { DestinationPolicy } from './destination.ts';
+import { signingSecrets, type EndpointRow } from './endpoints.ts';
+import { changeMessage, firstQueued, nextOrdinal, type Message } from './messages.ts';
+import { Sender, type AttemptOutcome } from './sender.ts';
+import { signedHeaders } from './signing.ts';
+import { newId } from '../platform/ids.ts';
+
+export interface DeliveryObserver {
+  /** One attempt made, and whether it succeeded. */
+  attempted(success: boolean, seconds: number): void;
+  /** A change delivered, `seconds` after it occurred. */
+  delivered(seconds: number): void;
+}
+
+export interface DispatcherOptions {
+  db: Db;
+  dialect: DialectName;
+  clock: Clock;
+  box: () => Promise<SecretBox>;
+  stream: ChangeStream;
+  timeoutMs: number;
+  /** Waits before each retry, in milliseconds (WEBHOOK_RETRY_SCHEDULE). */
+  schedule: readonly number[];
+  policy: DestinationPolicy;
+  observer?: DeliveryObserver;
+  onError?: (error: unknown) => void;
+  pollMs?: number;
+  leaseMs?: number;
+  /** Endpoints this instance delivers to at once. */
+  concurrency?: number;
+}
+
+/** A Retry-After longer than this is not honoured beyond it: one receiver cannot park its endpoint for a year. */
+const LONGEST_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
+const CHANGES_READ_AT_ONCE = 100;
+const WAKE_INTERVAL_MS = 20;
+
+/** The wait before retry number `attempt` (1-based): the schedule's entry plus up to 10 % jitter, or a longer Retry-After. */
+export function retryWait(schedule: readonly number[], attempt: number, retryAfterMs: number | null, random = Math.random()): number | null {
+  const base = schedule[attempt - 1];
+  if (base === undefined) return null;
+  const wait = Math.round(base * (1 + 0.1 * random));
+  return retryAfterMs !== null && retryAfterMs > wait ? Math.min(retryAfterMs, LONGEST_RETRY_AFTER_MS) : wait;
+}
+
+function typesOf(row: EndpointRow): string[] | undefined {
+  return row.types === null ? undefined : (JSON.parse(row.types) as string[]);
+}
+
+/** Changes read ahead for one endpoint while its lease is held. */
+class ChangeBuffer {
+  #changes: Change[] = [];
+  #types: string | null = null;
+  /** When the last read found nothing: the company's log is read through this seq for these types. */
+  emptyThrough = 0;
+
+  async next(options: DispatcherOptions, row: EndpointRow): Promise<Change | undefined> {
+    if (this.#types !== row.types) this.#changes = [];
+    this.#types = row.types;
+    while (this.#changes.length > 0 && (this.#changes[0]?.seq ?? 0) <= row.delivered_seq) this.#changes.shift();
+    if (this.#changes.length === 0) {
+      const window = await options.stream.after(options.db, row.company_id, row.delivered_seq, CHANGES_READ_AT_ONCE, typesOf(row));
+      this.#changes = window.changes;
+      this.emptyThrough = window.changes.length === 0 ? window.throughSeq : 0;
+    }
+    return this.#changes[0];
+  }
+}
+
+export class WebhookDispatcher {
+  readonly instanceId = randomUUID();
+  readonly #options: DispatcherOptions;
+  readonly #sender = new Sender();
+  readonly #working = new Map<string, Promise<void>>();
+  readonly #pollMs: number;
+  readonly #leaseMs: number;
+  readonly #concurrency: number;
+  #timer: NodeJS.Timeout | undefined;
+  #ticking = false;
+  #lastTick = 0;
+  #wakeAgain = false;
+  #closing = false;
+
+  constructor(options: DispatcherOptions) {
+    this.#options = options;
+    this.#pollMs = options.pollMs ?? 500;
+    // The lease outlives the longest attempt with room to record it.
+    this.#leaseMs = options.leaseMs ?? Math.max(30_000, options.timeoutMs + 15_000);
+    this.#concurrency = options.concurrency ?? 16;
+  }
+
+  start(): void {
+    this.#schedule(0);
+  }
+
+  /**
+   * Looks for work now (a change committed, a message queued, an endpoint enabled), or as soon as
+   * WAKE_INTERVAL_MS has passed since the last look: a burst of commits costs one claim, not one each.
+   */
+  wake(): void {
+    if (this.#ticking) this.#wakeAgain = true;
+    else this.#schedule(Math.max(0, WAKE_INTERVAL_MS - (performance.now() - this.#lastTick)));
+  }
+
+  /** Stops claiming, lets the attempts in flight finish and be recorded, and releases the leases. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    clearTimeout(this.#timer);
+    await Promise.allSettled(this.#working.values());
+    this.#sender.close();
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#closing) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#tick(), delayMs);
+    this.#timer.unref();
+  }
+
+  async #tick(): Promise<void> {
+    this.#ticking = true;
+    this.#lastTick = performance.now();
+    try {
+      const free = this.#concurrency - this.#working.size;
+      if (free > 0) {
+        for (const row of await this.#claim(free)) {
+          const work = this.#work(row).catch((error: unknown) => this.#options.onError?.(error)).finally(() => this.#working.delete(row.id));
+          this.#working.set(row.id, work);
+        }
+      }
+    } catch (error) {
+      this.#options.onError?.(error);
+    } finally {
+      this.#ticking = false;
+      this.#schedule(this.#wakeAgain ? 0 : this.#pollMs);
+      this.#wakeAgain = false;
+    }
+  }
+
+  /** Leases up to `limit` enabled endpoints that are due and not leased by a live instance. */
+  async #claim(limit: number): Promise<EndpointRow[]> {
+    const { db, dialect, clock } = this.#options;
+    const now = clock.now();
+    const busy = [...this.#working.keys()];
+    let due = db
+      .selectFrom('webhook_endpoints')
+      .select('id')
+      .where('enabled', '=', 1)
+      .where('next_attempt_at', '<=', now)
+      .where('lease_until', '<', now)
+      .orderBy('next_attempt_at')
+      .limit(limit);
+    if (busy.length > 0) due = due.where('id', 'not in', busy);
+    if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+    return db
+      .updateTable('webhook_endpoints')
+      .set({ lease_owner: this.instanceId, lease_until: now + this.#leaseMs })
+      .where('id', 'in', due)
+      .where('lease_until', '<', now)
+      .returningAll()
+      .execute();
+  }
+
+  async #work(claimed: EndpointRow): Promise<void> {
+    const buffer = new ChangeBuffer();
+    let row: EndpointRow | undefined = claimed;
+    let idle = false;
+    try {
+      while (row && !this.#closing && row.enabled === 1 && row.next_attempt_at <= this.#options.clock.now()) {
+        const message = await this.#head(row, buffer);
+        if (!message) {
+          idle = true;
+          break;
+        }
+        const outcome = await this.#send(row, message);
+        row = await this.#record(row, message, outcome);
+      }
+    } finally {
+      // Nothing for this endpoint up to the log's readable seq: start the next read there, past the
+      // other types' (and, once, the other companies') changes, instead of scanning them again.
+      const skipTo = idle && row && row.head_attempt === 0 && buffer.emptyThrough > row.delivered_seq ? buffer.emptyThrough : undefined;
+      await this.#options.db
+        .updateTable('webhook_endpoints')
+        .set({ lease_owner: null, lease_until: 0, ...(skipTo === undefined ? {} : { delivered_seq: skipTo }) })
+        .where('id', '=', claimed.id)
+        .where('lease_owner', '=', this.instanceId)
+        .execute();
+    }
+  }
+
+  /**
+   * The message to send next: a failing change keeps its place at the head; otherwise messages a
+   * request queued (test, replay, retry) go first, then the next change of the log.
+   */
+  async #head(row: EndpointRow, buffer: ChangeBuffer): Promise<Message | undefined> {
+    const change = await buffer.next(this.#options, row);
+    const failing = row.head_attempt > 0 ? row.head_message_id : null;
+    if (change && failing === change.id) return changeMessage(change);
+    const queued = (failing === null ? undefined : await firstQueued(this.#options.db, row.id, failing)) ?? (await firstQueued(this.#options.db, row.id));
+    return queued ?? (change && changeMessage(change));
+  }
+
+  async #send(row: EndpointRow, message: Message): Promise<AttemptOutcome> {
+    const { clock, timeoutMs, policy } = this.#options;
+    const now = clock.now();
+    const secrets = signingSecrets(row, await this.#options.box(), now);
+    const headers = signedHeaders(secrets, message.id, Math.floor(now / 1000), message.body);
+    const outcome = await this.#sender.attempt({ url: row.url, headers, body: message.body, timeoutMs, policy });
+    this.#options.observer?.attempted(outcome.error === null, outcome.durationMs / 1000);
+    return outcome;
+  }
+
+  /**
+   * Records an attempt and moves the endpoint on: past the message on success; to a later retry, or
+   * disabled, on failure. Answers the endpoint as it now stands, or undefined when this instance lost
+   * its lease meanwhile (its state is then another instance's to write).
+   */
+  async #record(row: EndpointRow, message: Message, outcome: AttemptOutcome): Promise<EndpointRow | undefined> {
+    const { db, clock } = this.#options;
+    const now = clock.now();
+    const attempt = (row.head_message_id === message.id ? row.head_attempt : 0) + 1;
+    const state = this.#nextState(row, message, outcome, attempt, now);
+    return db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('webhook_endpoints')
+        .set({ ...state, lease_until: now + this.#leaseMs })
+        .where('id', '=', row.id)
+        .where('lease_owner', '=', this.instanceId)
+        .returningAll()
+        .executeTakeFirst();
+      await trx.insertInto('webhook_deliveries').values({
+        id: newId('whd', now),
+        endpoint_id: row.id,
+        message_id: message.id,
+        seq: message.seq,
+        type: message.type,
+        attempt,
+        attempted_at: now,
+        status_code: outcome.statusCode,
+        error: outcome.error,
+        duration_ms: outcome.durationMs,
+        next_attempt_at: state.enabled === 0 || outcome.error === null ? null : state.next_attempt_at,
+        ordinal: nextOrdinal(),
+      }).execute();
+      if (updated && outcome.error === null && message.queuedId) await trx.deleteFrom('webhook_messages').where('id', '=', message.queuedId).execute();
+      if (updated && outcome.error === null && message.occurredAtMs !== undefined && message.queuedId === undefined) {
+        this.#options.observer?.delivered(Math.max(0, now - message.occurredAtMs) / 1000);
+      }
+      return updated;
+    });
+  }
+
+  #nextState(row: EndpointRow, message: Message, outcome: AttemptOutcome, attempt: number, now: number): Partial<EndpointRow> {
+    if (outcome.error === null) {
+      const deliveredSeq = message.queuedId === undefined && message.seq !== null ? message.seq : row.delivered_seq;
+      return { delivered_seq: deliveredSeq, head_message_id: null, head_attempt: 0, next_attempt_at: 0 };
+    }
+    const failing = { head_message_id: message.id, head_attempt: attempt };
+    // 410 Gone: the receiver asks for no more messages.
+    if (outcome.statusCode === 410) return { ...failing, enabled: 0, disabled_reason: 'gone', updated_at: now };
+    const wait = retryWait(this.#options.schedule, attempt, outcome.retryAfterMs);
+    if (wait === null) return { ...failing, enabled: 0, disabled_reason: 'retries_exhausted', updated_at: now };
+    return { ...failing, next_attempt_at: now + wait };
+  }
+}

@@ -1,0 +1,145 @@
+// Webhook endpoints of a company: create, read, change, delete, rotate the secret. Every query names
+// the company, so another company's endpoint id is simply not found. The secret is sealed at rest and
+// shown only when it is made (creation, rotation).
+import type { Selectable } from 'kysely';
+import type { Db } from '../platform/db/database.ts';
+import { newId } from '../platform/ids.ts';
+import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
+import type { SecretBox } from '../platform/sealed-secrets.ts';
+import { formatInstant } from '../platform/local-time.ts';
+import { checkDestination, DestinationRefused, type DestinationPolicy } from './destination.ts';
+import { newEndpointSecret } from './signing.ts';
+import type { Endpoint, EndpointChanges, EndpointInput } from './schemas.ts';
+import type { WebhookEndpointsTable } from './tables.ts';
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+
+/** How long the secret before a rotation keeps signing beside the new one (CONTRACT §7). */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/** What endpoint changes need besides the database: the secret box, the destination rules, "now". */
+export interface EndpointEnvironment {
+  box: SecretBox;
+  policy: DestinationPolicy;
+  now: number;
+}
+
+export function secretContext(endpointId: string): string {
+  return `webhook_endpoint:${endpointId}`;
+}
+
+export function presentEndpoint(row: EndpointRow, timezone: string): Endpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    types: row.types === null ? null : (JSON.parse(row.types) as string[]),
+    description: row.description,
+    enabled: row.enabled === 1,
+    disabledReason: row.enabled === 1 ? null : ((row.disabled_reason ?? 'manual') as Endpoint['disabledReason']),
+    createdAt: formatInstant(row.created_at, timezone),
+    updatedAt: formatInstant(row.updated_at, timezone),
+  };
+}
+
+/** The URL checked as CONTRACT §7 asks, or a 400 saying what is wrong with it. */
+async function checkedUrl(url: string, policy: DestinationPolicy): Promise<string> {
+  try {
+    return await checkDestination(url, policy);
+  } catch (error) {
+    if (!(error instanceof DestinationRefused)) throw error;
+    const code = error.reason === 'refused_address' ? 'webhook_destination_refused' : 'invalid_webhook_url';
+    throw badRequest(code, `The webhook URL is refused: ${error.message}.`, [{ path: '/url', message: error.message }]);
+  }
+}
+
+function typesText(types: readonly string[] | null | undefined): string | null {
+  return types ? JSON.stringify(types) : null;
+}
+
+export async function createEndpoint(db: Db, env: EndpointEnvironment, companyId: string, input: EndpointInput, changeLogPosition: number): Promise<{ row: EndpointRow; secret: string }> {
+  const url = await checkedUrl(input.url, env.policy);
+  const id = newId('whe', env.now);
+  const secret = newEndpointSecret();
+  const row: EndpointRow = {
+    id,
+    company_id: companyId,
+    url,
+    types: typesText(input.types),
+    description: input.description ?? null,
+    enabled: 1,
+    disabled_reason: null,
+    secret_sealed: env.box.seal(secret, secretContext(id)),
+    previous_secret_sealed: null,
+    previous_secret_until: null,
+    created_at: env.now,
+    updated_at: env.now,
+    // Changes committed after the endpoint exists are its own; older ones are not sent.
+    delivered_seq: changeLogPosition,
+    head_message_id: null,
+    head_attempt: 0,
+    next_attempt_at: 0,
+    lease_owner: null,
+    lease_until: 0,
+  };
+  await db.insertInto('webhook_endpoints').values(row).execute();
+  return { row, secret };
+}
+
+export async function findEndpoint(db: Db, companyId: string, id: string): Promise<EndpointRow> {
+  const row = await db.selectFrom('webhook_endpoints').selectAll().where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('No webhook endpoint with this id.', 'webhook_not_found');
+  return row;
+}
+
+export async function listEndpoints(db: Db, companyId: string, limit: number, afterId: string | undefined): Promise<EndpointRow[]> {
+  let query = db.selectFrom('webhook_endpoints').selectAll().where('company_id', '=', companyId);
+  if (afterId !== undefined) query = query.where('id', '>', afterId);
+  return query.orderBy('id').limit(limit + 1).execute();
+}
+
+export async function updateEndpoint(db: Db, env: EndpointEnvironment, companyId: string, id: string, changes: EndpointChanges): Promise<EndpointRow> {
+  const current = await findEndpoint(db, companyId, id);
+  const set: Partial<EndpointRow> = { updated_at: env.now };
+  if (changes.url !== undefined) set.url = await checkedUrl(changes.url, env.policy);
+  if (changes.types !== undefined) set.types = typesText(changes.types);
+  if (changes.description !== undefined) set.description = changes.description;
+  if (changes.enabled === false && current.enabled === 1) Object.assign(set, { enabled: 0, disabled_reason: 'manual' });
+  // Enabling resumes with the first undelivered message, the failed one included, on a fresh schedule.
+  if (changes.enabled === true && current.enabled === 0) Object.assign(set, { enabled: 1, disabled_reason: null, head_attempt: 0, next_attempt_at: 0 });
+  const row = await db.updateTable('webhook_endpoints').set(set).where('company_id', '=', companyId).where('id', '=', id).returningAll().executeTakeFirst();
+  if (!row) throw notFound('No webhook endpoint with this id.', 'webhook_not_found');
+  return row;
+}
+
+export async function deleteEndpoint(db: Db, companyId: string, id: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const deleted = await trx.deleteFrom('webhook_endpoints').where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
+    if (Number(deleted.numDeletedRows) === 0) throw notFound('No webhook endpoint with this id.', 'webhook_not_found');
+    await trx.deleteFrom('webhook_messages').where('endpoint_id', '=', id).execute();
+    await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
+  });
+}
+
+/** A new secret; the current one keeps signing beside it for ROTATION_OVERLAP_MS. */
+export async function rotateSecret(db: Db, env: EndpointEnvironment, companyId: string, id: string): Promise<{ secret: string; previousUntil: number }> {
+  const current = await findEndpoint(db, companyId, id);
+  const secret = newEndpointSecret();
+  const previousUntil = env.now + ROTATION_OVERLAP_MS;
+  const updated = await db
+    .updateTable('webhook_endpoints')
+    .set({ secret_sealed: env.box.seal(secret, secretContext(id)), previous_secret_sealed: current.secret_sealed, previous_secret_until: previousUntil, updated_at: env.now })
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    // Two rotations racing: the second must not keep a secret the first already replaced.
+    .where('secret_sealed', '=', current.secret_sealed)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) === 0) throw new ProblemError({ status: 409, code: 'rotation_conflict', detail: 'The secret was rotated at the same moment; rotate again.' });
+  return { secret, previousUntil };
+}
+
+/** The secrets a message is signed with now: the current one, and the previous one during its overlap. */
+export function signingSecrets(row: Pick<EndpointRow, 'id' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_until'>, box: SecretBox, now: number): string[] {
+  const secrets = [box.open(row.secret_sealed, secretContext(row.id))];
+  if (row.previous_secret_sealed && (row.previous_secret_until ?? 0) > now) secrets.push(box.open(row.previous_secret_sealed, secretContext(row.id)));
+  return secrets;
+}

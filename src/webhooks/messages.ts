@@ -1,0 +1,105 @@
+// The messages an endpoint receives: a change of the log, or one queued by a request (a test message,
+// a replay, a retry of an earlier delivery). Bodies follow Standard Webhooks: `{type, timestamp, data}`.
+import type { Db } from '../platform/db/database.ts';
+import { newId } from '../platform/ids.ts';
+import { ProblemError, notFound } from '../platform/errors.ts';
+import type { Change, ChangeStream } from './change-stream.ts';
+import { TEST_MESSAGE_TYPE } from './schemas.ts';
+import type { EndpointRow } from './endpoints.ts';
+
+/** One message ready to send: `body` is signed and sent byte for byte. */
+export interface Message {
+  id: string;
+  seq: number | null;
+  type: string;
+  body: string;
+  /** The queued row it came from (deleted once delivered); undefined for a change read from the log. */
+  queuedId?: string;
+  /** When the change occurred (ms), for the delivery-latency figure; undefined for a test message. */
+  occurredAtMs?: number;
+}
+
+export function changeMessage(change: Change): Message {
+  return { id: change.id, seq: change.seq, type: change.type, body: JSON.stringify({ type: change.type, timestamp: change.occurredAt, data: change }), occurredAtMs: Date.parse(change.occurredAt) };
+}
+
+function testBody(endpointId: string, timestamp: string): string {
+  return JSON.stringify({ type: TEST_MESSAGE_TYPE, timestamp, data: { endpointId, message: 'A test message from the workforce scheduling service: this endpoint receives and verifies messages.' } });
+}
+
+interface QueuedInput {
+  messageId: string;
+  seq: number | null;
+  type: string;
+  body: string;
+}
+
+/**
+ * Orders rows made in one millisecond (ids made together do not sort by creation): two test requests
+ * in a row are sent in the order they were made, two attempts logged in the same millisecond are
+ * listed in the order they were made. Across instances, rows of the same millisecond have no order
+ * between them, as simultaneous requests have none.
+ */
+let ordinals = 0;
+
+export function nextOrdinal(): number {
+  return ++ordinals;
+}
+
+async function queue(db: Db, endpointId: string, now: number, messages: QueuedInput[]): Promise<void> {
+  const rows = messages.map((message) => ({ id: newId('whq', now), endpoint_id: endpointId, message_id: message.messageId, seq: message.seq, type: message.type, payload: message.body, queued_at: now, ordinal: nextOrdinal() }));
+  for (let start = 0; start < rows.length; start += 500) await db.insertInto('webhook_messages').values(rows.slice(start, start + 500)).execute();
+}
+
+export async function queueTestMessage(db: Db, endpointId: string, now: number, timestamp: string): Promise<string> {
+  const messageId = newId('msg', now);
+  await queue(db, endpointId, now, [{ messageId, seq: null, type: TEST_MESSAGE_TYPE, body: testBody(endpointId, timestamp) }]);
+  return messageId;
+}
+
+/** Queues the changes of [fromMs, toMs) the endpoint's types select, with their original ids. */
+export async function queueReplay(db: Db, stream: ChangeStream, endpoint: EndpointRow, fromMs: number, toMs: number, now: number): Promise<number> {
+  const types = endpoint.types === null ? undefined : (JSON.parse(endpoint.types) as string[]);
+  const changes = await stream.between(db, endpoint.company_id, fromMs, toMs, types);
+  await queue(db, endpoint.id, now, changes.map((change) => { const message = changeMessage(change); return { messageId: message.id, seq: message.seq, type: message.type, body: message.body }; }));
+  return changes.length;
+}
+
+/** The oldest queued message of an endpoint, or the one with `messageId` when given. */
+export async function firstQueued(db: Db, endpointId: string, messageId?: string): Promise<Message | undefined> {
+  let query = db.selectFrom('webhook_messages').selectAll().where('endpoint_id', '=', endpointId);
+  if (messageId !== undefined) query = query.where('message_id', '=', messageId);
+  const row = await query.orderBy('queued_at').orderBy('ordinal').orderBy('id').limit(1).executeTakeFirst();
+  return row && { id: row.message_id, seq: row.seq, type: row.type, body: row.payload, queuedId: row.id };
+}
+
+/** Whether a message is still waiting: queued, or the endpoint's failing head. */
+async function stillPending(db: Db, endpoint: EndpointRow, messageId: string): Promise<boolean> {
+  if (endpoint.head_message_id === messageId && endpoint.head_attempt > 0) return true;
+  const queued = await db.selectFrom('webhook_messages').select('id').where('endpoint_id', '=', endpoint.id).where('message_id', '=', messageId).executeTakeFirst();
+  return queued !== undefined;
+}
+
+/**
+ * Sends a delivery's message again: a message still waiting is tried at once (a retry does not add a
+ * second copy); one delivered already, or given up, is queued again with its original id.
+ */
+export async function retryDelivery(db: Db, stream: ChangeStream, endpoint: EndpointRow, deliveryId: string, now: number, timestamp: string): Promise<string> {
+  const delivery = await db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpoint.id).where('id', '=', deliveryId).executeTakeFirst();
+  if (!delivery) throw notFound('No delivery with this id for this endpoint.', 'delivery_not_found');
+  if (await stillPending(db, endpoint, delivery.message_id)) {
+    await db.updateTable('webhook_endpoints').set({ next_attempt_at: now }).where('id', '=', endpoint.id).where('head_message_id', '=', delivery.message_id).execute();
+    return delivery.message_id;
+  }
+  if (delivery.type === TEST_MESSAGE_TYPE) {
+    await queue(db, endpoint.id, now, [{ messageId: delivery.message_id, seq: null, type: TEST_MESSAGE_TYPE, body: testBody(endpoint.id, timestamp) }]);
+    return delivery.message_id;
+  }
+  const [change] = delivery.seq === null ? [] : (await stream.after(db, endpoint.company_id, delivery.seq - 1, 1, [delivery.type])).changes;
+  if (!change || change.id !== delivery.message_id) {
+    throw new ProblemError({ status: 410, code: 'message_expired', detail: 'The change of this delivery is older than the change log keeps (CHANGES_RETENTION_SECONDS); read the collections again.' });
+  }
+  const message = changeMessage(change);
+  await queue(db, endpoint.id, now, [{ messageId: message.id, seq: message.seq, type: message.type, body: message.body }]);
+  return message.id;
+}

@@ -1,0 +1,209 @@
+// The webhook endpoints API (CONTRACT §7), inside the secured subtree: every handler acts on the
+// token's company, so another company's endpoint id is a 404.
+import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import { acceptJsonOnly, type App } from '../platform/http.ts';
+import type { AppContext } from '../app/context.ts';
+import { badRequest } from '../platform/errors.ts';
+import { secretBox } from '../platform/sealed-secrets.ts';
+import { Collection, problemResponses } from '../platform/schemas.ts';
+import { PageQuery, pageRequest, toPage } from '../platform/collection.ts';
+import { formatInstant } from '../platform/local-time.ts';
+import { changeLog } from './change-stream.ts';
+import { createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, presentEndpoint, rotateSecret, updateEndpoint, type EndpointEnvironment } from './endpoints.ts';
+import { listDeliveries, presentDelivery } from './deliveries.ts';
+import { queueReplay, queueTestMessage, retryDelivery } from './messages.ts';
+import { wakeDelivery } from './delivery-plugin.ts';
+import { CreatedEndpoint, Delivery, DeliveryParams, Endpoint, EndpointChanges, EndpointInput, EndpointParams, Queued, ReplayPeriod, RotatedSecret } from './schemas.ts';
+
+// The secured subtree is mounted at /api/v1. Paths are written here in full, so that a search for a
+// path finds its handler, and registered relative to that mount point.
+const MOUNT = '/api/v1';
+const local = (path: string): string => path.slice(MOUNT.length);
+
+const TAGS = ['webhooks'];
+const SECURITY = [{ idToken: [] }];
+const Accepted = Type.Object({ messageId: Type.String({ description: 'The `webhook-id` of the queued message; its attempts appear in the deliveries.' }) }, { description: 'Accepted: the message is queued for delivery.' });
+
+const DELIVERY_RULES =
+  'Messages are POSTed in `seq` order, at least once; a failing message holds back the later ones of its endpoint. A `2xx` within `WEBHOOK_TIMEOUT_MS` (15 s) is success; anything else, ' +
+  'a `3xx` included, is retried after `WEBHOOK_RETRY_SCHEDULE` (5s, 5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h, each plus up to 10 % jitter; a longer `Retry-After` on `429`/`503` replaces the wait). ' +
+  '`410` disables the endpoint at once; so does the end of the schedule. Enabling it again resumes with the first undelivered message. See docs/webhooks.md.';
+
+function environment(ctx: AppContext, request: FastifyRequest): Promise<EndpointEnvironment> {
+  return secretBox(ctx.db, ctx.config, () => request.log.warn('SECRETS_KEY is unset: secrets are sealed with a key kept in the database (development only)')).then((box) => ({
+    box,
+    policy: { allowInsecure: ctx.config.webhookAllowInsecure },
+    now: ctx.clock.now(),
+  }));
+}
+
+async function timezoneOf(ctx: AppContext, companyId: string): Promise<string> {
+  return (await ctx.companies.find(companyId)).timezone;
+}
+
+function instantParameter(name: 'from' | 'to', value: string): number {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw badRequest('validation_failed', `Body field /${name} must be an ISO 8601 instant.`, [{ path: `/${name}`, message: 'must be an ISO 8601 instant' }]);
+  return ms;
+}
+
+export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+  acceptJsonOnly(app);
+
+  app.post(local('/api/v1/company/webhooks'), {
+    schema: {
+      tags: TAGS, operationId: 'createWebhookEndpoint', security: SECURITY,
+      summary: 'Registers a webhook endpoint',
+      description: 'The endpoint receives the changes committed after its creation (of `types`, or all). The URL must be https and resolve to public addresses only (`400 invalid_webhook_url`, `400 webhook_destination_refused`). The `secret` is shown only in this answer. ' + DELIVERY_RULES,
+      body: EndpointInput,
+      response: { 201: CreatedEndpoint, ...problemResponses(400, 401, 415, 429) },
+    },
+  }, async (request, reply) => {
+    const companyId = request.principal.companyId;
+    const env = await environment(ctx, request);
+    const position = await changeLog.position(ctx.db);
+    const { row, secret } = await createEndpoint(ctx.db, env, companyId, request.body, position);
+    return reply.code(201).send({ ...presentEndpoint(row, await timezoneOf(ctx, companyId)), secret });
+  });
+
+  app.get(local('/api/v1/company/webhooks'), {
+    schema: {
+      tags: TAGS, operationId: 'listWebhookEndpoints', security: SECURITY,
+      summary: 'Lists the company\'s webhook endpoints',
+      querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+      response: { 200: Collection(Endpoint), ...problemResponses(400, 401, 429) },
+    },
+  }, async (request) => {
+    const companyId = request.principal.companyId;
+    const page = pageRequest(ctx.cursorKey, companyId, '/company/webhooks', request.query);
+    const rows = await listEndpoints(ctx.db, companyId, page.limit, page.after?.[0] as string | undefined);
+    const timezone = await timezoneOf(ctx, companyId);
+    return toPage(rows, page.limit, page.scope, (row) => [row.id], (row) => presentEndpoint(row, timezone));
+  });
+
+  app.get(local('/api/v1/company/webhooks/:id'), {
+    schema: {
+      tags: TAGS, operationId: 'getWebhookEndpoint', security: SECURITY,
+      summary: 'Reads a webhook endpoint',
+      params: EndpointParams,
+      response: { 200: Endpoint, ...problemResponses(401, 404, 429) },
+    },
+  }, async (request) => {
+    const companyId = request.principal.companyId;
+    return presentEndpoint(await findEndpoint(ctx.db, companyId, request.params.id), await timezoneOf(ctx, companyId));
+  });
+
+  app.patch(local('/api/v1/company/webhooks/:id'), {
+    schema: {
+      tags: TAGS, operationId: 'updateWebhookEndpoint', security: SECURITY,
+      summary: 'Changes a webhook endpoint (URL, types, description, enabled)',
+      description: '`enabled: false` pauses delivery; `enabled: true` resumes it with the first undelivered message, the failed one included, on a fresh retry schedule. A new URL is checked like at creation.',
+      params: EndpointParams,
+      body: EndpointChanges,
+      response: { 200: Endpoint, ...problemResponses(400, 401, 404, 415, 429) },
+    },
+  }, async (request) => {
+    const companyId = request.principal.companyId;
+    const row = await updateEndpoint(ctx.db, await environment(ctx, request), companyId, request.params.id, request.body);
+    if (row.enabled === 1) wakeDelivery(ctx);
+    return presentEndpoint(row, await timezoneOf(ctx, companyId));
+  });
+
+  app.delete(local('/api/v1/company/webhooks/:id'), {
+    schema: {
+      tags: TAGS, operationId: 'deleteWebhookEndpoint', security: SECURITY,
+      summary: 'Deletes a webhook endpoint, its queued messages and its delivery log',
+      params: EndpointParams,
+      response: { 204: Type.Null({ description: 'Deleted.' }), ...problemResponses(401, 404, 429) },
+    },
+  }, async (request, reply) => {
+    await deleteEndpoint(ctx.db, request.principal.companyId, request.params.id);
+    return reply.code(204).send(null);
+  });
+
+  app.post(local('/api/v1/company/webhooks/:id/rotate-secret'), {
+    schema: {
+      tags: TAGS, operationId: 'rotateWebhookSecret', security: SECURITY,
+      summary: 'Replaces the signing secret',
+      description: 'Answers the new secret (shown only here). For 24 hours messages carry two signatures, space separated in `webhook-signature`: one with the new secret, one with the previous; a receiver holding either verifies them.',
+      params: EndpointParams,
+      response: { 200: RotatedSecret, ...problemResponses(401, 404, 409, 429) },
+    },
+  }, async (request) => {
+    const companyId = request.principal.companyId;
+    const { secret, previousUntil } = await rotateSecret(ctx.db, await environment(ctx, request), companyId, request.params.id);
+    return { secret, previousSecretExpiresAt: formatInstant(previousUntil, await timezoneOf(ctx, companyId)) };
+  });
+
+  app.post(local('/api/v1/company/webhooks/:id/test'), {
+    schema: {
+      tags: TAGS, operationId: 'testWebhookEndpoint', security: SECURITY,
+      summary: 'Sends a webhook.test message',
+      description: 'Queues a `webhook.test` message (whatever the endpoint\'s types), delivered like any other, behind a failing message if there is one; see the deliveries for its outcome.',
+      params: EndpointParams,
+      response: { 202: Accepted, ...problemResponses(401, 404, 429) },
+    },
+  }, async (request, reply) => {
+    const companyId = request.principal.companyId;
+    const endpoint = await findEndpoint(ctx.db, companyId, request.params.id);
+    const now = ctx.clock.now();
+    const messageId = await queueTestMessage(ctx.db, endpoint.id, now, formatInstant(now, await timezoneOf(ctx, companyId)));
+    wakeDelivery(ctx);
+    return reply.code(202).send({ messageId });
+  });
+
+  app.get(local('/api/v1/company/webhooks/:id/deliveries'), {
+    schema: {
+      tags: TAGS, operationId: 'listWebhookDeliveries', security: SECURITY,
+      summary: 'The endpoint\'s delivery log, newest first',
+      description: 'One item per attempt. Kept as long as the endpoint exists.',
+      params: EndpointParams,
+      querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+      response: { 200: Collection(Delivery), ...problemResponses(400, 401, 404, 429) },
+    },
+  }, async (request) => {
+    const companyId = request.principal.companyId;
+    const endpoint = await findEndpoint(ctx.db, companyId, request.params.id);
+    const page = pageRequest(ctx.cursorKey, companyId, `/company/webhooks/${endpoint.id}/deliveries`, request.query);
+    const rows = await listDeliveries(ctx.db, endpoint.id, page.limit, page.after);
+    const timezone = await timezoneOf(ctx, companyId);
+    return toPage(rows, page.limit, page.scope, (row) => [row.attempted_at, row.ordinal], (row) => presentDelivery(row, timezone));
+  });
+
+  app.post(local('/api/v1/company/webhooks/:id/deliveries/:deliveryId/retry'), {
+    schema: {
+      tags: TAGS, operationId: 'retryWebhookDelivery', security: SECURITY,
+      summary: 'Sends a delivery\'s message again',
+      description: 'A message still waiting for its next attempt is tried at once; one already delivered (or given up) is queued again with its original `webhook-id`. `410 message_expired` when its change is older than the change log keeps.',
+      params: DeliveryParams,
+      response: { 202: Accepted, ...problemResponses(401, 404, 410, 429) },
+    },
+  }, async (request, reply) => {
+    const companyId = request.principal.companyId;
+    const endpoint = await findEndpoint(ctx.db, companyId, request.params.id);
+    const now = ctx.clock.now();
+    const messageId = await retryDelivery(ctx.db, changeLog, endpoint, request.params.deliveryId, now, formatInstant(now, await timezoneOf(ctx, companyId)));
+    wakeDelivery(ctx);
+    return reply.code(202).send({ messageId });
+  });
+
+  app.post(local('/api/v1/company/webhooks/:id/replay'), {
+    schema: {
+      tags: TAGS, operationId: 'replayWebhookMessages', security: SECURITY,
+      summary: 'Sends the changes of a period again',
+      description: 'Queues the changes that occurred from `from` (inclusive) to `to` (exclusive) and that the endpoint\'s types select, with their original ids, in `seq` order. Only changes the log still keeps (CHANGES_RETENTION_SECONDS) can be replayed.',
+      params: EndpointParams,
+      body: ReplayPeriod,
+      response: { 202: Queued, ...problemResponses(400, 401, 404, 415, 429) },
+    },
+  }, async (request, reply) => {
+    const from = instantParameter('from', request.body.from);
+    const to = instantParameter('to', request.body.to);
+    if (from >= to) throw badRequest('invalid_period', 'The period is empty: from must be before to.', [{ path: '/to', message: 'must be after from' }]);
+    const endpoint = await findEndpoint(ctx.db, request.principal.companyId, request.params.id);
+    const queued = await queueReplay(ctx.db, changeLog, endpoint, from, to, ctx.clock.now());
+    wakeDelivery(ctx);
+    return reply.code(202).send({ queued });
+  });
+}

@@ -1,0 +1,112 @@
+// One HTTP attempt of a webhook message: POST the signed body to the endpoint, connecting only to an
+// address checked just before (destination.ts), with WEBHOOK_TIMEOUT_MS for the answer to start.
+// Redirects are not followed: a 3xx is a failed attempt. Connections are kept alive per destination,
+// so a busy endpoint gets its messages over one socket instead of a handshake each.
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { DestinationRefused, hostOf, parseDestination, resolveChecked, type DestinationPolicy } from './destination.ts';
+
+export interface AttemptRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  policy: DestinationPolicy;
+}
+
+export interface AttemptOutcome {
+  /** The answer's status, or null when none arrived (refused destination, network error, timeout). */
+  statusCode: number | null;
+  /** What went wrong, in words (null on success). */
+  error: string | null;
+  durationMs: number;
+  /** A Retry-After of a 429 or 503, in milliseconds. */
+  retryAfterMs: number | null;
+}
+
+const USER_AGENT = 'wfs-webhooks/1 (Standard Webhooks)';
+
+/** Seconds or an HTTP date (RFC 9110 §10.2.3) → milliseconds from `now`; null when absent or unreadable. */
+export function retryAfterMs(header: string | string[] | undefined, now: number): number | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined) return null;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+function pinned(addresses: { address: string; family: number }[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0]?.address ?? '', addresses[0]?.family ?? 4);
+  };
+}
+
+function describeNetworkError(error: Error & { code?: string }): string {
+  if (error instanceof DestinationRefused) return error.message;
+  return error.code ? `${error.code}: ${error.message}` : error.message;
+}
+
+/** Sends attempts over kept-alive connections of its own; `close` ends them. */
+export class Sender {
+  readonly #agents = {
+    'http:': new http.Agent({ keepAlive: true, maxSockets: 8 }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets: 8 }),
+  };
+
+  attempt(request: AttemptRequest): Promise<AttemptOutcome> {
+    return attempt(request, this.#agents);
+  }
+
+  close(): void {
+    this.#agents['http:'].destroy();
+    this.#agents['https:'].destroy();
+  }
+}
+
+async function attempt(request: AttemptRequest, agents: { 'http:': http.Agent; 'https:': https.Agent }): Promise<AttemptOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let url: URL;
+  let addresses: { address: string; family: number }[];
+  try {
+    url = parseDestination(request.url, request.policy);
+    addresses = await resolveChecked(hostOf(url), request.policy);
+  } catch (error) {
+    return { statusCode: null, error: `destination refused: ${(error as Error).message}`, durationMs: elapsed(), retryAfterMs: null };
+  }
+  const protocol = url.protocol as 'http:' | 'https:';
+  const transport = protocol === 'https:' ? https : http;
+  return new Promise<AttemptOutcome>((resolve) => {
+    let settled = false;
+    const settle = (outcome: Omit<AttemptOutcome, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...outcome, durationMs: elapsed() });
+    };
+    const outgoing = transport.request(url, {
+      method: 'POST',
+      agent: agents[protocol],
+      lookup: pinned(addresses),
+      headers: { ...request.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(request.body), 'user-agent': USER_AGENT },
+    });
+    const timer = setTimeout(() => {
+      settle({ statusCode: null, error: `no answer within ${request.timeoutMs} ms`, retryAfterMs: null });
+      outgoing.destroy();
+    }, request.timeoutMs);
+    timer.unref();
+    outgoing.on('response', (response) => {
+      const status = response.statusCode ?? 0;
+      // Drained, not read: the socket goes back to the pool for the next message.
+      response.resume();
+      response.on('error', () => {});
+      const success = status >= 200 && status < 300;
+      const retryAfter = status === 429 || status === 503 ? retryAfterMs(response.headers['retry-after'], Date.now()) : null;
+      settle({ statusCode: status, error: success ? null : `HTTP ${status}`, retryAfterMs: retryAfter });
+    });
+    outgoing.on('error', (error) => settle({ statusCode: null, error: describeNetworkError(error), retryAfterMs: null }));
+    outgoing.end(request.body);
+  });
+}

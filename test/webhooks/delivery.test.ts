@@ -1,0 +1,222 @@
+// Webhook delivery (CONTRACT §7) to a real receiver on 127.0.0.1: Standard Webhooks signatures that
+// the `standardwebhooks` package verifies (two during a rotation), order with a failing message
+// holding the later ones back, the retry schedule driven by a ManualClock, Retry-After, 3xx and
+// timeouts as failures, 410 and an exhausted schedule disabling the endpoint, enabling resuming,
+// retry of a delivery, and the destination checked again at delivery.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { signedInCompany, type SignedInCompany } from '../support/company.ts';
+import { postJson } from '../support/http.ts';
+import { eventually } from '../multi-instance/client.ts';
+import { startReceiver, assertVerifies, verified, type Receiver } from './receiver.ts';
+import { WEBHOOKS, createEndpoint, deliveries, patchEndpoint, readEndpoint, sendTest } from './helpers.ts';
+
+const SCHEDULE = '5s,5m,30m';
+
+describe('webhook delivery', () => {
+  const clock = new ManualClock();
+  let server: TestServer;
+  let company: SignedInCompany;
+  let receiver: Receiver;
+
+  before(async () => {
+    server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1', WEBHOOK_RETRY_SCHEDULE: SCHEDULE, WEBHOOK_TIMEOUT_MS: '500' }, { clock });
+    company = await signedInCompany(server.ctx);
+  });
+  after(() => server.close());
+
+  async function freshReceiver(script?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
+    await receiver?.close();
+    receiver = await startReceiver(script);
+    return receiver;
+  }
+  after(() => receiver?.close());
+
+  it('signs a test message so that standardwebhooks verifies it', async () => {
+    await freshReceiver();
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: receiver.url });
+    const messageId = await sendTest(server.baseUrl, company.token, endpoint.id);
+    const [message] = await receiver.waitFor(1);
+    assert.ok(message);
+    assert.equal(message.id, messageId);
+    const body = verified(endpoint.secret, message) as { type: string; timestamp: string; data: { endpointId: string } };
+    assert.equal(body.type, 'webhook.test');
+    assert.equal(body.data.endpointId, endpoint.id);
+    assert.equal(message.headers['content-type'], 'application/json');
+    assert.throws(() => verified(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, message), 'another secret does not verify');
+    await eventually('the delivery is logged', 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === 1);
+    const [delivery] = await deliveries(server.baseUrl, company.token, endpoint.id);
+    assert.equal(delivery?.messageId, messageId);
+    assert.equal(delivery?.statusCode, 204);
+    assert.equal(delivery?.error, null);
+    assert.equal(delivery?.attempt, 1);
+    assert.equal(delivery?.nextAttemptAt, null);
+  });
+
+  it('signs with both secrets for 24 hours after a rotation, each verifying alone', async () => {
+    await freshReceiver();
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: receiver.url });
+    const rotated = await postJson<{ secret: string }>(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}/rotate-secret`, company.token, {});
+    await sendTest(server.baseUrl, company.token, endpoint.id);
+    const [message] = await receiver.waitFor(1);
+    assert.ok(message);
+    assert.equal(message.signature.split(' ').length, 2);
+    assertVerifies(endpoint.secret, message);
+    assertVerifies(rotated.body.secret, message);
+
+    clock.advance(24 * 3600_000 + 1000);
+    await sendTest(server.baseUrl, company.token, endpoint.id);
+    const [, later] = await receiver.waitFor(2);
+    assert.ok(later);
+    assert.equal(later.signature.split(' ').length, 1, 'the old secret has stopped signing');
+    assert.throws(() => verified(endpoint.secret, later));
+  });
+
+  it('holds later messages back while one fails, retries it on the schedule, then delivers in order', async () => {
+    await freshReceiver((index) => ({ status: index < 2 ? 500 : 200 }));
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: receiver.url });
+    const first = await sendTest(server.baseUrl, company.token, endpoint.id);
+    const second = await sendTest(server.baseUrl, company.token, endpoint.id);
+    await receiver.waitFor(1);
+    await sleep(700);
+    assert.deepEqual(receiver.received.map((message) => message.id), [first], 'the second waits behind the failing first');
+    let [failed] = await deliveries(server.baseUrl, company.token, endpoint.id);
+    assert.equal(failed?.statusCode, 500);
+    assert.equal(failed?.error, 'HTTP 500');
+    const wait = Date.parse(failed?.nextAttemptAt ?? '') - Date.parse(failed?.attemptedAt ?? '');
+    assert.ok(wait >= 5000 && wait <= 5500, `first retry after 5 s plus at most 10 %: ${wait} ms`);
+
+    clock.advance(5600);
+    await receiver.waitFor(2);
+    await sleep(300);
+    assert.deepEqual(receiver.received.map((message) => message.id), [first, first]);
+    [failed] = await deliveries(server.baseUrl, company.token, endpoint.id);
+    assert.equal(failed?.attempt, 2);
+    const secondWait = Date.parse(failed?.nextAttemptAt ?? '') - Date.parse(failed?.attemptedAt ?? '');
+    assert.ok(secondWait >= 300_000 && secondWait <= 330_000, `second retry after 5 min: ${secondWait} ms`);
+
+    clock.advance(331_000);
+    await receiver.waitFor(4);
+    assert.deepEqual(receiver.received.map((message) => message.id), [first, first, first, second]);
+    assert.deepEqual(receiver.accepted().map((message) => message.id), [first, second]);
+  });
+
+  it('treats a redirect and a late answer as failures', async () => {
+    await freshReceiver((index) => (index === 0 ? { status: 302, headers: { location: 'https://example.com/' } } : index === 1 ? { status: 200, delayMs: 1500 } : { status: 200 }));
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: receiver.url });
+    await sendTest(server.baseUrl, company.token, endpoint.id);
+    await receiver.waitFor(1);
+    await eventually('the redirect is logged', 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === 1);
+    assert.equal((await deliveries(server.baseUrl, company.token, endpoint.id))[0]?.statusCode, 302);
+    clock.advance(6000);
+    await receiver.waitFor(2);
+    await eventually('the timeout is logged', 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === 2);
+    const [late] = await deliveries(server.baseUrl, company.token, endpoint.id);
+    assert.equal(late?.statusCode, null);
+    assert.match(late?.error ?? '', /no answer within 500 ms/);
+  });
+
+  it('waits a Retry-After of a 429 when it is longer than the schedule', async () => {
+    await freshReceiver((index) => (index === 0 ? { status: 429, headers: { 'retry-after': '120' } } : { status: 200 }));
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: receiver.url });
+    await sendTest(server.baseUrl, company.token, endpoint.id);
+    await eventually('the 429 is logged', 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === 1);
+    const [limited] = await deliveries(server.baseUrl, company.token, endpoint.id);
+    assert.equal(Date.parse(limited?.nextAttemptAt ?? '') - Date.parse(limited?.attemptedAt ?? ''), 120_000);
+    clock.advance(60_000);
+    await sleep(700);
+    assert.equal(receiver.received.length, 1, 'not retried after the schedule\'s 5 s');
+    clock.advance(61_000);
+    await receiver.waitFor(2);
+  });
+
+  it('disables the endpoint on 410 and resumes with the failed message when enabled again', async () => {
+    await freshReceiver((index) => ({ status: index === 0 ? 410 : 200 }));
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: receiver.url });
+    const first = await sendTest(server.baseUrl, company.token, endpoint.id);
+    const second = await sendTest(server.baseUrl, company.token, endpoint.id);
+    await receiver.waitFor(1);
+    await eventually('the endpoint is disabled', 5000, async () => !(await readEndpoint(server.baseUrl, company.token, endpoint.id)).enabled);
+    assert.equal((await readEndpoint(server.baseUrl, company.token, endpoint.id)).disabledReason, 'gone');
+    clock.advance(3600_000);
+    await sleep(700);
+    assert.equal(receiver.received.length, 1, 'nothing is sent while disabled');
+
+    const enabled = await patchEndpoint(server.baseUrl, company.token, endpoint.id, { enabled: true });
+    assert.equal(enabled.status, 200);
+    await receiver.waitFor(3);
+    assert.deepEqual(receiver.received.map((message) => message.id), [first, first, second]);
+  });
+
+  it('disables the endpoint when the schedule runs out', async () => {
+    await freshReceiver(() => ({ status: 503 }));
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: receiver.url });
+    await sendTest(server.baseUrl, company.token, endpoint.id);
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      await receiver.waitFor(attempt);
+      await eventually(`attempt ${attempt} is logged`, 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === attempt);
+      clock.advance(2 * 3600_000);
+    }
+    const log = await deliveries(server.baseUrl, company.token, endpoint.id);
+    assert.deepEqual(log.map((delivery) => delivery.attempt), [4, 3, 2, 1], 'newest first: the first try and the three retries of 5s,5m,30m');
+    assert.equal(log[0]?.nextAttemptAt, null);
+    const disabled = await readEndpoint(server.baseUrl, company.token, endpoint.id);
+    assert.equal(disabled.enabled, false);
+    assert.equal(disabled.disabledReason, 'retries_exhausted');
+  });
+
+  it('retries a delivery: a failing message at once, a delivered one again with its original id', async () => {
+    await freshReceiver((index) => ({ status: index === 0 ? 500 : 200 }));
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: receiver.url });
+    const messageId = await sendTest(server.baseUrl, company.token, endpoint.id);
+    await eventually('the failure is logged', 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === 1);
+    const [failed] = await deliveries(server.baseUrl, company.token, endpoint.id);
+    const retry = await postJson<{ messageId: string }>(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}/deliveries/${failed?.id}/retry`, company.token, {});
+    assert.equal(retry.status, 202, retry.text);
+    assert.equal(retry.body.messageId, messageId);
+    await receiver.waitFor(2);
+    await eventually('the success is logged', 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === 2);
+    const [succeeded] = await deliveries(server.baseUrl, company.token, endpoint.id);
+    assert.equal(succeeded?.attempt, 2);
+
+    const again = await postJson(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}/deliveries/${succeeded?.id}/retry`, company.token, {});
+    assert.equal(again.status, 202);
+    await receiver.waitFor(3);
+    assert.deepEqual(receiver.received.map((message) => message.id), [messageId, messageId, messageId]);
+
+    const unknown = await postJson(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}/deliveries/whd_nothing/retry`, company.token, {});
+    assert.equal(unknown.status, 404);
+  });
+});
+
+describe('webhook destinations at delivery, without WEBHOOK_ALLOW_INSECURE', () => {
+  let server: TestServer;
+  let company: SignedInCompany;
+  let receiver: Receiver;
+
+  before(async () => {
+    server = await startTestServer({ WEBHOOK_RETRY_SCHEDULE: '1h' });
+    company = await signedInCompany(server.ctx);
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await receiver.close();
+    await server.close();
+  });
+
+  it('refuses to connect when the endpoint\'s name now resolves to a loopback address (DNS rebinding)', async () => {
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: 'https://93.184.216.34/hooks' });
+    // The name resolved to a public address at creation; now it points at this machine.
+    const port = new URL(receiver.url).port;
+    await server.ctx.db.updateTable('webhook_endpoints').set({ url: `https://localhost:${port}/hooks` }).where('id', '=', endpoint.id).execute();
+    await sendTest(server.baseUrl, company.token, endpoint.id);
+    await eventually('the refusal is logged', 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === 1);
+    const [refused] = await deliveries(server.baseUrl, company.token, endpoint.id);
+    assert.equal(refused?.statusCode, null);
+    assert.match(refused?.error ?? '', /destination refused: localhost \(127\.0\.0\.1\) is a loopback address/);
+    assert.equal(receiver.received.length, 0);
+  });
+});
