@@ -4,9 +4,10 @@ import { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
-import { ProblemError } from '../platform/errors.ts';
+import { ProblemError, notFound } from '../platform/errors.ts';
 import { auditEventsCsv, listAuditEvents, type AuditEventView, type AuditFilter } from '../iam/audit-log.ts';
 import { listClients, listCompanies } from '../iam/organisation-reads.ts';
+import { requireUser } from '../iam/organisation-scope.ts';
 import type { Console } from './routes.ts';
 import { problemText } from './forms.ts';
 import { organisationOf } from './organisation.ts';
@@ -58,10 +59,17 @@ export async function auditRoutes(app: App, { console: con }: { console: Console
     return (await Promise.all(companies.map((c) => listClients(ctx.db, organisationId, c.id)))).flat();
   }
 
+  /** A client or user id of another organisation in the filter is "not found", as in a URL. */
+  async function requireOwnIds(organisationId: string, query: FilterQuery, clients: { id: string }[]): Promise<void> {
+    if (query.clientId && !clients.some((c) => c.id === query.clientId)) throw notFound(`No API client ${query.clientId}.`);
+    if (query.userId) await requireUser(ctx.db, organisationId, query.userId.trim());
+  }
+
   app.get('/console/audit', { config: { consoleAccess: 'member' }, schema: { querystring: Filter } }, async (request, reply) => {
     const organisationId = orgOf(request);
     const query = request.query;
     const [organisation, clients] = await Promise.all([organisationOf(ctx.db, organisationId), organisationClients(organisationId)]);
+    await requireOwnIds(organisationId, query, clients);
     let events: AuditEventView[] = [];
     let nextCursor: string | null = null;
     let message: string | undefined;
@@ -89,6 +97,7 @@ export async function auditRoutes(app: App, { console: con }: { console: Console
   app.get('/console/audit.csv', { config: { consoleAccess: 'member' }, schema: { querystring: Filter } }, async (request, reply) => {
     const organisationId = orgOf(request);
     const filter = filterOf(request.query);
+    await requireOwnIds(organisationId, request.query, await organisationClients(organisationId));
     // Checked before the first byte is sent: a bad filter is a page, not a broken download.
     await listAuditEvents(ctx.db, organisationId, { ...filter, limit: 1 });
     return reply

@@ -99,11 +99,15 @@ test('the CSV download holds the filtered view', async () => {
   assert.equal((await admin.agent.get('/console/audit.csv?to=not-a-date')).status, 400);
 });
 
-test('another organisation\'s events never show, even naming its client; a viewer reads the log', async () => {
+test('another organisation\'s events never show: its client or user id in a filter is 404; a viewer reads the log', async () => {
   const other = await provisionTenant(server.ctx, { name: 'Other audited' });
   await loginForCode(server, other);
   const { agent } = await signIn(server, clock, admin);
-  assert.equal(rows((await agent.get(`/console/audit?clientId=${other.clientId}`)).html).length, 0);
+  for (const path of [`/console/audit?clientId=${other.clientId}`, `/console/audit?userId=${other.userId}`, `/console/audit.csv?clientId=${other.clientId}`]) {
+    const answer = await agent.get(path);
+    assert.equal(answer.status, 404, path);
+    assert.ok(!answer.html.includes('Other audited'), path);
+  }
   assert.ok(!(await agent.get('/console/audit.csv')).html.includes(other.clientId));
   const viewer = await enrolPerson(server, clock, home.organisationId, 'viewer');
   assert.equal((await viewer.agent.get('/console/audit')).status, 200);
