@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { DateTime } from 'luxon';
 import { ApiError, type RevenueItem } from '../packages/client/src/index.ts';
-import { clientFromCredentials, defaultCredentialsFile } from '../src/integrator/credentials.ts';
+import { clientFromCredentials, defaultCredentialsFile } from '../packages/client/src/file-store.ts';
 
 const { values } = parseArgs({
   options: {

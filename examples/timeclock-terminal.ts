@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DateTime } from 'luxon';
 import { ApiError, type ItemOf } from '../packages/client/src/index.ts';
-import { clientFromCredentials, defaultCredentialsFile } from '../src/integrator/credentials.ts';
+import { clientFromCredentials, defaultCredentialsFile } from '../packages/client/src/file-store.ts';
 
 const { values } = parseArgs({
   options: {

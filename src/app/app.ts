@@ -8,6 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.ts';
 import { DEFAULT_BODY_LIMIT, answerFrameworkError, installErrorHandling, installValidators, type App } from '../platform/http.ts';
 import { readJsonBodies } from '../platform/json-body.ts';
+import { answerClientError, capConnectionsPerAddress, serverOptions } from '../platform/connections.ts';
 import { refuseUnstorableText } from '../platform/unstorable-text.ts';
 import { registerOpenApi } from '../platform/openapi.ts';
 import { healthRoutes } from '../platform/health.ts';
@@ -19,6 +20,10 @@ import { demoCallbackRoutes } from '../demo/callback.ts';
 import { webhookDelivery } from '../webhooks/delivery-plugin.ts';
 import { webhookMessagesDocument } from '../webhooks/openapi.ts';
 import { consoleRoutes } from '../console/routes.ts';
+import { loadSecretBox } from '../sso/secrets-key.ts';
+import { ssoRuntime } from '../sso/runtime.ts';
+import { ssoFederation } from '../sso/federation.ts';
+import { ssoAdminRoutes } from '../sso/admin-routes.ts';
 
 export interface BuildOptions {
   /** false for silence (tests); `stream` sends the JSON lines elsewhere than standard output. */
@@ -57,7 +62,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     },
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: answerFrameworkError,
+    ...serverOptions(ctx.config),
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Behind a proxy every connection comes from the proxy's address: the cap belongs there then.
+  capConnectionsPerAddress(app.server, ctx.config.trustProxy === false ? ctx.config.maxConnectionsPerAddress : 0);
 
   // Callback style: an async hook would cost a promise and a microtask on every request.
   app.addHook('onRequest', (request, reply, done) => {
@@ -74,11 +83,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(healthRoutes, { db: ctx.db, redis: ctx.redis });
   await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.metricsToken });
-  await app.register(iamRoutes, { ctx });
+  const sso = ssoRuntime(ctx, await loadSecretBox(ctx.db, ctx.config, (message) => app.log.warn(message)));
+  await app.register(iamRoutes, { ctx, federation: ssoFederation(sso) });
   await app.register(demoCallbackRoutes, { ctx });
   await app.register(securedApi, { ctx, prefix: '/api/v1' });
   await app.register(adminRoutes, { ctx, prefix: '/api/v1/admin' });
   await app.register(webhookDelivery, { ctx });
   await app.register(consoleRoutes, { ctx });
+  await app.register(ssoAdminRoutes, { sso });
   return app;
 }

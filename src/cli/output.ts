@@ -4,7 +4,8 @@
 import type { Command, OptionValues } from 'commander';
 import { ConfigError } from '../platform/config.ts';
 import { ProblemError, type FieldError } from '../platform/errors.ts';
-import { printFailure } from '../platform/command-output.ts';
+import { printFailure } from '../../packages/cli/src/output.ts';
+import { EXIT_USAGE } from '../../packages/cli/src/program.ts';
 import { withDatabase, type CommandContext } from './database.ts';
 
 export interface Outcome {
@@ -18,7 +19,7 @@ export interface Outcome {
 
 /** Exit statuses: 1 the command failed, 2 the command line or configuration is wrong. */
 export const EXIT_FAILED = 1;
-export const EXIT_USAGE = 2;
+export { EXIT_USAGE };
 
 const STORE_WARNING = 'Store secrets now: they are shown only this once and cannot be retrieved later.';
 const STORE_WARNING_JSON = 'The JSON output holds secrets shown only this once: store them now.';

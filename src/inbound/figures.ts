@@ -19,8 +19,8 @@ export const BatchOutcome = Type.Object({
 /** The fields every input item of both streams starts with: where and when the figure applies. */
 export const FigureInputFields = {
   departmentId: Type.String({ minLength: 1, maxLength: 100, description: 'A department id from getConfiguration.' }),
-  date: orNull(Type.String({ pattern: PATTERNS.date.pattern }), 'Day (YYYY-MM-DD, company time zone). Exactly one of date and week.'),
-  week: orNull(Type.String({ pattern: PATTERNS.isoWeek.pattern }), 'ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday). Exactly one of date and week.'),
+  date: orNull(Type.String({ pattern: PATTERNS.boundedDate.pattern }), 'Day (YYYY-MM-DD, company time zone), from 2000-01-01 to 2099-12-31. Exactly one of date and week.'),
+  week: orNull(Type.String({ pattern: PATTERNS.boundedIsoWeek.pattern }), 'ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday) of the years 2000 to 2099. Exactly one of date and week.'),
 };
 
 /** A stored item of a stream as read back: the shared fields around the stream's own `fields`. */

@@ -142,6 +142,11 @@ export function toProblem(error: FastifyError, bodyLimit = BATCH_BODY_LIMIT): Pr
   return new ProblemError({ status: 500, code: 'internal_error', detail: 'An unexpected error occurred; quote the requestId when reporting it.' });
 }
 
+/** The peer reset or closed the connection while its request was still arriving (ECONNRESET "aborted"). */
+function clientWentAway(request: FastifyRequest, error: FastifyError): boolean {
+  return request.raw.destroyed && (error.code === 'ECONNRESET' || error.message === 'aborted');
+}
+
 function isDatabaseDown(error: unknown): boolean {
   const code = (error as { code?: string } | null)?.code ?? '';
   return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003'].includes(code)
@@ -188,6 +193,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (error instanceof OAuthError) {
       if (format === 'html') problem = new ProblemError({ status: error.status, code: error.error, detail: error.message, headers: error.headers });
       else return reply.code(error.status).headers({ ...error.headers, 'Cache-Control': 'no-store' }).send({ error: error.error, error_description: error.message });
+    } else if (clientWentAway(request, error)) {
+      // Nobody hears an answer now; a client dropping mid-body is routine, not a fault of ours.
+      request.log.info({ code: error.code }, 'client closed the connection before the request was complete');
+      problem = new ProblemError({ status: 400, code: 'client_closed_request', detail: 'The client closed the connection.' });
     } else if (isDatabaseDown(error)) {
       request.log.error({ err: error }, 'database unavailable');
       problem = new ProblemError({ status: 503, code: 'database_unavailable', detail: 'The database is unavailable; retry shortly.', headers: { 'Retry-After': '1' } });

@@ -6,6 +6,9 @@ import { Type, type Static, type TSchema } from 'typebox';
 export const PATTERNS = {
   date: { pattern: '^\\d{4}-\\d{2}-\\d{2}$', message: 'must be a date as YYYY-MM-DD' },
   isoWeek: { pattern: '^\\d{4}-W\\d{2}$', message: 'must be an ISO week as YYYY-Www (for example 2026-W47)' },
+  /** A business day this service stores figures for: nothing before 2000 or after 2099 is plausible. */
+  boundedDate: { pattern: '^20\\d{2}-\\d{2}-\\d{2}$', message: 'must be a date as YYYY-MM-DD from 2000-01-01 to 2099-12-31' },
+  boundedIsoWeek: { pattern: '^20\\d{2}-W\\d{2}$', message: 'must be an ISO week as YYYY-Www of the years 2000 to 2099 (for example 2026-W47)' },
   time: { pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', message: 'must be a time as HH:MM (00:00 to 23:59)' },
   currency: { pattern: '^[A-Z]{3}$', message: 'must be an ISO 4217 currency code such as EUR' },
   email: { pattern: '^[^@\\s]+@[^@\\s]+$', message: 'must be an email address' },

@@ -17,7 +17,7 @@ const Location = Type.Object(
 
 export const TimeclockEventInput = Type.Object(
   {
-    eventId: Type.String({ format: 'uuid', description: 'Chosen by the sender; resending the same event with it is answered with the original 200.' }),
+    eventId: Type.String({ format: 'uuid', description: 'A UUID chosen by the sender; resending the same event with it is answered with the original 200. Stored and answered as the lower-case bare UUID: upper case and a `urn:uuid:` prefix are accepted and name the same event.' }),
     badgeId: orNull(Type.String({ minLength: 1, maxLength: 100 }), 'The person\'s badge. Exactly one of badgeId and userId.'),
     userId: orNull(Type.String({ minLength: 1, maxLength: 100 }), 'The person\'s user id. Exactly one of badgeId and userId.'),
     companyId: orNull(Type.String({ minLength: 1, maxLength: 100 }), 'When given, must be the person\'s company.'),
@@ -58,6 +58,14 @@ export function parseOccurredAt(value: string): number {
     ]);
   }
   return instant.toMillis();
+}
+
+/**
+ * The one stored form of an eventId: the lower-case bare UUID. The schema also takes upper case and
+ * the `urn:uuid:` prefix (RFC 9562 §4) — terminals write both — and they name the same event.
+ */
+export function canonicalEventId(eventId: string): string {
+  return eventId.toLowerCase().replace(/^urn:uuid:/, '');
 }
 
 /** Identifies the event's content, so a resend can be told from another event reusing the eventId. */

@@ -12,7 +12,7 @@
 import type { Db } from '../platform/db/database.ts';
 import { ProblemError, badRequest, conflict, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { contentHash, parseOccurredAt, presentEvent, type TimeclockEvent, type TimeclockEventInput } from './events.ts';
+import { canonicalEventId, contentHash, parseOccurredAt, presentEvent, type TimeclockEvent, type TimeclockEventInput } from './events.ts';
 import { transition } from './transitions.ts';
 import type { PresenceState, TimeclockEventsTable } from './tables.ts';
 import { durablyGrouped } from '../platform/db/durability.ts';
@@ -143,7 +143,7 @@ export async function recordEvent(db: Db, organisationId: string, input: Timeclo
   if ((input.badgeId == null) === (input.userId == null)) {
     throw badRequest('validation_failed', 'Send exactly one of badgeId and userId.', [{ path: '/badgeId', message: 'exactly one of badgeId and userId is required' }]);
   }
-  const eventId = input.eventId.toLowerCase();
+  const eventId = canonicalEventId(input.eventId);
   const occurredAt = parseOccurredAt(input.occurredAt);
   const hash = contentHash(input, occurredAt);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {

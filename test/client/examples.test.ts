@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startCompanyServer, type CompanyServer } from '../support/company.ts';
-import { writeCredentials } from '../../src/integrator/credentials.ts';
+import { writeCredentials } from '../../packages/client/src/file-store.ts';
 
 // The examples run as an integrator runs them: their own process, the credentials file `wfs login` writes.
 const run = promisify(execFile);
@@ -29,7 +29,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wfs-examples-'));
   credentialsFile = join(dir, 'credentials.json');
   const { server, tenant, refreshToken } = shop;
-  writeCredentials(credentialsFile, { baseUrl: server.baseUrl, clientId: tenant.clientId, clientSecret: tenant.clientSecret, refreshToken });
+  writeCredentials(credentialsFile, { baseUrl: server.baseUrl, clientId: tenant.clientId, refreshToken });
 });
 after(async () => {
   await shop?.server.close();

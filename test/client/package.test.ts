@@ -3,18 +3,11 @@
 // type-checked by tsc against the published declarations — against a real server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { startCompanyServer } from '../support/company.ts';
-import { testDialect } from '../support/database.ts';
+import { REPOSITORY, SYSTEM_NODE, installPacked, packagingSkip, run } from '../support/packages.ts';
 
-const run = promisify(execFile);
-const REPOSITORY = join(import.meta.dirname, '..', '..');
-/** The machine's own Node.js (Debian's: 20 here), which integrators run. */
-const SYSTEM_NODE = process.env.WFS_SYSTEM_NODE ?? '/usr/bin/node';
 const TSC = join(REPOSITORY, 'node_modules', 'typescript', 'bin', 'tsc');
 
 const INTEGRATION = `
@@ -52,20 +45,16 @@ const wrong: RevenueItem = { departmentId: 'd', date: '2026-11-20', kind: 'forec
 export { item, badges, zone, wrong, ApiError };
 `;
 
-test('the packed client installs from its tarball outside the repository, runs on the machine\'s Node and type-checks', { skip: testDialect === 'postgres' ? 'packaging does not depend on the database (run on SQLite)' : !existsSync(SYSTEM_NODE) && `no ${SYSTEM_NODE}` }, async () => {
-  const scratch = mkdtempSync(join(tmpdir(), 'wfs-integrator-'));
+test('the packed client installs from its tarball outside the repository, runs on the machine\'s Node and type-checks', { skip: packagingSkip() }, async () => {
   const { server, tenant, refreshToken } = await startCompanyServer({
     data: {
       departments: [{ ref: 'till', name: 'Till', code: 'TIL' }],
       users: [{ ref: 'u1', employeeNumber: 'E1', firstName: 'Ada', lastName: 'Punch', email: null, employmentStart: '2020-01-01', employmentEnd: null, badgeId: 'B1', timeclockActive: true }],
     },
   });
+  const project = await installPacked(['packages/client']);
+  const scratch = project.dir;
   try {
-    await run('npm', ['pack', '--workspace', 'packages/client', '--pack-destination', scratch], { cwd: REPOSITORY });
-    const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'));
-    assert.ok(tarball, 'npm pack wrote a tarball');
-    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'my-integration', private: true, type: 'module' }));
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(scratch, tarball)], { cwd: scratch });
 
     writeFileSync(join(scratch, 'integration.mjs'), INTEGRATION);
     const { stdout } = await run(SYSTEM_NODE, ['integration.mjs', server.baseUrl, refreshToken, join(scratch, 'credentials.json')], { cwd: scratch });
@@ -85,6 +74,6 @@ test('the packed client installs from its tarball outside the repository, runs o
     await run(process.execPath, [TSC, '-p', scratch], { cwd: scratch }).catch((error: { stdout: string }) => assert.fail(`tsc: ${error.stdout}`));
   } finally {
     await server.close();
-    rmSync(scratch, { recursive: true, force: true });
+    project.remove();
   }
 });

@@ -84,7 +84,8 @@ test('wfs login: browser login with PKCE through a loopback redirect stores the 
   const stored = JSON.parse(readFileSync(credentialsFile, 'utf8')) as Record<string, string>;
   assert.equal(stored.baseUrl, server.baseUrl);
   assert.equal(stored.clientId, tenant.clientId);
-  assert.equal(stored.clientSecret, tenant.clientSecret);
+  assert.equal(stored.clientSecret, undefined, 'the client secret is asked for at each login, never stored');
+  assert.ok(!readFileSync(credentialsFile, 'utf8').includes(tenant.clientSecret));
   assert.match(stored.refreshToken ?? '', /^[\w-]+\.[\w-]+\.[\w-]+$/);
 
   const configuration = await runWfs(['api', 'GET', '/api/v1/company/configuration', '--credentials-file', credentialsFile]);

@@ -1,7 +1,11 @@
 // How a `wfs` command reports a failure, whether an operator's command or an integrator's (the
 // service's command-line convention): text on standard error, and with --json a last line
 // `{error, errors?}` on standard output.
-import type { FieldError } from './errors.ts';
+/** One invalid field of a refused request or document (`/items/3/amount`, `/shifts/3/start`). */
+export interface FieldError {
+  path: string;
+  message: string;
+}
 
 /** The --json failure line: `{error, errors?}`. */
 export function printJsonFailure(message: string, errors?: readonly FieldError[]): void {

@@ -1,12 +1,13 @@
 // The integrator's side of `wfs`: `wfs login` (browser login, refresh token stored in a file only
-// the user can read) and `wfs api` (any API call with that login, tokens renewed automatically).
+// the user can read; the client secret is asked for at each login and never stored) and `wfs api`
+// (any API call with that login, tokens renewed automatically).
 // Failures follow the CLI's convention: text on standard error, with --json a last line {error, errors?}.
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { printFailure } from '../platform/command-output.ts';
-import { ApiError, TokenError, decodeJwtClaims, type Query, type WfsClient } from '../../packages/client/src/index.ts';
-import { clientFromCredentials, defaultCredentialsFile, readCredentials, writeCredentials } from './credentials.ts';
+import { printFailure } from './output.ts';
+import { ApiError, TokenError, type Query, type WfsClient } from '../../client/src/index.ts';
+import { clientFromCredentials, defaultCredentialsFile, readCredentials, writeCredentials } from '../../client/src/file-store.ts';
 import { login, openBrowser } from './login.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -29,6 +30,16 @@ async function report(command: Command, work: () => Promise<void>): Promise<void
   }
 }
 
+/** One line from the person at the terminal (prompts go to standard error, so --json output stays clean). */
+async function ask(question: string): Promise<string> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await prompt.question(question);
+  } finally {
+    prompt.close();
+  }
+}
+
 interface LoginFlags {
   baseUrl?: string;
   clientId?: string;
@@ -46,7 +57,7 @@ function loginCommand(program: Command): void {
     .description('Log the API User in through the browser (authorization code with PKCE, loopback redirect) and store the refresh token')
     .option('--base-url <url>', 'the service\'s BASE_URL (default: from the credentials file)')
     .option('--client-id <id>', 'the API Client id (default: from the credentials file)')
-    .option('--client-secret <secret>', 'the API Client secret (default: $WFS_CLIENT_SECRET, then the credentials file)')
+    .option('--client-secret <secret>', 'the API Client secret (default: $WFS_CLIENT_SECRET, else asked for; never stored)')
     .option('--redirect-uri <uri>', 'a redirect URI registered on the API Client: a loopback one without port (wfs listens on a free port), or a page (e.g. the demo\'s /demo/callback) whose address you then paste', 'http://127.0.0.1/callback')
     .option('--audience <audience>', 'token audience', 'service-api')
     .option('--credentials-file <path>', 'where to store the refresh token (mode 0600)', defaultCredentialsFile())
@@ -62,8 +73,9 @@ function loginCommand(program: Command): void {
       })();
       const baseUrl = flags.baseUrl ?? stored?.baseUrl;
       const clientId = flags.clientId ?? stored?.clientId;
-      const clientSecret = flags.clientSecret ?? process.env.WFS_CLIENT_SECRET ?? (clientId === stored?.clientId ? stored?.clientSecret : undefined);
-      if (!baseUrl || !clientId || !clientSecret) throw new Error('Give --base-url, --client-id and --client-secret (or $WFS_CLIENT_SECRET).');
+      if (!baseUrl || !clientId) throw new Error('Give --base-url and --client-id (the credentials file of an earlier login names them too).');
+      const clientSecret = flags.clientSecret ?? process.env.WFS_CLIENT_SECRET ?? (await ask('API Client secret (not stored): '));
+      if (clientSecret.trim() === '') throw new Error('Give the API Client secret: --client-secret, $WFS_CLIENT_SECRET, or at the prompt.');
       const timeoutSeconds = Number(flags.timeout);
       if (!(timeoutSeconds > 0)) throw new Error(`--timeout takes a number of seconds, got "${flags.timeout}".`);
       const tokens = await login({
@@ -73,21 +85,14 @@ function loginCommand(program: Command): void {
         redirectUri: flags.redirectUri,
         audience: flags.audience,
         timeoutMs: timeoutSeconds * 1000,
-        announce: (url) => {
-          const opened = flags.browser && openBrowser(url);
+        announce: async (url) => {
+          const opened = flags.browser && (await openBrowser(url));
           process.stderr.write(`${opened ? 'Opening your browser. If it does not open, visit' : 'Open this address in a browser and log in as the API User'}:\n${url}\n`);
         },
-        ask: async (question) => {
-          const prompt = createInterface({ input: process.stdin, output: process.stderr });
-          try {
-            return await prompt.question(question);
-          } finally {
-            prompt.close();
-          }
-        },
+        ask,
       });
-      writeCredentials(flags.credentialsFile, { baseUrl: baseUrl.replace(/\/+$/, ''), clientId, clientSecret, refreshToken: tokens.refresh_token ?? '' });
-      const claims = decodeJwtClaims(tokens.id_token) as { email?: string; company_id?: string };
+      writeCredentials(flags.credentialsFile, { baseUrl: baseUrl.replace(/\/+$/, ''), clientId, refreshToken: tokens.refreshToken });
+      const { claims } = tokens;
       const summary = `Logged in as ${claims.email ?? 'the API User'} (company ${claims.company_id ?? '?'}). Refresh token stored in ${flags.credentialsFile} (readable only by you).`;
       if (jsonWanted(command)) {
         process.stderr.write(`${summary}\n`);
