@@ -41,7 +41,7 @@ async function failures(clientId: string | null): Promise<{ detail: string | nul
 }
 
 /** Up to the provider's redirect back to the service (the callback URL), without following it. */
-async function toCallback(sso: SsoTenant, jar = new CookieJar(), provider = idp): Promise<{ jar: CookieJar; callbackUrl: URL }> {
+async function toCallback(sso: SsoTenant, jar = new CookieJar()): Promise<{ jar: CookieJar; callbackUrl: URL }> {
   const authorization = await clientRequest(server.config.authUrl, sso.tenant);
   const { response } = await submitEmail(jar, authorization.url, sso.user.email);
   assert.equal(response.status, 302);
@@ -145,7 +145,7 @@ test('the provider down: a clear page when the flow starts, and when the code is
   const down = await startIdentityProvider(`${server.config.authUrl}/oauth/sso/callback`);
   const early = await ssoTenant(server, down);
   const late = await ssoTenant(server, down);
-  const { jar, callbackUrl } = await toCallback(late, new CookieJar(), down);
+  const { jar, callbackUrl } = await toCallback(late);
   await down.close();
 
   const authorization = await clientRequest(server.config.authUrl, early.tenant);
