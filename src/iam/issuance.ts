@@ -103,9 +103,12 @@ export async function issueRefreshToken(
   now = Date.now(),
 ): Promise<string> {
   const jti = newId('rt');
-  const expiresAt = Math.min(now + settings.refreshTokenTtl * 1000, grant.chainExpiresAt);
-  await db.insertInto('refresh_tokens').values({ jti, grant_id: grant.grantId, parent_jti: parentJti, issued_at: now, expires_at: expiresAt, superseded_at: null }).execute();
-  return signRecordedRefreshToken(keys, settings, grant, { jti, issuedAt: now, expiresAt });
+  // One whole-second iat, like the ID token's: the JWT's exp and the record's expiry both derive from
+  // it, so exp − iat is exactly REFRESH_TOKEN_TTL (unless the chain's end comes first).
+  const issuedAt = Math.floor(now / 1000) * 1000;
+  const expiresAt = Math.min(issuedAt + settings.refreshTokenTtl * 1000, grant.chainExpiresAt);
+  await db.insertInto('refresh_tokens').values({ jti, grant_id: grant.grantId, parent_jti: parentJti, issued_at: issuedAt, expires_at: expiresAt, superseded_at: null }).execute();
+  return signRecordedRefreshToken(keys, settings, grant, { jti, issuedAt, expiresAt });
 }
 
 /**

@@ -89,8 +89,9 @@ export async function signRefreshToken(
     sid: input.grantId,
     jti: input.jti,
     iat: Math.floor(input.issuedAt / 1000),
-    // Rounded up: the database record (checked on every use, to the millisecond) decides expiry;
-    // the JWT must never expire before it.
+    // Whole seconds from iat, except when capped at a chain's end (milliseconds): rounded up then,
+    // since the database record (checked on every use, to the millisecond) decides expiry and the
+    // JWT must never expire before it.
     exp: Math.ceil(input.expiresAt / 1000),
   };
   return new SignJWT(claims).setProtectedHeader({ alg: SIGNING_ALG, kid, typ: REFRESH_TOKEN_TYPE }).sign(privateKey);
