@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   out_of_order: { status: 409, title: 'Out of order', meaning: 'a timeclock event not later than the person\'s last accepted one' },
   event_id_conflict: { status: 409, title: 'Event id conflict', meaning: 'an eventId reused with other content' },
   timeclock_inactive: { status: 409, title: 'Timeclock inactive', meaning: 'the person\'s timeclock is not active' },
+  cursor_expired: { status: 410, title: 'Cursor expired', meaning: 'a changes cursor past retention: read the collections again, then follow from the head' },
   message_expired: { status: 410, title: 'Message expired', meaning: 'retry of a delivery whose change the change log no longer keeps' },
   payload_too_large: { status: 413, title: 'Payload too large', meaning: 'a body over the size limit' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type', meaning: 'a body that is not JSON, or declares another charset than UTF-8' },

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { approveGrantRequest, listGrantRequests } from '../../src/iam/grant-requests.ts';
+import { approveGrantRequest, declineGrantRequest, listGrantRequests } from '../../src/iam/grant-requests.ts';
 import { OPERATOR } from '../../src/iam/audit.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
@@ -68,6 +68,16 @@ describe('API Clients', () => {
     const tenant: Tenant = { ...home, ...client, userId: user.userId, email: user.email, secret: user.secret, redirectUri };
     const tokens = await loginAndExchange(server, tenant);
     assert.equal(await configurationStatus(server.baseUrl, tokens.id_token), 200);
+  });
+
+  test('every value is escaped: a name with markup is shown as text', async () => {
+    const name = '<img src=x onerror=alert(1)> & "quotes"';
+    const client = await createClient(name, 'https://escaped.example/cb');
+    for (const path of [`/console/clients/${client.clientId}`, `/console/companies/${home.companyId}`]) {
+      const html = (await agent.get(path)).html;
+      assert.ok(html.includes('&lt;img src=x onerror=alert(1)&gt; &amp; &quot;quotes&quot;'), path);
+      assert.ok(!html.includes('<img src=x'), path);
+    }
   });
 
   test('bad input shows the form again with the reason and what was typed; nothing is created', async () => {
@@ -151,6 +161,13 @@ describe('API Clients', () => {
     const after = await agent.get(page);
     assert.match(after.html, /data-testid="grant-request-state">approved</);
     assert.match(after.html, /<span class="tag">client_credentials<\/span>/);
+
+    await agent.submit(page, `${page}/grant-requests`, { grant: 'sso', reason: 'Sign in with our Entra ID' });
+    const sso = (await listGrantRequests(server.ctx.db, { clientId: client.clientId })).find((r) => r.grant === 'sso');
+    await declineGrantRequest(server.ctx.db, sso?.id ?? '', 'Add an SSO provider first', OPERATOR);
+    const declined = await agent.get(page);
+    assert.match(declined.html, /data-testid="grant-request-state">declined</);
+    assert.match(declined.html, /Declined: Add an SSO provider first/);
   });
 });
 
