@@ -45,6 +45,8 @@ export interface DispatcherOptions {
   leaseMs?: number;
   /** Endpoints this instance delivers to at once. */
   concurrency?: number;
+  /** How long the delivery log keeps an attempt (the change log's retention). */
+  deliveryRetentionMs: number;
 }
 
 /** A Retry-After longer than this is not honoured beyond it: one receiver cannot park its endpoint for a year. */
@@ -54,6 +56,8 @@ const CHANGES_READ_AT_ONCE = 100;
 const RECORD_AT_MOST = 100;
 const RECORD_WITHIN_MS = 50;
 const WAKE_INTERVAL_MS = 20;
+/** How often an instance removes expired delivery-log rows. */
+const PRUNE_EVERY_MS = 60_000;
 
 /** The wait before retry number `attempt` (1-based): the schedule's entry plus up to 10 % jitter, or a longer Retry-After. */
 export function retryWait(schedule: readonly number[], attempt: number, retryAfterMs: number | null, random = Math.random()): number | null {
@@ -112,6 +116,7 @@ export class WebhookDispatcher {
   #timer: NodeJS.Timeout | undefined;
   #ticking = false;
   #lastTick = 0;
+  #lastPrune = Number.NEGATIVE_INFINITY;
   #wakeAgain = false;
   #closing = false;
 
@@ -155,6 +160,7 @@ export class WebhookDispatcher {
     this.#ticking = true;
     this.#lastTick = performance.now();
     try {
+      await this.#pruneDeliveries();
       const free = this.#concurrency - this.#working.size;
       if (free > 0) {
         for (const row of await this.#claim(free)) {
@@ -168,6 +174,20 @@ export class WebhookDispatcher {
       this.#ticking = false;
       this.#schedule(this.#wakeAgain ? 0 : this.#pollMs);
       this.#wakeAgain = false;
+    }
+  }
+
+  /**
+   * Removes delivery-log rows older than the retention, at most every PRUNE_EVERY_MS (by the clock),
+   * endpoint by endpoint so that each delete walks the (endpoint, attempted_at) index.
+   */
+  async #pruneDeliveries(): Promise<void> {
+    const { db, clock, deliveryRetentionMs } = this.#options;
+    const now = clock.now();
+    if (now - this.#lastPrune < PRUNE_EVERY_MS) return;
+    this.#lastPrune = now;
+    for (const { id } of await db.selectFrom('webhook_endpoints').select('id').execute()) {
+      await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).where('attempted_at', '<', now - deliveryRetentionMs).execute();
     }
   }
 
