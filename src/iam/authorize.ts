@@ -40,7 +40,7 @@ function tooManyAttempts(retryAfter: number): OAuthError {
 const responses = {
   200: HtmlPage('The login form'),
   302: Type.Null({ description: 'To redirect_uri with code, state and iss — or with error, error_description, state and iss' }),
-  400: HtmlPage('Unknown client or unregistered redirect_uri: an error page, never a redirect'),
+  400: HtmlPage('Unknown client, or a malformed or unregistered redirect_uri: an error page, never a redirect'),
   401: HtmlPage('Wrong email or secret: the form again, with a generic message'),
   403: HtmlPage('Missing or wrong CSRF token: the form again; or a secret sent where the organisation enforces SSO'),
   502: HtmlPage('The organisation\'s identity provider could not be reached'),
@@ -94,7 +94,7 @@ export async function authorizeRoutes(app: App, { ctx, throttle, federation }: {
     '/oauth/authorize',
     {
       config: { errorFormat: 'html' },
-      schema: { tags: ['identity'], operationId: 'authorize', summary: 'Login page of the authorization code flow (browser)', description: 'Served on AUTH_URL. Unknown client_id or an unregistered redirect_uri: 400 HTML page, never redirected. Other bad parameters (response_type, scope other than `all`/`all openid`, bad PKCE): redirect with error, error_description, state and iss. Otherwise a CSRF-protected login form for the API User of that client.', querystring: AuthorizationParams, response: responses },
+      schema: { tags: ['identity'], operationId: 'authorize', summary: 'Login page of the authorization code flow (browser)', description: 'Served on AUTH_URL. Unknown client_id, or a malformed (port outside 1–65535, characters outside RFC 3986) or unregistered redirect_uri: 400 HTML page, never redirected, whatever the other parameters. Other bad parameters (response_type, scope other than `all`/`all openid`, bad PKCE): redirect with error, error_description, state and iss. Otherwise a CSRF-protected login form for the API User of that client.', querystring: AuthorizationParams, response: responses },
     },
     async (request, reply) => {
       const checked = await checkAuthorizationRequest(ctx.db, ctx.config.issuer, request.query);

@@ -55,7 +55,9 @@ test('token, idToken and login requests are limited per client; another client i
   for (let i = 0; i < 3; i++) assert.equal((await postToken(s, credentials(busy))).status, 200);
   const limited = await postToken(s, credentials(busy));
   assertRetryAfter(limited, 1, 60);
-  assert.equal(((await limited.json()) as { error: string }).error, 'slow_down');
+  const over = (await limited.json()) as { error: string; error_description: string };
+  assert.equal(over.error, 'slow_down');
+  assert.match(over.error_description, /^Too many requests; retry after \d+ seconds?\.$/);
   assert.equal((await postToken(s, credentials(calm))).status, 200, 'another client keeps its budget');
 
   const tokens = await loginAndExchange(s, calm);
@@ -138,8 +140,28 @@ test('failed client authentications at the token endpoint are penalised per clie
   const other = await provisionTenant(s.ctx);
   const bad = codeExchange(tenant, 'code', { client_secret: 'wrong' });
   for (let i = 0; i < 5; i++) assert.equal((await postToken(s, bad)).status, 401);
-  assertRetryAfter(await postToken(s, codeExchange(tenant, 'code')), 1, 1);
+  const blocked = await postToken(s, codeExchange(tenant, 'code'));
+  assertRetryAfter(blocked, 1, 1);
+  assert.match(blocked.headers.get('content-type') ?? '', /^application\/json/);
+  assert.deepEqual(await blocked.json(), { error: 'slow_down', error_description: 'Too many requests; retry after 1 second.' }, 'the body docs/identity.md and docs/errors.md describe');
   assert.equal((await postToken(s, codeExchange(other, 'code'))).status, 400, 'another client is not blocked (its bad code is just invalid_grant)');
+});
+
+test('an IPv6 client counts as its /64 (an IPv4-mapped address as its IPv4 one): rotating addresses does not escape the penalty or the login budget', async () => {
+  const s = await server({ TRUST_PROXY: '127.0.0.1', RATE_LIMIT_TOKEN_PER_MINUTE: '5' }, clockAtStartOfMinute());
+  const tenant = await provisionTenant(s.ctx);
+  const bad = codeExchange(tenant, 'code', { client_secret: 'wrong' });
+  const from = (address: string) => ({ headers: { 'x-forwarded-for': address } });
+  for (let i = 0; i < 5; i++) assert.equal((await postToken(s, bad, from(`2001:db8:1:2::${i + 1}`))).status, 401);
+  assertRetryAfter(await postToken(s, bad, from('2001:db8:1:2:ffff:ffff:ffff:ffff')), 1, 1);
+  assert.equal((await postToken(s, bad, from('2001:db8:1:3::1'))).status, 401, 'the next /64 is another address');
+  for (let i = 0; i < 5; i++) assert.equal((await postToken(s, bad, from(i % 2 ? '203.0.113.5' : '::ffff:203.0.113.5'))).status, 401);
+  assertRetryAfter(await postToken(s, bad, from('203.0.113.5')), 1, 1);
+
+  const url = authorizeUrl(s, defaultParams(tenant));
+  for (let i = 0; i < 5; i++) assert.equal((await fetch(url, { headers: from(`2001:db8:9:9::${i + 1}`).headers })).status, 200);
+  assertRetryAfter(await fetch(url, { headers: from('2001:db8:9:9::99').headers }), 1, 60);
+  assert.equal((await fetch(url, { headers: from('2001:db8:9:a::1').headers })).status, 200);
 });
 
 test('a caller cannot escape the penalty by sending its own X-Forwarded-For (no TRUST_PROXY)', async () => {
