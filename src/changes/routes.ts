@@ -69,13 +69,14 @@ export async function changeRoutes(app: App, { ctx }: { ctx: AppContext }): Prom
         response: { 200: withExamples(ChangesPage, changesExample), ...problemResponses(400, 401, 410, 429) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { companyId } = request.principal;
       const query: Static<typeof ChangesQuery> = request.query;
       const types = parseTypes(query.types);
       const after = query.cursor === undefined ? undefined : decodeDeltaCursor(ctx.cursorKey, companyId, query.cursor, types);
       const gone = new AbortController();
-      request.raw.once('close', () => gone.abort());
+      // The response closing before it was sent: the client went away, nobody waits for the answer.
+      reply.raw.once('close', () => gone.abort());
       const page = await readDelta(ctx.db, ctx.changeNotifier, {
         companyId,
         after,
@@ -84,6 +85,8 @@ export async function changeRoutes(app: App, { ctx }: { ctx: AppContext }): Prom
         waitMs: (query.wait ?? 0) * 1000,
         signal: AbortSignal.any([gone.signal, closing.signal]),
       });
+      // Answered because the server is closing: the connection must not stay open for keep-alive.
+      if (closing.signal.aborted) reply.header('connection', 'close');
       return { data: page.data, nextCursor: encodeDeltaCursor(ctx.cursorKey, companyId, page.next), hasMore: page.hasMore };
     },
   );

@@ -183,3 +183,15 @@ test('a cursor that a pruned change would still have had to return is 410 cursor
     await server.server.close();
   }
 });
+
+test('a server shutting down answers its waiting long polls at once instead of holding the shutdown', async () => {
+  const closing = await startCompanyServer({ name: 'Closing' });
+  const waiting = changes('wait=30', closing.token, closing.server.baseUrl);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const started = performance.now();
+  await closing.server.close();
+  assert.ok(performance.now() - started < 5000, 'closed without waiting 30 s');
+  const answer = await waiting;
+  assert.equal(answer.status, 200);
+  assert.deepEqual(answer.body.data, []);
+});
