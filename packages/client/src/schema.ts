@@ -563,7 +563,7 @@ export interface paths {
         };
         /**
          * The endpoint's delivery log, newest first
-         * @description One item per attempt. Kept as long as the endpoint exists.
+         * @description One item per attempt, kept as long as the change log keeps changes (CHANGES_RETENTION_SECONDS, 30 days).
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
