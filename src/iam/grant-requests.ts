@@ -106,7 +106,7 @@ export async function listGrantRequests(db: Db, filter: GrantRequestFilter = {})
 }
 
 function requireOperator(actor: Actor): void {
-  if (actor.kind !== 'operator') throw new ProblemError({ status: 403, code: 'forbidden', detail: 'Only the operator decides grant requests.' });
+  if (actor.kind !== 'operator') throw new ProblemError({ code: 'forbidden', detail: 'Only the operator decides grant requests.' });
 }
 
 /**

@@ -133,7 +133,7 @@ export async function rotateSecret(db: Db, env: EndpointEnvironment, companyId: 
     // Two rotations racing: the second must not keep a secret the first already replaced.
     .where('secret_sealed', '=', current.secret_sealed)
     .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 0) throw new ProblemError({ status: 409, code: 'rotation_conflict', detail: 'The secret was rotated at the same moment; rotate again.' });
+  if (Number(updated.numUpdatedRows) === 0) throw new ProblemError({ code: 'rotation_conflict', detail: 'The secret was rotated at the same moment; rotate again.' });
   return { secret, previousUntil };
 }
 

@@ -97,7 +97,7 @@ export async function retryDelivery(db: Db, stream: ChangeStream, endpoint: Endp
   }
   const [change] = delivery.seq === null ? [] : (await stream.after(db, endpoint.company_id, delivery.seq - 1, 1, [delivery.type])).changes;
   if (!change || change.id !== delivery.message_id) {
-    throw new ProblemError({ status: 410, code: 'message_expired', detail: 'The change of this delivery is older than the change log keeps (CHANGES_RETENTION_SECONDS); read the collections again.' });
+    throw new ProblemError({ code: 'message_expired', detail: 'The change of this delivery is older than the change log keeps (CHANGES_RETENTION_SECONDS); read the collections again.' });
   }
   const message = changeMessage(change);
   await queue(db, endpoint.id, now, [{ messageId: message.id, seq: message.seq, type: message.type, body: message.body }]);
