@@ -22,6 +22,13 @@ const REF = {
   requestId: { $ref: '#/components/headers/RequestId' },
 };
 
+/** The per-client rate-limit state every answer to an authenticated call carries (CONTRACT §4). */
+const RATE_LIMIT_HEADERS: Json = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
+};
+
 /** Tags in the order the reference page shows them. Every tag a route uses must be declared here. */
 const TAGS = [
   { name: 'identity', description: 'OAuth 2.0 authorization server and OpenID Connect provider: discovery, keys, the login page, the token and idToken endpoints and revocation. Errors are RFC 6749 `{error, error_description}`.' },
@@ -49,7 +56,7 @@ function baseDocument(config: Config): Json {
         '',
         '**Errors.** The company API answers RFC 9457 problem details (`application/problem+json`) with a stable `code` and the `requestId` that every response also carries in `X-Request-Id`. The OAuth endpoints answer RFC 6749 `{error, error_description}`.',
         '',
-        '**Limits.** Secured calls are rate limited per API Client; over the limit the answer is `429` with `Retry-After` (seconds). `503` means the database is briefly unavailable: retry.',
+        '**Limits.** Secured calls are rate limited per API Client; every answer to an authenticated call carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`, and over the limit the answer is `429` with `Retry-After` (seconds). Bodies: 2 MiB for batches, 64 KiB elsewhere (`413`); a request must arrive within 30 s (`408`); strings holding U+0000 or an unpaired surrogate are `400 invalid_character`. `503` means the database is briefly unavailable: retry.',
         '',
         '**Versioning.** The major version is part of the path (`/api/v1`). Within a version, fields and operations are only added, never removed or changed in meaning; clients must ignore unknown fields.',
       ].join('\n'),
@@ -139,7 +146,7 @@ const SECURED_RESPONSES: Record<string, { name: string; response: Json }> = {
     name: 'TooManyRequests',
     response: {
       description: 'Over the API Client\'s rate limit; wait the `Retry-After` seconds.',
-      headers: { 'Retry-After': RETRY_AFTER, 'X-Request-Id': REF.requestId },
+      headers: { 'Retry-After': RETRY_AFTER, 'X-Request-Id': REF.requestId, ...RATE_LIMIT_HEADERS },
       content: problemContent(problemExample(429, 'rate_limited', 'Too many requests; retry after the time in Retry-After.')),
     },
   },
@@ -174,6 +181,9 @@ function sharedComponents(): Json {
         description: 'Identifies the request in the service\'s logs; equal to a problem\'s `requestId`. A well-formed incoming `X-Request-Id` is echoed.',
         schema: { type: 'string' },
       },
+      RateLimitLimit: { description: 'Calls the API Client may make per minute (`RATE_LIMIT_API_PER_MINUTE`), on every answer to an authenticated call.', schema: { type: 'integer', minimum: 1 }, example: 1200 },
+      RateLimitRemaining: { description: 'Calls left in the current minute; at 0 the next one is `429`.', schema: { type: 'integer', minimum: 0 }, example: 1187 },
+      RateLimitReset: { description: 'Seconds until the current minute\'s budget is restored.', schema: { type: 'integer', minimum: 0 }, example: 42 },
     },
     responses: Object.fromEntries(Object.values(SECURED_RESPONSES).map(({ name, response }) => [name, response])),
   };
@@ -212,6 +222,9 @@ function completeOperation(operation: Operation): Operation {
   // the route, so every secured operation documents the same ones.
   for (const [status, { name }] of Object.entries(SECURED_RESPONSES)) {
     responses[status] = { $ref: `#/components/responses/${name}` };
+  }
+  for (const [status, response] of Object.entries(responses)) {
+    if (!('$ref' in response)) responses[status] = { ...response, headers: { ...(response.headers as Json | undefined), ...RATE_LIMIT_HEADERS } };
   }
   // The ID token is what the oauth flow yields; offering both lets the reference page log in.
   const security = operation.security?.some((requirement) => 'oauth' in requirement) ? operation.security : [...(operation.security ?? []), { oauth: ['all'] }];
