@@ -68,7 +68,7 @@ export async function adminRoutes(app: App, { ctx }: { ctx: AppContext }): Promi
   app.post('/api-users', { schema: { body: NewApiUserBody, ...operatorSchema('adminCreateApiUser', 'Create the API User of a client; the secret is generated and shown once', 201, CreatedApiUser, 400, 409) } },
     async (request, reply) => reply.code(201).send(await createApiUser(db, request.body)));
 
-  app.post('/api-clients/:clientId/grants/:grant', { schema: { params: GrantParams, ...operatorSchema('adminEnableGrant', 'Enable client_credentials or refresh_token for a client', 200, ClientGrants, 400) } },
+  app.post('/api-clients/:clientId/grants/:grant', { schema: { params: GrantParams, ...operatorSchema('adminEnableGrant', 'Enable client_credentials, refresh_token or sso for a client', 200, ClientGrants, 400) } },
     async (request) => setGrantEnabled(db, request.params.clientId, request.params.grant, true));
 
   app.delete('/api-clients/:clientId/grants/:grant', { schema: { params: GrantParams, ...operatorSchema('adminDisableGrant', 'Disable a grant type for a client (revokes nothing)', 200, ClientGrants, 400) } },

@@ -20,6 +20,10 @@ import { demoCallbackRoutes } from '../demo/callback.ts';
 import { webhookDelivery } from '../webhooks/delivery-plugin.ts';
 import { webhookMessagesDocument } from '../webhooks/openapi.ts';
 import { consoleRoutes } from '../console/routes.ts';
+import { loadSecretBox } from '../sso/secrets-key.ts';
+import { ssoRuntime } from '../sso/runtime.ts';
+import { ssoFederation } from '../sso/federation.ts';
+import { ssoAdminRoutes } from '../sso/admin-routes.ts';
 
 export interface BuildOptions {
   /** false for silence (tests); `stream` sends the JSON lines elsewhere than standard output. */
@@ -79,11 +83,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(healthRoutes, { db: ctx.db, redis: ctx.redis });
   await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.metricsToken });
-  await app.register(iamRoutes, { ctx });
+  const sso = ssoRuntime(ctx, await loadSecretBox(ctx.db, ctx.config, (message) => app.log.warn(message)));
+  await app.register(iamRoutes, { ctx, federation: ssoFederation(sso) });
   await app.register(demoCallbackRoutes, { ctx });
   await app.register(securedApi, { ctx, prefix: '/api/v1' });
   await app.register(adminRoutes, { ctx, prefix: '/api/v1/admin' });
   await app.register(webhookDelivery, { ctx });
   await app.register(consoleRoutes, { ctx });
+  await app.register(ssoAdminRoutes, { sso });
   return app;
 }

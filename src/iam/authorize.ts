@@ -14,6 +14,8 @@ import { issueAuthorizationCode } from './codes.ts';
 import { LoginCsrf } from './csrf.ts';
 import { verifyApiUser } from './login.ts';
 import { CSRF_FIELD, loginPage } from './login-page.ts';
+import { identifierPage } from './identifier-page.ts';
+import { NO_FEDERATION, type FederatedLogin, type LoginFederation } from './federation.ts';
 import { HtmlPage } from './oauth-schemas.ts';
 import { pageSecurityHeaders } from './page-security.ts';
 import type { Throttle } from './throttle.ts';
@@ -28,6 +30,8 @@ const LoginSubmission = Type.Intersect([
 ]);
 
 const GENERIC_FAILURE = 'The email or secret is not correct.';
+const SSO_ENFORCED = 'Your organisation signs you in through its own identity provider: enter your email to continue there.';
+const SSO_WITHOUT_GRANT = 'Your organisation signs you in through its own identity provider only, and single sign-on is not enabled for this application. Ask your administrator to request the sso grant for it.';
 
 function tooManyAttempts(retryAfter: number): OAuthError {
   return new OAuthError(429, 'too_many_requests', `Too many sign-in attempts. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, { 'Retry-After': String(retryAfter) });
@@ -36,13 +40,14 @@ function tooManyAttempts(retryAfter: number): OAuthError {
 const responses = {
   200: HtmlPage('The login form'),
   302: Type.Null({ description: 'To redirect_uri with code, state and iss — or with error, error_description, state and iss' }),
-  400: HtmlPage('Unknown client or unregistered redirect_uri: an error page, never a redirect'),
+  400: HtmlPage('Unknown client, or a malformed or unregistered redirect_uri: an error page, never a redirect'),
   401: HtmlPage('Wrong email or secret: the form again, with a generic message'),
-  403: HtmlPage('Missing or wrong CSRF token: the form again'),
+  403: HtmlPage('Missing or wrong CSRF token: the form again; or a secret sent where the organisation enforces SSO'),
+  502: HtmlPage('The organisation\'s identity provider could not be reached'),
   429: HtmlPage('Too many attempts; see Retry-After'),
 };
 
-export async function authorizeRoutes(app: App, { ctx, throttle }: { ctx: AppContext; throttle: Throttle }): Promise<void> {
+export async function authorizeRoutes(app: App, { ctx, throttle, federation }: { ctx: AppContext; throttle: Throttle; federation?: LoginFederation | undefined }): Promise<void> {
   const csrf = new LoginCsrf(Buffer.from(await sharedSecret(ctx.db, 'login_csrf_hmac'), 'base64url'), ctx.config.authUrl);
   const action = `${ctx.config.authUrl}/oauth/authorize`;
   const authOrigin = new URL(ctx.config.authUrl).origin;
@@ -63,6 +68,21 @@ export async function authorizeRoutes(app: App, { ctx, throttle }: { ctx: AppCon
       .send(page);
   }
 
+  /** The identifier step (CONTRACT §8): email only; a link to the secret form unless SSO is enforced. */
+  function showIdentifier(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, login: FederatedLogin, status: number, extra: { email?: string; message?: string } = {}): FastifyReply {
+    const secretFormUrl = login.secretAllowed ? withParams(action, { ...auth.carried, login: 'secret' }) : undefined;
+    const page = identifierPage({ action, clientName: auth.client.name, carried: auth.carried, csrfToken: csrf.issue(request, reply), ...(secretFormUrl ? { secretFormUrl } : {}), ...extra });
+    return reply
+      .code(status)
+      .headers(pageSecurityHeaders([authOrigin, new URL(auth.redirectUri).origin, ...login.formTargets]))
+      .type('text/html; charset=utf-8')
+      .send(page);
+  }
+
+  function federatedLogin(auth: AuthorizationRequest): Promise<FederatedLogin> {
+    return federation ? federation.forClient(auth.client) : Promise.resolve(NO_FEDERATION);
+  }
+
   // Per client AND address: the client id and redirect URI are public, so a budget per client alone
   // would let anyone use up a client's logins (CONTRACT §2 "Rate limits").
   async function limitLogins(clientId: string, address: string): Promise<void> {
@@ -74,12 +94,15 @@ export async function authorizeRoutes(app: App, { ctx, throttle }: { ctx: AppCon
     '/oauth/authorize',
     {
       config: { errorFormat: 'html' },
-      schema: { tags: ['identity'], operationId: 'authorize', summary: 'Login page of the authorization code flow (browser)', description: 'Served on AUTH_URL. Unknown client_id or an unregistered redirect_uri: 400 HTML page, never redirected. Other bad parameters (response_type, scope other than `all`/`all openid`, bad PKCE): redirect with error, error_description, state and iss. Otherwise a CSRF-protected login form for the API User of that client.', querystring: AuthorizationParams, response: responses },
+      schema: { tags: ['identity'], operationId: 'authorize', summary: 'Login page of the authorization code flow (browser)', description: 'Served on AUTH_URL. Unknown client_id, or a malformed (port outside 1–65535, characters outside RFC 3986) or unregistered redirect_uri: 400 HTML page, never redirected, whatever the other parameters. Other bad parameters (response_type, scope other than `all`/`all openid`, bad PKCE): redirect with error, error_description, state and iss. Otherwise a CSRF-protected login form for the API User of that client.', querystring: AuthorizationParams, response: responses },
     },
     async (request, reply) => {
       const checked = await checkAuthorizationRequest(ctx.db, ctx.config.issuer, request.query);
       if (!checked.ok) return reply.redirect(checked.redirectTo, 302);
       await limitLogins(checked.request.client.id, request.ip);
+      const login = await federatedLogin(checked.request);
+      const secretForm = login.secretAllowed && (request.query as { login?: unknown }).login === 'secret';
+      if (login.identifierFirst && !secretForm) return showIdentifier(request, reply, checked.request, login, 200);
       return showForm(request, reply, checked.request, 200);
     },
   );
@@ -99,34 +122,51 @@ export async function authorizeRoutes(app: App, { ctx, throttle }: { ctx: AppCon
       },
     },
     async (request, reply) => {
-      const { email = '', secret = '', [CSRF_FIELD]: csrfToken, ...params } = request.body;
+      const { email = '', secret, [CSRF_FIELD]: csrfToken, ...params } = request.body;
       const checked = await checkAuthorizationRequest(ctx.db, ctx.config.issuer, params);
       if (!checked.ok) return reply.redirect(checked.redirectTo, 302);
       const auth = checked.request;
       const who = { clientId: auth.client.id, address: request.ip };
+      const login = await federatedLogin(auth);
+      // The identifier step's form has no secret input: its email only routes (CONTRACT §8).
+      const identifying = login.identifierFirst && secret === undefined;
       if (!csrf.valid(request, csrfToken)) {
         await recordAudit(ctx.db, { event: 'login', outcome: 'failure', ...who, detail: 'csrf_token_invalid' });
-        return showForm(request, reply, auth, 403, { email, message: 'This sign-in form has expired. Please sign in again.' });
+        const expired = { email, message: 'This sign-in form has expired. Please sign in again.' };
+        return identifying ? showIdentifier(request, reply, auth, login, 403, expired) : showForm(request, reply, auth, 403, expired);
       }
       await limitLogins(who.clientId, who.address);
+      // The email only routes; the attempt is counted where a credential is checked (here, or at the
+      // SSO callback).
+      if (identifying && federation) {
+        const route = await federation.route(request, reply, auth, email);
+        if (route.to === 'provider') return reply.redirect(route.url, 302);
+        if (route.to === 'refused') return showIdentifier(request, reply, auth, login, route.status, { email, message: route.message });
+        return showForm(request, reply, auth, 200, { email });
+      }
       // Reserved before the (slow) secret check, so parallel guesses cannot dodge the penalty.
       const blocked = await throttle.attempt(who.clientId, who.address);
       if (blocked) {
         await recordAudit(ctx.db, { event: 'login', outcome: 'throttled', ...who });
         throw tooManyAttempts(blocked.retryAfter);
       }
-      const login = await verifyApiUser(ctx.db, auth.client.id, email, secret);
-      if (!login.ok) {
-        await recordAudit(ctx.db, { event: 'login', outcome: 'failure', ...who, userId: login.userId, detail: login.reason });
+      if (!login.secretAllowed) {
+        await recordAudit(ctx.db, { event: 'login', outcome: 'failure', ...who, detail: 'sso_enforced' });
+        if (login.identifierFirst) return showIdentifier(request, reply, auth, login, 403, { email, message: SSO_ENFORCED });
+        return showForm(request, reply, auth, 403, { email, message: SSO_WITHOUT_GRANT });
+      }
+      const verified = await verifyApiUser(ctx.db, auth.client.id, email, secret ?? '');
+      if (!verified.ok) {
+        await recordAudit(ctx.db, { event: 'login', outcome: 'failure', ...who, userId: verified.userId, detail: verified.reason });
         return showForm(request, reply, auth, 401, { email, message: GENERIC_FAILURE });
       }
       await throttle.succeeded(who.clientId, who.address);
       const code = await issueAuthorizationCode(
         ctx.db,
-        { clientId: auth.client.id, userId: login.userId, redirectUri: auth.redirectUri, nonce: auth.nonce, codeChallenge: auth.codeChallenge, authTime: Date.now() },
+        { clientId: auth.client.id, userId: verified.userId, redirectUri: auth.redirectUri, nonce: auth.nonce, codeChallenge: auth.codeChallenge, authTime: Date.now() },
         ctx.config.authCodeTtl,
       );
-      await recordAudit(ctx.db, { event: 'login', outcome: 'success', ...who, userId: login.userId });
+      await recordAudit(ctx.db, { event: 'login', outcome: 'success', ...who, userId: verified.userId });
       return reply.redirect(withParams(auth.redirectUri, { code, state: auth.state, iss: ctx.config.issuer }), 302);
     },
   );

@@ -4,7 +4,7 @@
 // across instances; a second use revokes the grant the first use created (RFC 6749 §4.1.2).
 import type { Db } from '../platform/db/database.ts';
 import { newSecret, safeEqual, sha256 } from '../platform/ids.ts';
-import { createGrant, newGrantId, revokeGrants } from './grants.ts';
+import { createGrant, newGrantId, revokeGrants, type Federation } from './grants.ts';
 
 export interface NewCode {
   clientId: string;
@@ -13,6 +13,8 @@ export interface NewCode {
   nonce: string | null;
   codeChallenge: string | null;
   authTime: number;
+  /** Set when the login came through an SSO provider. */
+  federation?: Federation | null;
 }
 
 export async function issueAuthorizationCode(db: Db, code: NewCode, ttlSeconds: number, now = Date.now()): Promise<string> {
@@ -31,6 +33,8 @@ export async function issueAuthorizationCode(db: Db, code: NewCode, ttlSeconds: 
       expires_at: now + ttlSeconds * 1000,
       used_at: null,
       grant_id: null,
+      sso_provider_id: code.federation?.providerId ?? null,
+      idp: code.federation?.issuer ?? null,
     })
     .execute();
   return value;
@@ -70,6 +74,10 @@ function pkceProblem(challenge: string | null, verifier: string | undefined): st
   return undefined;
 }
 
+function federationOf(row: { sso_provider_id: string | null; idp: string | null }): Federation | null {
+  return row.sso_provider_id !== null && row.idp !== null ? { providerId: row.sso_provider_id, issuer: row.idp } : null;
+}
+
 export async function redeemAuthorizationCode(db: Db, exchange: CodeExchange, now = Date.now()): Promise<Redemption> {
   const row = await db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', sha256(exchange.code)).executeTakeFirst();
   if (!row) return { status: 'refused', reason: 'The authorization code is invalid.' };
@@ -100,7 +108,7 @@ export async function redeemAuthorizationCode(db: Db, exchange: CodeExchange, no
       .where('used_at', 'is', null)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return false;
-    await createGrant(trx, { id: grantId, clientId: row.client_id, userId: row.user_id, kind: 'authorization_code', authTime: row.auth_time, chainMaxSeconds: exchange.chainMaxSeconds, audience: exchange.audience }, now);
+    await createGrant(trx, { id: grantId, clientId: row.client_id, userId: row.user_id, kind: 'authorization_code', authTime: row.auth_time, chainMaxSeconds: exchange.chainMaxSeconds, audience: exchange.audience, federation: federationOf(row) }, now);
     return true;
   });
   if (!claimed) return redeemAuthorizationCode(db, exchange, now);

@@ -15,6 +15,14 @@ export interface NewGrant {
   chainMaxSeconds: number;
   /** Audience of the ID tokens issued from this grant; the default audience when absent. */
   audience?: string;
+  /** The login came through this SSO provider (its issuer becomes the tokens' `idp`). */
+  federation?: Federation | null;
+}
+
+/** The SSO provider a login came through: removing the provider revokes the grant. */
+export interface Federation {
+  providerId: string;
+  issuer: string;
 }
 
 export function newGrantId(): string {
@@ -37,27 +45,32 @@ export async function createGrant(db: Db, grant: NewGrant, now = Date.now()): Pr
       audience: grant.audience ?? null,
       revoked_at: null,
       revoked_reason: null,
+      sso_provider_id: grant.federation?.providerId ?? null,
+      idp: grant.federation?.issuer ?? null,
     })
     .execute();
   return id;
 }
 
-type GrantFilter = { grantId: string } | { clientId: string } | { userId: string };
+type GrantFilter = { grantId: string } | { clientId: string } | { userId: string } | { ssoProviderId: string };
 
 /** Revokes the matching live grants and returns their ids. */
 export async function revokeGrants(db: Db, filter: GrantFilter, reason: string, now = Date.now()): Promise<string[]> {
   let query = db.updateTable('grants').set({ revoked_at: now, revoked_reason: reason }).where('revoked_at', 'is', null);
   if ('grantId' in filter) query = query.where('id', '=', filter.grantId);
   else if ('clientId' in filter) query = query.where('client_id', '=', filter.clientId);
+  else if ('ssoProviderId' in filter) query = query.where('sso_provider_id', '=', filter.ssoProviderId);
   else query = query.where('user_id', '=', filter.userId);
   const rows = await query.returning('id').execute();
   return rows.map((r) => r.id);
 }
 
 /** Marks every not-yet-exchanged code of a client or user as used, so it can never be exchanged. */
-export async function voidPendingCodes(db: Db, filter: { clientId: string } | { userId: string }, now = Date.now()): Promise<void> {
+export async function voidPendingCodes(db: Db, filter: { clientId: string } | { userId: string } | { ssoProviderId: string }, now = Date.now()): Promise<void> {
   let query = db.updateTable('authorization_codes').set({ used_at: now }).where('used_at', 'is', null);
-  query = 'clientId' in filter ? query.where('client_id', '=', filter.clientId) : query.where('user_id', '=', filter.userId);
+  if ('clientId' in filter) query = query.where('client_id', '=', filter.clientId);
+  else if ('userId' in filter) query = query.where('user_id', '=', filter.userId);
+  else query = query.where('sso_provider_id', '=', filter.ssoProviderId);
   await query.execute();
 }
 

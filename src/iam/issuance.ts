@@ -28,6 +28,8 @@ export interface IdTokenSubject {
   organisationId: string;
   authTime: number;
   audience: string;
+  /** Issuer of the SSO provider the login came through (adds `amr: ["fed"]` and `idp`). */
+  idp?: string | null;
 }
 
 /** A grant resolved for issuing: an ID token's subject, and the cap on its refresh-token chain. */
@@ -56,6 +58,7 @@ export async function loadGrantContext(db: Db, grantId: string): Promise<LoadedG
       'grants.chain_expires_at as chainExpiresAt',
       'grants.revoked_at as revokedAt',
       'grants.audience as audience',
+      'grants.idp as idp',
       'api_users.email as email',
       'api_users.disabled as userDisabled',
       'api_clients.disabled as clientDisabled',
@@ -75,6 +78,7 @@ export async function loadGrantContext(db: Db, grantId: string): Promise<LoadedG
     authTime: row.authTime,
     chainExpiresAt: row.chainExpiresAt,
     audience: row.audience ?? DEFAULT_AUDIENCE,
+    idp: row.idp,
     revokedAt: row.revokedAt,
     clientDisabled: row.clientDisabled === 1,
     userDisabled: row.userDisabled === 1,
@@ -99,9 +103,12 @@ export async function issueRefreshToken(
   now = Date.now(),
 ): Promise<string> {
   const jti = newId('rt');
-  const expiresAt = Math.min(now + settings.refreshTokenTtl * 1000, grant.chainExpiresAt);
-  await db.insertInto('refresh_tokens').values({ jti, grant_id: grant.grantId, parent_jti: parentJti, issued_at: now, expires_at: expiresAt, superseded_at: null }).execute();
-  return signRecordedRefreshToken(keys, settings, grant, { jti, issuedAt: now, expiresAt });
+  // One whole-second iat, like the ID token's: the JWT's exp and the record's expiry both derive from
+  // it, so exp − iat is exactly REFRESH_TOKEN_TTL (unless the chain's end comes first).
+  const issuedAt = Math.floor(now / 1000) * 1000;
+  const expiresAt = Math.min(issuedAt + settings.refreshTokenTtl * 1000, grant.chainExpiresAt);
+  await db.insertInto('refresh_tokens').values({ jti, grant_id: grant.grantId, parent_jti: parentJti, issued_at: issuedAt, expires_at: expiresAt, superseded_at: null }).execute();
+  return signRecordedRefreshToken(keys, settings, grant, { jti, issuedAt, expiresAt });
 }
 
 /**
@@ -140,6 +147,7 @@ export async function issueIdToken(
     audience: extra.audience ?? grant.audience,
     authTime: grant.authTime,
     nonce: extra.nonce ?? null,
+    idp: grant.idp ?? null,
   });
 }
 

@@ -13,7 +13,7 @@ export interface LoginForm {
 
 export const CSRF_FIELD = 'csrf_token';
 
-function hidden(name: string, value: string): string {
+export function hidden(name: string, value: string): string {
   return `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`;
 }
 

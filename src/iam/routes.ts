@@ -8,8 +8,10 @@ import { tokenRoutes } from './token-endpoint.ts';
 import { idTokenRoutes } from './id-token-endpoint.ts';
 import { revocationRoutes } from './revocation-endpoint.ts';
 import { MemoryThrottleStore, RedisThrottleStore, Throttle } from './throttle.ts';
+import type { LoginFederation } from './federation.ts';
 
-export async function iamRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+/** `federation`: single sign-on on the login page (src/sso), when the composition layer provides it. */
+export async function iamRoutes(app: App, { ctx, federation }: { ctx: AppContext; federation?: LoginFederation }): Promise<void> {
   const store = ctx.redis ? new RedisThrottleStore(ctx.redis) : new MemoryThrottleStore();
   const throttle = new Throttle(store, {
     perMinute: ctx.config.rateLimitTokenPerMinute,
@@ -17,7 +19,8 @@ export async function iamRoutes(app: App, { ctx }: { ctx: AppContext }): Promise
     onError: (error) => app.log.warn({ err: error }, 'rate-limit store unavailable; identity limits not applied'),
   });
   await app.register(discoveryRoutes, { ctx });
-  await app.register(authorizeRoutes, { ctx, throttle });
+  await app.register(authorizeRoutes, { ctx, throttle, federation });
+  if (federation) await app.register(federation.routes, { throttle });
   await app.register(tokenRoutes, { ctx, throttle });
   await app.register(idTokenRoutes, { ctx, throttle });
   await app.register(revocationRoutes, { ctx, throttle });

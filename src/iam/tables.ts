@@ -55,6 +55,10 @@ export interface GrantsTable {
   audience: string | null;
   revoked_at: number | null;
   revoked_reason: string | null;
+  /** The SSO provider the login came through (null: the API User's secret); see src/sso. */
+  sso_provider_id: string | null;
+  /** That provider's issuer: the `idp` claim of every ID token of the grant. */
+  idp: string | null;
 }
 
 export interface AuthorizationCodesTable {
@@ -70,6 +74,9 @@ export interface AuthorizationCodesTable {
   used_at: number | null;
   /** Set when the code was exchanged, so a replay can revoke what it produced. */
   grant_id: string | null;
+  /** The SSO provider of the login, passed on to the grant (null: the API User's secret). */
+  sso_provider_id: string | null;
+  idp: string | null;
 }
 
 export interface RefreshTokensTable {

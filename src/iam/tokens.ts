@@ -19,6 +19,8 @@ export interface TokenSubject {
   audience: string;
   authTime: number;
   nonce?: string | null;
+  /** Issuer of the SSO provider the login came through. */
+  idp?: string | null;
 }
 
 export interface AccessClaims extends JWTPayload {
@@ -29,6 +31,9 @@ export interface AccessClaims extends JWTPayload {
   company_id: string;
   org_id: string;
   email?: string;
+  /** A login through the organisation's own OpenID provider (CONTRACT §8): `["fed"]`. */
+  amr?: string[];
+  idp?: string;
 }
 
 export interface RefreshClaims extends JWTPayload {
@@ -64,6 +69,7 @@ export async function signIdToken(keys: KeyRing, settings: TokenSettings, subjec
     org_id: subject.organisationId,
     ...(subject.nonce ? { nonce: subject.nonce } : {}),
     ...(subject.email ? { email: subject.email } : {}),
+    ...(subject.idp ? { amr: ['fed'], idp: subject.idp } : {}),
   };
   const token = await new SignJWT(claims).setProtectedHeader({ alg: SIGNING_ALG, kid, typ: ACCESS_TOKEN_TYPE }).sign(privateKey);
   return { token, claims };
@@ -83,8 +89,9 @@ export async function signRefreshToken(
     sid: input.grantId,
     jti: input.jti,
     iat: Math.floor(input.issuedAt / 1000),
-    // Rounded up: the database record (checked on every use, to the millisecond) decides expiry;
-    // the JWT must never expire before it.
+    // Whole seconds from iat, except when capped at a chain's end (milliseconds): rounded up then,
+    // since the database record (checked on every use, to the millisecond) decides expiry and the
+    // JWT must never expire before it.
     exp: Math.ceil(input.expiresAt / 1000),
   };
   return new SignJWT(claims).setProtectedHeader({ alg: SIGNING_ALG, kid, typ: REFRESH_TOKEN_TYPE }).sign(privateKey);

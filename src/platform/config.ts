@@ -33,6 +33,10 @@ export interface Config {
   readonly trustProxy: false | number | string;
   /** SECRETS_KEY: 32 bytes that seal stored secrets (AES-256-GCM); unset, a key kept in the database. */
   readonly secretsKey: Buffer | undefined;
+  /** SECRETS_KEY_PREVIOUS: comma-separated older keys that still open what they sealed (key rotation, docs/sso.md). */
+  readonly secretsKeyPrevious: readonly Buffer[];
+  /** SSO_ALLOW_INSECURE=1 (development and tests only): SSO providers over http and on loopback or private addresses. */
+  readonly ssoAllowInsecure: boolean;
   /** How long a webhook receiver has to answer 2xx (WEBHOOK_TIMEOUT_MS). */
   readonly webhookTimeoutMs: number;
   /** Waits before each retry of a failed webhook message (WEBHOOK_RETRY_SCHEDULE), in milliseconds. */
@@ -114,13 +118,18 @@ function durations(env: Env, name: string, fallback: string): number[] {
   });
 }
 
-function secretsKey(raw: string | undefined): Buffer | undefined {
+function secretsKey(raw: string | undefined, name = 'SECRETS_KEY'): Buffer | undefined {
   if (raw === undefined || raw === '') return undefined;
   const key = Buffer.from(raw, 'base64');
   if (key.length !== 32 || key.toString('base64').replace(/=+$/, '') !== raw.trim().replace(/=+$/, '')) {
-    throw new ConfigError('SECRETS_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
+    throw new ConfigError(`${name} must be 32 bytes in base64 (openssl rand -base64 32)`);
   }
   return key;
+}
+
+/** SECRETS_KEY_PREVIOUS: the keys a rotation retires, comma-separated. */
+function previousSecretsKeys(raw: string | undefined): Buffer[] {
+  return (raw ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry) => secretsKey(entry, 'SECRETS_KEY_PREVIOUS') as Buffer);
 }
 
 function optional(env: Env, name: string): string | undefined {
@@ -170,6 +179,8 @@ export function loadConfig(env: Env = process.env): Config {
     keyRefreshMs: integer(env, 'KEY_REFRESH_MS', 30_000, 100),
     trustProxy: trustProxy(env.TRUST_PROXY),
     secretsKey: secretsKey(env.SECRETS_KEY),
+    secretsKeyPrevious: previousSecretsKeys(env.SECRETS_KEY_PREVIOUS),
+    ssoAllowInsecure: env.SSO_ALLOW_INSECURE === '1',
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1),
     webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,14h,20h,24h')),
     webhookAllowInsecure: env.WEBHOOK_ALLOW_INSECURE === '1',

@@ -10,6 +10,7 @@
 // Time: "now" is ctx.clock (tests move a ManualClock through the retry schedule); the poll timer is a
 // real, unref'd timer, stopped by close().
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Db, DialectName } from '../platform/db/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
@@ -84,7 +85,8 @@ class ChangeBuffer {
 }
 
 export class WebhookDispatcher {
-  readonly instanceId = randomUUID();
+  /** Written into the leases it holds: which host and process delivers to an endpoint, for operators. */
+  readonly instanceId = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   readonly #options: DispatcherOptions;
   readonly #sender = new Sender();
   readonly #working = new Map<string, Promise<void>>();

@@ -34,6 +34,15 @@ function claimsOf(jwt: string): Record<string, number | string> {
   return JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString()) as Record<string, number | string>;
 }
 
+/** Waits until `seconds` after a token's iat: a token's life counts from that whole second. */
+async function pastIat(token: string, seconds: number): Promise<void> {
+  await sleep(Math.max(0, (Number(claimsOf(token).iat) + seconds) * 1000 - Date.now()));
+}
+
+async function refreshRecord(s: TestServer, token: string): Promise<{ issued_at: number; expires_at: number }> {
+  return s.ctx.db.selectFrom('refresh_tokens').select(['issued_at', 'expires_at']).where('jti', '=', String(claimsOf(token).jti)).executeTakeFirstOrThrow();
+}
+
 test('idToken answers POST and GET with a new ID token and, while the refresh token is young, no new refresh token', async () => {
   const s = await server();
   const tenant = await provisionTenant(s.ctx);
@@ -68,6 +77,21 @@ test('no token (or another scheme than Bearer) is 401 with a bare Bearer challen
   await expectInvalidToken(await renewAtIdToken(s, tokens.refresh_token ?? ''), /revoked/);
 });
 
+test('a refresh token lives exactly REFRESH_TOKEN_TTL: exp − iat, and its record, from one whole-second iat', async () => {
+  const s = await server({ REFRESH_TOKEN_TTL: '4' });
+  const tenant = await provisionTenant(s.ctx);
+  const issued: string[] = [];
+  for (let i = 0; i < 3; i++) issued.push((await loginAndExchange(s, tenant)).refresh_token ?? '');
+  const last = issued[2] ?? '';
+  await pastIat(last, 2.1);
+  issued.push(((await (await renewAtIdToken(s, last)).json()) as TokenBody).refresh_token ?? '');
+  for (const token of issued) {
+    const { iat, exp } = claimsOf(token);
+    assert.equal(Number(exp) - Number(iat), 4, `exp − iat of ${token.slice(-8)}`);
+    assert.deepEqual({ ...(await refreshRecord(s, token)) }, { issued_at: Number(iat) * 1000, expires_at: Number(exp) * 1000 }, 'the record expires with the JWT');
+  }
+});
+
 test('past half its lifetime the refresh token is renewed; the old one works during the grace period, after it the whole login is revoked', async () => {
   const s = await server({ REFRESH_TOKEN_TTL: '6', REFRESH_GRACE_SECONDS: '1' });
   const tenant = await provisionTenant(s.ctx);
@@ -76,7 +100,7 @@ test('past half its lifetime the refresh token is renewed; the old one works dur
 
   const young = (await (await renewAtIdToken(s, original)).json()) as TokenBody;
   assert.equal(young.refresh_token, undefined);
-  await sleep(3100);
+  await pastIat(original, 3.1);
   const renewal = await renewAtIdToken(s, original);
   assert.equal(renewal.status, 200);
   const renewed = (await renewal.json()) as TokenBody;
@@ -102,28 +126,29 @@ test('an expired refresh token is refused', async () => {
   const s = await server({ REFRESH_TOKEN_TTL: '1' });
   const tenant = await provisionTenant(s.ctx);
   const tokens = await loginAndExchange(s, tenant);
-  await sleep(1100);
+  await pastIat(tokens.refresh_token ?? '', 1.1);
   await expectInvalidToken(await renewAtIdToken(s, tokens.refresh_token ?? ''), /expired/);
 });
 
 test('the chain never outlives REFRESH_CHAIN_MAX_SECONDS from the login', async () => {
-  const s = await server({ REFRESH_TOKEN_TTL: '2', REFRESH_CHAIN_MAX_SECONDS: '3', REFRESH_GRACE_SECONDS: '10' });
+  const s = await server({ REFRESH_TOKEN_TTL: '4', REFRESH_CHAIN_MAX_SECONDS: '5', REFRESH_GRACE_SECONDS: '10' });
   const tenant = await provisionTenant(s.ctx);
   const tokens = await loginAndExchange(s, tenant);
   const login = Number(claimsOf(tokens.id_token).auth_time);
-  await sleep(1100);
+  // Renewed 3 s into the first token's life, a successor of 4 s would outlive the 5 s chain.
+  await pastIat(tokens.refresh_token ?? '', 3.1);
   const first = (await (await renewAtIdToken(s, tokens.refresh_token ?? '')).json()) as TokenBody;
   const successor = first.refresh_token ?? '';
   assert.ok(successor);
   const [grant] = await s.ctx.db.selectFrom('grants').select('chain_expires_at').where('id', '=', String(claimsOf(successor).sid)).execute();
-  const [record] = await s.ctx.db.selectFrom('refresh_tokens').select('expires_at').where('jti', '=', String(claimsOf(successor).jti)).execute();
-  assert.equal(record?.expires_at, grant?.chain_expires_at, 'capped at the chain end, not now + REFRESH_TOKEN_TTL');
-  assert.equal(Math.floor((grant?.chain_expires_at ?? 0) / 1000) - login, 3, 'the chain ends 3 s after the login');
-  assert.ok(Number(claimsOf(successor).exp) <= login + 4);
-  await sleep(1100);
+  const record = await refreshRecord(s, successor);
+  assert.equal(record.expires_at, grant?.chain_expires_at, 'capped at the chain end, not iat + REFRESH_TOKEN_TTL');
+  assert.equal(Math.floor((grant?.chain_expires_at ?? 0) / 1000) - login, 5, 'the chain ends 5 s after the login');
+  assert.ok(Number(claimsOf(successor).exp) <= login + 6);
+  await sleep(Math.max(0, (record.issued_at + record.expires_at) / 2 + 50 - Date.now()));
   const second = (await (await renewAtIdToken(s, successor)).json()) as TokenBody;
-  assert.equal(second.refresh_token, undefined, 'no successor that would outlive the chain');
-  await sleep(1200);
+  assert.equal(second.refresh_token, undefined, 'past half its life, but no successor that would outlive the chain');
+  await sleep(Math.max(0, record.expires_at + 100 - Date.now()));
   await expectInvalidToken(await renewAtIdToken(s, successor), /expired/);
 });
 
@@ -133,7 +158,7 @@ test('grant_type=refresh_token at the token endpoint follows the same rules', as
   await setGrantEnabled(s.ctx.db, tenant.clientId, 'refresh_token', true);
   const tokens = await loginAndExchange(s, tenant);
   const refresh = (token: string) => postToken(s, { grant_type: 'refresh_token', refresh_token: token, client_id: tenant.clientId, client_secret: tenant.clientSecret });
-  await sleep(1100);
+  await pastIat(tokens.refresh_token ?? '', 1.1);
   const renewed = (await (await refresh(tokens.refresh_token ?? '')).json()) as TokenBody;
   assert.ok(renewed.refresh_token);
   await sleep(50);

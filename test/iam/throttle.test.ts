@@ -55,7 +55,9 @@ test('token, idToken and login requests are limited per client; another client i
   for (let i = 0; i < 3; i++) assert.equal((await postToken(s, credentials(busy))).status, 200);
   const limited = await postToken(s, credentials(busy));
   assertRetryAfter(limited, 1, 60);
-  assert.equal(((await limited.json()) as { error: string }).error, 'slow_down');
+  const over = (await limited.json()) as { error: string; error_description: string };
+  assert.equal(over.error, 'slow_down');
+  assert.match(over.error_description, /^Too many requests; retry after \d+ seconds?\.$/);
   assert.equal((await postToken(s, credentials(calm))).status, 200, 'another client keeps its budget');
 
   const tokens = await loginAndExchange(s, calm);
@@ -138,7 +140,10 @@ test('failed client authentications at the token endpoint are penalised per clie
   const other = await provisionTenant(s.ctx);
   const bad = codeExchange(tenant, 'code', { client_secret: 'wrong' });
   for (let i = 0; i < 5; i++) assert.equal((await postToken(s, bad)).status, 401);
-  assertRetryAfter(await postToken(s, codeExchange(tenant, 'code')), 1, 1);
+  const blocked = await postToken(s, codeExchange(tenant, 'code'));
+  assertRetryAfter(blocked, 1, 1);
+  assert.match(blocked.headers.get('content-type') ?? '', /^application\/json/);
+  assert.deepEqual(await blocked.json(), { error: 'slow_down', error_description: 'Too many requests; retry after 1 second.' }, 'the body docs/identity.md and docs/errors.md describe');
   assert.equal((await postToken(s, codeExchange(other, 'code'))).status, 400, 'another client is not blocked (its bad code is just invalid_grant)');
 });
 

@@ -45,7 +45,7 @@ describe('webhook endpoints', () => {
     const created = await createEndpoint(company.server.baseUrl, company.token, { url: 'http://127.0.0.1:9/sealed' });
     const row = await company.server.ctx.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
     assert.ok(!JSON.stringify(row).includes(created.secret.slice('whsec_'.length)), 'no column holds the secret');
-    assert.match(row.secret_sealed, /^v1\./);
+    assert.match(row.secret_sealed, /^v2\.[\w-]{8}\./, 'sealed, naming the key that sealed it');
   });
 
   it('rotates the secret: a new one, shown once, the old one signing for 24 hours more', async () => {

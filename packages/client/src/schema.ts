@@ -78,7 +78,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enable client_credentials or refresh_token for a client */
+        /** Enable client_credentials, refresh_token or sso for a client */
         post: operations["adminEnableGrant"];
         /** Disable a grant type for a client (revokes nothing) */
         delete: operations["adminDisableGrant"];
@@ -257,6 +257,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/organisations/{organisationId}/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's SSO providers (never their secrets) and whether it enforces SSO */
+        get: operations["adminGetOrganisationSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/organisations/{organisationId}/sso/enforcement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Enforce SSO for an organisation (its API Users' secrets stop signing in) or stop enforcing it */
+        put: operations["adminSetSsoEnforcement"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/organisations/{organisationId}/sso/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add an OpenID provider; the issuer is checked against its discovery document */
+        post: operations["adminAddSsoProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/signing-keys/rotate": {
         parameters: {
             query?: never;
@@ -272,6 +323,24 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/sso-providers/{providerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a provider: revokes every grant made through it */
+        delete: operations["adminRemoveSsoProvider"];
+        options?: never;
+        head?: never;
+        /** Change a provider's issuer, client id, client secret or domains (domains replace the list) */
+        patch: operations["adminUpdateSsoProvider"];
         trace?: never;
     };
     "/api/v1/company/configuration": {
@@ -782,7 +851,7 @@ export interface paths {
         };
         /**
          * Login page of the authorization code flow (browser)
-         * @description Served on AUTH_URL. Unknown client_id or an unregistered redirect_uri: 400 HTML page, never redirected. Other bad parameters (response_type, scope other than `all`/`all openid`, bad PKCE): redirect with error, error_description, state and iss. Otherwise a CSRF-protected login form for the API User of that client.
+         * @description Served on AUTH_URL. Unknown client_id, or a malformed (port outside 1–65535, characters outside RFC 3986) or unregistered redirect_uri: 400 HTML page, never redirected, whatever the other parameters. Other bad parameters (response_type, scope other than `all`/`all openid`, bad PKCE): redirect with error, error_description, state and iss. Otherwise a CSRF-protected login form for the API User of that client.
          */
         get: operations["authorize"];
         put?: never;
@@ -791,6 +860,26 @@ export interface paths {
          * @description Success: 302 to redirect_uri with code (single use, AUTH_CODE_TTL seconds), state byte for byte, and iss. Wrong credentials: the form again with status 401; repeated failures: 429 page with Retry-After; bad CSRF token: 403.
          */
         post: operations["authorizeSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Return from an organisation's OpenID provider (single sign-on)
+         * @description The redirect URI this service registers at each SSO provider ({auth_url}/oauth/sso/callback). Success: 302 to the client's redirect_uri with code, state and iss, as after a secret login. Failure: an HTML page saying why (audited as sso_login_failed).
+         */
+        get: operations["ssoCallback"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2571,6 +2660,210 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminGetOrganisationSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organisation id */
+                organisationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enforceSso: boolean;
+                        organisationId: string;
+                        providers: {
+                            clientId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            domains: string[];
+                            issuer: string;
+                            organisationId: string;
+                            providerId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminSetSsoEnforcement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organisation id */
+                organisationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: API Users of the organisation sign in only through its providers */
+                    enforceSso: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enforceSso: boolean;
+                        organisationId: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminAddSsoProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organisation id */
+                organisationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The client id the provider issued to this service */
+                    clientId: string;
+                    /** @description Write-only: stored encrypted with SECRETS_KEY, never shown again */
+                    clientSecret: string;
+                    /** @description Email domains the provider owns; a domain belongs to one provider across all organisations */
+                    domains: string[];
+                    /** @description Issuer URL exactly as its discovery document names it: https (http on a loopback host only with SSO_ALLOW_INSECURE=1) */
+                    issuer: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        providerId: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminRotateSigningKey: {
         parameters: {
             query?: never;
@@ -2626,6 +2919,145 @@ export interface operations {
             };
             /** @description Not found within the token's reach */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminRemoveSsoProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description SSO provider id */
+                providerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        providerId: string;
+                        /** @enum {boolean} */
+                        removed: true;
+                        /** @description Grants made through the provider, now revoked */
+                        revokedGrants: number;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminUpdateSsoProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description SSO provider id */
+                providerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The client id the provider issued to this service */
+                    clientId?: string;
+                    /** @description Write-only: stored encrypted with SECRETS_KEY, never shown again */
+                    clientSecret?: string;
+                    /** @description Email domains the provider owns; a domain belongs to one provider across all organisations */
+                    domains?: string[];
+                    /** @description Issuer URL exactly as its discovery document names it: https (http on a loopback host only with SSO_ALLOW_INSECURE=1) */
+                    issuer?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description An SSO provider; its client secret is never shown */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        domains: string[];
+                        issuer: string;
+                        organisationId: string;
+                        providerId: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -4542,7 +4974,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited or penalised after failures; see Retry-After */
+            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4618,7 +5050,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited or penalised after failures; see Retry-After */
+            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4732,7 +5164,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited or penalised after failures; see Retry-After */
+            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4875,7 +5307,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited or penalised after failures; see Retry-After */
+            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5510,7 +5942,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unknown client or unregistered redirect_uri: an error page, never a redirect (text/html) */
+            /** @description Unknown client, or a malformed or unregistered redirect_uri: an error page, never a redirect (text/html) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5530,7 +5962,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Missing or wrong CSRF token: the form again (text/html) */
+            /** @description Missing or wrong CSRF token: the form again; or a secret sent where the organisation enforces SSO (text/html) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5542,6 +5974,16 @@ export interface operations {
             };
             /** @description Too many attempts; see Retry-After (text/html) */
             429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The organisation's identity provider could not be reached (text/html) */
+            502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -5606,7 +6048,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unknown client or unregistered redirect_uri: an error page, never a redirect (text/html) */
+            /** @description Unknown client, or a malformed or unregistered redirect_uri: an error page, never a redirect (text/html) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5626,7 +6068,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Missing or wrong CSRF token: the form again (text/html) */
+            /** @description Missing or wrong CSRF token: the form again; or a secret sent where the organisation enforces SSO (text/html) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5638,6 +6080,84 @@ export interface operations {
             };
             /** @description Too many attempts; see Retry-After (text/html) */
             429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The organisation's identity provider could not be reached (text/html) */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    ssoCallback: {
+        parameters: {
+            query?: {
+                /** @description The provider's authorization code */
+                code?: string;
+                error?: string;
+                error_description?: string;
+                /** @description RFC 9207: the provider's issuer */
+                iss?: string;
+                /** @description The state this service sent to the provider */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the client's redirect_uri with code, state and iss */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown, used or expired state; another browser (text/html) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No matching API User, unverified email … (text/html) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many failed sign-ins from this address (text/html) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The provider could not be reached (text/html) */
+            502: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

@@ -1,0 +1,93 @@
+// Every request the service makes to an SSO provider (discovery, JWKS, token endpoint) goes through
+// this fetch: https only, and the address each host name resolves to is checked in the connection's
+// own DNS lookup (so a second resolution cannot swap in another address) — nothing loopback, private,
+// link-local or otherwise not public unicast. SSO_ALLOW_INSECURE=1 (development, tests) allows http and
+// such addresses. Answers are capped in size and time.
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+const TIMEOUT_MS = 10_000;
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export class OutboundRefused extends Error {}
+
+/** Public unicast only: the ranges ipaddr.js names anything else (loopback, private, linkLocal …). */
+export function publicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  return parsed.range() === 'unicast';
+}
+
+function checkedLookup(allowInsecure: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 4);
+      const refused = allowInsecure ? undefined : addresses.find((a) => !publicAddress(a.address));
+      if (refused) return callback(new OutboundRefused(`${hostname} resolves to ${refused.address}, which is not a public address.`), '', 4);
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0];
+      return first ? callback(null, first.address, first.family) : callback(new OutboundRefused(`${hostname} has no address.`), '', 4);
+    });
+  };
+}
+
+/** Refuses a URL the service must not call; literal IP hosts are checked here, names at lookup. */
+export function checkOutboundUrl(url: URL, allowInsecure: boolean): void {
+  if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) throw new OutboundRefused(`${url.origin} is not https.`);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!allowInsecure && (ipaddr.isValid(host) ? !publicAddress(host) : host === 'localhost' || host.endsWith('.localhost'))) {
+    throw new OutboundRefused(`${url.host} is not a public address.`);
+  }
+}
+
+function readBody(response: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    response.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) response.destroy(new OutboundRefused('The answer is larger than 1 MiB.'));
+      else chunks.push(chunk);
+    });
+    response.on('end', () => resolve(Buffer.concat(chunks)));
+    response.on('error', reject);
+  });
+}
+
+export interface OutboundInit {
+  method?: string;
+  headers?: Record<string, string> | Headers;
+  body?: string | URLSearchParams | null;
+  signal?: AbortSignal | null;
+}
+
+/** A fetch (enough of one for openid-client's customFetch) that applies the checks above. */
+export function guardedFetch(allowInsecure: boolean) {
+  return async (input: string | URL, init: OutboundInit = {}): Promise<Response> => {
+    const url = new URL(input);
+    checkOutboundUrl(url, allowInsecure);
+    const headers = Object.fromEntries(new Headers(init.headers ?? {}).entries());
+    const body = init.body === undefined || init.body === null ? undefined : String(init.body);
+    const options: RequestOptions = { method: init.method ?? 'GET', headers, lookup: checkedLookup(allowInsecure), timeout: TIMEOUT_MS, signal: init.signal ?? AbortSignal.timeout(TIMEOUT_MS) };
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<Response>((resolve, reject) => {
+      const request = send(url, options, (response) => {
+        readBody(response).then((bytes) => {
+          const answerHeaders = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) answerHeaders.append(name, item);
+          }
+          const status = response.statusCode ?? 502;
+          resolve(new Response([101, 204, 205, 304].includes(status) ? null : new Uint8Array(bytes), { status, headers: answerHeaders }));
+        }, reject);
+      });
+      request.on('timeout', () => request.destroy(new OutboundRefused(`${url.host} did not answer within ${TIMEOUT_MS / 1000} seconds.`)));
+      request.on('error', reject);
+      request.end(body);
+    });
+  };
+}

@@ -1,0 +1,250 @@
+// The organisations' SSO providers (CONTRACT §8), managed by the operator (`wfs`, the operator API)
+// and later the console: add (issuer checked against its discovery document, client secret sealed
+// and never shown again, domains unique across every provider), list, update, remove (revoking the
+// grants made through the provider), and whether the organisation enforces SSO.
+import type { Db } from '../platform/db/database.ts';
+import { badRequest, conflict, notFound, type FieldError } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import type { SecretBox } from '../platform/sealed-secrets.ts';
+import { OPERATOR, recordAudit } from '../iam/audit.ts';
+import { revokeGrants, voidPendingCodes } from '../iam/grants.ts';
+import { discoverIssuer, issuerProblem, SsoFailure, type ProviderEndpoint } from './relying-party.ts';
+
+export interface SsoProvider {
+  providerId: string;
+  organisationId: string;
+  issuer: string;
+  clientId: string;
+  domains: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface NewSsoProvider {
+  organisationId: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  domains: string[];
+}
+
+export type SsoProviderChange = Partial<Omit<NewSsoProvider, 'organisationId'>>;
+
+export interface ProviderSettings {
+  box: SecretBox;
+  allowInsecure: boolean;
+}
+
+// Host names in their ASCII (punycode) form: labels of letters, digits and inner hyphens.
+const DOMAIN = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
+
+function rejectIf(errors: FieldError[]): void {
+  if (errors.length > 0) throw badRequest('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
+}
+
+function normalisedDomains(errors: FieldError[], domains: string[]): string[] {
+  if (domains.length === 0) errors.push({ path: '/domains', message: 'must name at least one email domain' });
+  const result = domains.map((d) => d.trim().toLowerCase().replace(/^@/, ''));
+  result.forEach((domain, i) => {
+    if (!DOMAIN.test(domain)) errors.push({ path: `/domains/${i}`, message: 'must be an email domain such as example.com (IDNs in punycode)' });
+    else if (result.indexOf(domain) !== i) errors.push({ path: `/domains/${i}`, message: 'is listed twice' });
+  });
+  return result;
+}
+
+function checkText(errors: FieldError[], path: string, value: string | undefined, max: number): void {
+  if (value === undefined || value.trim() === '') errors.push({ path, message: 'is required' });
+  else if (value.length > max) errors.push({ path, message: `must be at most ${max} characters` });
+}
+
+/** Validates the fields present in `input`, and the issuer against its discovery document. */
+async function checkedFields(input: SsoProviderChange, settings: ProviderSettings, required: boolean): Promise<SsoProviderChange> {
+  const errors: FieldError[] = [];
+  const out: SsoProviderChange = {};
+  if (required || input.issuer !== undefined) {
+    const problem = input.issuer === undefined ? 'is required' : issuerProblem(input.issuer, settings.allowInsecure);
+    if (problem) errors.push({ path: '/issuer', message: problem });
+  }
+  if (required || input.clientId !== undefined) checkText(errors, '/clientId', input.clientId, 512);
+  if (required || input.clientSecret !== undefined) checkText(errors, '/clientSecret', input.clientSecret, 4096);
+  if (required || input.domains !== undefined) out.domains = normalisedDomains(errors, input.domains ?? []);
+  rejectIf(errors);
+  if (input.clientId !== undefined) out.clientId = input.clientId.trim();
+  if (input.clientSecret !== undefined) out.clientSecret = input.clientSecret;
+  if (input.issuer !== undefined) {
+    try {
+      out.issuer = await discoverIssuer(input.issuer, settings.allowInsecure);
+    } catch (error) {
+      throw badRequest('sso_discovery_failed', error instanceof SsoFailure ? error.message : 'The discovery document could not be used.', [{ path: '/issuer', message: 'must serve an OpenID discovery document naming this issuer' }]);
+    }
+  }
+  return out;
+}
+
+async function requireOrganisation(db: Db, organisationId: string): Promise<void> {
+  const row = await db.selectFrom('organisations').select('id').where('id', '=', organisationId).executeTakeFirst();
+  if (!row) throw notFound(`No organisation ${organisationId}.`);
+}
+
+/** Refuses domains another provider owns (the table's primary key guards against a race too). */
+async function claimDomains(db: Db, providerId: string, domains: string[]): Promise<void> {
+  const taken = await db.selectFrom('sso_domains').select('domain').where('domain', 'in', domains).where('provider_id', '<>', providerId).execute();
+  if (taken.length > 0) throw conflict('sso_domain_taken', `The email domain${taken.length > 1 ? 's' : ''} ${taken.map((t) => t.domain).join(', ')} already belong${taken.length > 1 ? '' : 's'} to another SSO provider: a domain belongs to one provider.`);
+  await db.deleteFrom('sso_domains').where('provider_id', '=', providerId).execute();
+  await db.insertInto('sso_domains').values(domains.map((domain) => ({ domain, provider_id: providerId }))).execute();
+}
+
+async function issuerTaken(db: Db, organisationId: string, issuer: string, providerId: string): Promise<void> {
+  const row = await db.selectFrom('sso_providers').select('id').where('organisation_id', '=', organisationId).where('issuer', '=', issuer).where('id', '<>', providerId).executeTakeFirst();
+  if (row) throw conflict('sso_provider_exists', `The organisation already has a provider for ${issuer} (${row.id}).`);
+}
+
+function uniqueViolation(error: unknown): boolean {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  const text = error instanceof Error ? `${error.message} ${typeof code === 'string' ? code : ''}` : '';
+  return /UNIQUE constraint|23505|duplicate key/i.test(text);
+}
+
+/** Runs a write that claims domains; a racing claim of the same domain ends as the same 409. */
+async function guardedClaim<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (uniqueViolation(error)) throw conflict('sso_domain_taken', 'An email domain already belongs to another SSO provider: a domain belongs to one provider.');
+    throw error;
+  }
+}
+
+export async function addSsoProvider(db: Db, settings: ProviderSettings, input: NewSsoProvider, now = Date.now()): Promise<{ providerId: string }> {
+  await requireOrganisation(db, input.organisationId);
+  const fields = await checkedFields(input, settings, true) as Required<SsoProviderChange>;
+  const providerId = newId('idp');
+  await guardedClaim(() => db.transaction().execute(async (trx) => {
+    await issuerTaken(trx, input.organisationId, fields.issuer, providerId);
+    await trx.insertInto('sso_providers').values({
+      id: providerId,
+      organisation_id: input.organisationId,
+      issuer: fields.issuer,
+      client_id: fields.clientId,
+      client_secret_encrypted: settings.box.seal(fields.clientSecret, providerId),
+      created_at: now,
+      updated_at: now,
+    }).execute();
+    await claimDomains(trx, providerId, fields.domains);
+    await recordAudit(trx, { event: 'operator_change', outcome: 'success', organisationId: input.organisationId, actor: OPERATOR, detail: 'sso_provider_added', context: { providerId, issuer: fields.issuer, domains: fields.domains } }, now);
+  }));
+  return { providerId };
+}
+
+async function requireProvider(db: Db, providerId: string) {
+  const row = await db.selectFrom('sso_providers').selectAll().where('id', '=', providerId).executeTakeFirst();
+  if (!row) throw notFound(`No SSO provider ${providerId}.`);
+  return row;
+}
+
+export async function updateSsoProvider(db: Db, settings: ProviderSettings, providerId: string, change: SsoProviderChange, now = Date.now()): Promise<SsoProvider> {
+  const row = await requireProvider(db, providerId);
+  if (Object.values(change).every((v) => v === undefined)) throw badRequest('validation_failed', 'Name at least one of issuer, clientId, clientSecret and domains to change.');
+  const fields = await checkedFields(change, settings, false);
+  await guardedClaim(() => db.transaction().execute(async (trx) => {
+    if (fields.issuer !== undefined) await issuerTaken(trx, row.organisation_id, fields.issuer, providerId);
+    await trx.updateTable('sso_providers').set({
+      ...(fields.issuer !== undefined ? { issuer: fields.issuer } : {}),
+      ...(fields.clientId !== undefined ? { client_id: fields.clientId } : {}),
+      ...(fields.clientSecret !== undefined ? { client_secret_encrypted: settings.box.seal(fields.clientSecret, providerId) } : {}),
+      updated_at: Math.max(now, row.updated_at + 1),
+    }).where('id', '=', providerId).execute();
+    if (fields.domains !== undefined) await claimDomains(trx, providerId, fields.domains);
+    // Links name the issuer: people of another issuer are matched (and linked) afresh.
+    if (fields.issuer !== undefined && fields.issuer !== row.issuer) await trx.deleteFrom('sso_links').where('provider_id', '=', providerId).execute();
+    await recordAudit(trx, { event: 'operator_change', outcome: 'success', organisationId: row.organisation_id, actor: OPERATOR, detail: 'sso_provider_updated', context: { providerId, changed: Object.keys(fields) } }, now);
+  }));
+  const [provider] = await listProviders(db, { providerId });
+  return provider as SsoProvider;
+}
+
+export async function removeSsoProvider(db: Db, providerId: string, now = Date.now()): Promise<{ providerId: string; removed: true; revokedGrants: number }> {
+  const row = await requireProvider(db, providerId);
+  const revoked = await db.transaction().execute(async (trx) => {
+    await voidPendingCodes(trx, { ssoProviderId: providerId }, now);
+    const grants = await revokeGrants(trx, { ssoProviderId: providerId }, 'sso_provider_removed', now);
+    await trx.deleteFrom('sso_pending').where('provider_id', '=', providerId).execute();
+    await trx.deleteFrom('sso_links').where('provider_id', '=', providerId).execute();
+    await trx.deleteFrom('sso_domains').where('provider_id', '=', providerId).execute();
+    await trx.deleteFrom('sso_providers').where('id', '=', providerId).execute();
+    await recordAudit(trx, { event: 'operator_change', outcome: 'success', organisationId: row.organisation_id, actor: OPERATOR, detail: 'sso_provider_removed', context: { providerId, revokedGrants: grants.length } }, now);
+    return grants;
+  });
+  return { providerId, removed: true, revokedGrants: revoked.length };
+}
+
+async function listProviders(db: Db, filter: { organisationId: string } | { providerId: string }): Promise<SsoProvider[]> {
+  let query = db.selectFrom('sso_providers').select(['id', 'organisation_id', 'issuer', 'client_id', 'created_at', 'updated_at']).orderBy('created_at').orderBy('id');
+  query = 'providerId' in filter ? query.where('id', '=', filter.providerId) : query.where('organisation_id', '=', filter.organisationId);
+  const rows = await query.execute();
+  const domains = rows.length === 0 ? [] : await db.selectFrom('sso_domains').select(['domain', 'provider_id']).where('provider_id', 'in', rows.map((r) => r.id)).orderBy('domain').execute();
+  return rows.map((row) => ({
+    providerId: row.id,
+    organisationId: row.organisation_id,
+    issuer: row.issuer,
+    clientId: row.client_id,
+    domains: domains.filter((d) => d.provider_id === row.id).map((d) => d.domain),
+    createdAt: new Date(Number(row.created_at)).toISOString(),
+    updatedAt: new Date(Number(row.updated_at)).toISOString(),
+  }));
+}
+
+export async function enforcesSso(db: Db, organisationId: string): Promise<boolean> {
+  const row = await db.selectFrom('sso_settings').select('enforce_sso').where('organisation_id', '=', organisationId).executeTakeFirst();
+  return row?.enforce_sso === 1;
+}
+
+export interface OrganisationSso {
+  organisationId: string;
+  enforceSso: boolean;
+  providers: SsoProvider[];
+}
+
+export async function organisationSso(db: Db, organisationId: string): Promise<OrganisationSso> {
+  await requireOrganisation(db, organisationId);
+  return { organisationId, enforceSso: await enforcesSso(db, organisationId), providers: await listProviders(db, { organisationId }) };
+}
+
+export async function setSsoEnforced(db: Db, organisationId: string, enforceSso: boolean, now = Date.now()): Promise<{ organisationId: string; enforceSso: boolean }> {
+  await requireOrganisation(db, organisationId);
+  await db.insertInto('sso_settings').values({ organisation_id: organisationId, enforce_sso: enforceSso ? 1 : 0, updated_at: now })
+    .onConflict((oc) => oc.column('organisation_id').doUpdateSet({ enforce_sso: enforceSso ? 1 : 0, updated_at: now })).execute();
+  await recordAudit(db, { event: 'operator_change', outcome: 'success', organisationId, actor: OPERATOR, detail: `sso_enforcement_${enforceSso ? 'on' : 'off'}` }, now);
+  return { organisationId, enforceSso };
+}
+
+/** The provider of an email's domain among one organisation's providers, with its secret opened. */
+export async function providerForEmail(db: Db, box: SecretBox, organisationId: string, email: string): Promise<ProviderEndpoint & { domains: string[] } | undefined> {
+  const domain = email.trim().toLowerCase().split('@')[1];
+  if (!domain) return undefined;
+  const row = await db.selectFrom('sso_domains').innerJoin('sso_providers', 'sso_providers.id', 'sso_domains.provider_id')
+    .select('sso_providers.id').where('sso_domains.domain', '=', domain).where('sso_providers.organisation_id', '=', organisationId).executeTakeFirst();
+  return row ? loadEndpoint(db, box, row.id) : undefined;
+}
+
+/** Every provider of an organisation, with secrets opened (for the login page's form targets). */
+export async function organisationEndpoints(db: Db, box: SecretBox, organisationId: string): Promise<ProviderEndpoint[]> {
+  const rows = await db.selectFrom('sso_providers').select('id').where('organisation_id', '=', organisationId).execute();
+  const endpoints = await Promise.all(rows.map((r) => loadEndpoint(db, box, r.id)));
+  return endpoints.filter((e) => e !== undefined);
+}
+
+export async function loadEndpoint(db: Db, box: SecretBox, providerId: string): Promise<ProviderEndpoint & { organisationId: string; domains: string[] } | undefined> {
+  const row = await db.selectFrom('sso_providers').selectAll().where('id', '=', providerId).executeTakeFirst();
+  if (!row) return undefined;
+  const domains = await db.selectFrom('sso_domains').select('domain').where('provider_id', '=', providerId).execute();
+  return {
+    id: row.id,
+    organisationId: row.organisation_id,
+    issuer: row.issuer,
+    clientId: row.client_id,
+    clientSecret: box.open(row.client_secret_encrypted, row.id),
+    version: Number(row.updated_at),
+    domains: domains.map((d) => d.domain),
+  };
+}

@@ -1,0 +1,13 @@
+// The SecretBox that seals SSO client secrets and pending flows (src/platform/sealed-secrets.ts):
+// SECRETS_KEY when set; otherwise a key generated once and kept in the database, which any database
+// dump exposes — so that case is announced as fit for development only.
+import type { Config } from '../platform/config.ts';
+import type { Db } from '../platform/db/database.ts';
+import { secretBox, type SecretBox } from '../platform/sealed-secrets.ts';
+
+export const DEVELOPMENT_KEY_WARNING =
+  'SECRETS_KEY is unset: SSO client secrets and webhook secrets are sealed with a key generated and kept in the database. This is for development only; set SECRETS_KEY (openssl rand -base64 32) in production (see docs/sso.md).';
+
+export function loadSecretBox(db: Db, config: Config, warn: (message: string) => void): Promise<SecretBox> {
+  return secretBox(db, config, () => warn(DEVELOPMENT_KEY_WARNING));
+}
