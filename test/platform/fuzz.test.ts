@@ -32,6 +32,8 @@ interface Operation {
   body?: { contentTypes: string[]; schema: Schema };
   /** The security schemes the operation accepts (idToken, adminToken, …). */
   schemes: string[];
+  /** A browser page: its answers, errors included, are HTML. */
+  html: boolean;
 }
 
 interface FuzzRequest {
@@ -127,14 +129,16 @@ function bodyText(value: unknown, shape: 'json' | 'form' | 'truncated' | 'deep' 
 function requestsFor(operation: Operation, tokens: Record<string, string>): fc.Arbitrary<FuzzRequest> {
   const pathParameters = operation.parameters.filter((p) => p.in === 'path');
   const queryParameters = operation.parameters.filter((p) => p.in === 'query');
-  const pathValues = fc.tuple(...pathParameters.map((p) => fc.oneof(valueOf(p.schema).map(String), fc.constantFrom(company.tenant.companyId, company.tenant.clientId, company.tenant.userId)))) as fc.Arbitrary<string[]>;
-  const query = fc.record(Object.fromEntries([...queryParameters.map((p) => [p.name, valueOf(p.schema)]), ['unknownParameter', hostileString]]), { requiredKeys: [] });
+  const pathValue = (schema: Schema | undefined) => fc.oneof(valueOf(schema).map(String), fc.constantFrom(company.tenant.companyId, company.tenant.clientId, company.tenant.userId));
+  const pathValues = fc.tuple(...pathParameters.map((p) => pathValue(p.schema))).map((values): string[] => values);
+  const queryArbitraries: Record<string, fc.Arbitrary<unknown>> = Object.fromEntries(queryParameters.map((p) => [p.name, valueOf(p.schema)]));
+  const query = fc.record({ ...queryArbitraries, unknownParameter: hostileString }, { requiredKeys: [] });
   const contentTypes = [...(operation.body?.contentTypes ?? ['application/json']), 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'];
   return fc.record({
     pathValues,
     query,
     body: operation.body ? fc.option(valueOf(operation.body.schema), { nil: undefined, freq: 6 }) : fc.option(anyValue, { nil: undefined, freq: 2 }),
-    shape: fc.constantFrom('json', 'json', 'json', 'form', 'truncated', 'deep', 'garbage') as fc.Arbitrary<'json' | 'form' | 'truncated' | 'deep' | 'garbage'>,
+    shape: fc.constantFrom<'json' | 'form' | 'truncated' | 'deep' | 'garbage'>('json', 'json', 'json', 'form', 'truncated', 'deep', 'garbage'),
     contentType: fc.option(fc.constantFrom(...contentTypes), { nil: undefined, freq: 8 }),
     // Mostly the credential the operation asks for, so the requests get past authentication.
     authorization: fc.oneof({ weight: 5, arbitrary: fc.constant(tokens[operation.schemes[0] ?? 'none'] ?? '') }, { weight: 2, arbitrary: fc.constantFrom(...Object.values(tokens)) }),
@@ -154,13 +158,12 @@ function requestsFor(operation: Operation, tokens: Record<string, string>): fc.A
 }
 
 const OAUTH_ENDPOINTS = /^\/api\/v1\/iam\/(oauth\/(token|revoke)|idToken)(\?|$)/;
-const HTML_PAGES = /^\/(oauth\/authorize|demo\/callback)(\?|$)/;
 
 /** How many answers had each status: the run must reach handlers (2xx), not only be refused early. */
 const statuses = new Map<number, number>();
 
 /** Sends `request` and checks its answer's shape; the status, for the hold measurement. */
-async function sendAndCheck(request: FuzzRequest): Promise<number> {
+async function sendAndCheck(operation: Operation, request: FuzzRequest): Promise<number> {
   const response = await fetch(`${company.server.baseUrl}${request.path}`, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' });
   const text = await response.text();
   statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
@@ -178,14 +181,19 @@ async function sendAndCheck(request: FuzzRequest): Promise<number> {
   } else if (OAUTH_ENDPOINTS.test(request.path) && type.startsWith('application/json')) {
     assert.equal(typeof (JSON.parse(text) as { error?: unknown }).error, 'string', what);
   } else {
-    assert.ok(HTML_PAGES.test(request.path) && type.startsWith('text/html'), `undocumented error shape (${type}): ${what}`);
+    assert.ok(operation.html && type.startsWith('text/html'), `undocumented error shape (${type}): ${what}`);
   }
   return response.status;
 }
 
 async function servedOperations(): Promise<Operation[]> {
   const document = (await (await fetch(`${company.server.baseUrl}/openapi.json`)).json()) as {
-    paths: Record<string, Record<string, { parameters?: Operation['parameters']; requestBody?: { content: Record<string, { schema: Schema }> }; security?: Array<Record<string, unknown>> }>>;
+    paths: Record<string, Record<string, {
+      parameters?: Operation['parameters'];
+      requestBody?: { content: Record<string, { schema: Schema }> };
+      security?: Array<Record<string, unknown>>;
+      responses?: Record<string, { content?: Record<string, unknown> }>;
+    }>>;
   };
   return Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item)
     .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
@@ -193,7 +201,8 @@ async function servedOperations(): Promise<Operation[]> {
       const content = operation.requestBody?.content ?? {};
       const [first] = Object.values(content);
       const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
-      return { method: method.toUpperCase(), path, parameters: operation.parameters ?? [], schemes, ...(first ? { body: { contentTypes: Object.keys(content), schema: first.schema } } : {}) };
+      const html = Object.values(operation.responses ?? {}).some((response) => 'text/html' in (response.content ?? {}));
+      return { method: method.toUpperCase(), path, parameters: operation.parameters ?? [], schemes, html, ...(first ? { body: { contentTypes: Object.keys(content), schema: first.schema } } : {}) };
     }));
 }
 
@@ -215,7 +224,7 @@ test(`every operation of the OpenAPI document holds under generated hostile requ
   for (const [index, operation] of operations.entries()) {
     await fc.assert(
       fc.asyncProperty(requestsFor(operation, tokens), async (request) => {
-        const hold = await holdOf(() => sendAndCheck(request));
+        const hold = await holdOf(() => sendAndCheck(operation, request));
         assert.ok(hold.maxMs < HOLD_LIMIT_MS, `${request.method} ${request.path} held the event loop ${hold.maxMs.toFixed(1)} ms`);
       }),
       { seed: SEED + index, numRuns: RUNS, endOnFailure: true },
