@@ -7,6 +7,7 @@ import { BENCH_TIMEZONE, type BenchTenant } from './tenant.ts';
 import { measureLoad, type LoadRequest } from './load.ts';
 import { measureTimeclock, type Person } from './timeclock.ts';
 import { measureRevenueBatch } from './revenue.ts';
+import { measureChangeReads } from './changes.ts';
 import { JsonClient } from './client.ts';
 import type { Outcome } from './report.ts';
 import type { LoadedCompany } from './company.ts';
@@ -149,4 +150,11 @@ export async function runRevenueRows(url: string, workload: Workload, options: B
     else if (departmentIds.length === 0) report(rowId, { skipped: workload.missingData });
     else report(rowId, { measurement: await measureRevenueBatch({ url, idToken: workload.tenant.idToken, departmentIds, firstDate: '2024-01-01', runs: options.batchRuns, variant }) });
   }
+}
+
+/** After the writes of the other rows the log holds the import's and the events' changes: read them all. */
+export async function runChangesRow(url: string, workload: Workload, options: BenchOptions, report: Report): Promise<void> {
+  const problem = await probe(url, { path: '/api/v1/company/changes?limit=1', headers: bearer(workload.tenant.idToken) });
+  if (problem) return report('changes', { skipped: problem });
+  report('changes', { measurement: await measureChangeReads({ url, idToken: workload.tenant.idToken, warmup: options.warmup, duration: options.duration }) });
 }

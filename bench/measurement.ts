@@ -17,3 +17,11 @@ export function percentile(values: readonly number[], p: number): number {
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank] ?? Number.NaN;
 }
+
+/** Runs the warm-up (not recorded), then the measured phase; returns the measured phase's seconds. */
+export async function timedPhases(phase: (seconds: number, record: boolean) => Promise<void>, warmup: number, duration: number): Promise<number> {
+  if (warmup > 0) await phase(warmup, false);
+  const started = performance.now();
+  await phase(duration, true);
+  return (performance.now() - started) / 1000;
+}

@@ -32,7 +32,7 @@ export interface BenchOptions {
 }
 
 const HELP = `npm run bench -- [options]
-  --only ids          comma-separated rows (config,token,idtoken,feed,timetable,users,timeclock,revenue);
+  --only ids          comma-separated rows (config,token,idtoken,feed,timetable,users,timeclock,revenue,changes);
                       the bare baseline is always measured (the other rows are compared with it)
   --db list           sqlite,postgres (default both)
   --duration s        seconds per measurement (default 5)

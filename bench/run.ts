@@ -8,7 +8,7 @@ import { startBareServer, startService } from './processes.ts';
 import { measureLoad, requireWrk } from './load.ts';
 import { BENCH_BASE_URL, openBenchContext, provisionBenchTenant, closeContext } from './tenant.ts';
 import { loadCompany, type LoadedCompany } from './company.ts';
-import { runHttpRow, runRevenueRows, runTimeclockRow, type Workload } from './columns.ts';
+import { runChangesRow, runHttpRow, runRevenueRows, runTimeclockRow, type Workload } from './columns.ts';
 import { ROWS, groupOf } from './scenarios.ts';
 import { renderNotes, renderTable, writeSection, type Column, type Outcome } from './report.ts';
 import { currentLoad, describeMachine, gitCommit } from './environment.ts';
@@ -47,7 +47,7 @@ async function measureBare(): Promise<Outcome> {
   }
 }
 
-const needsData = () => ['feed', 'timetable', 'users', 'timeclock', 'revenue'].some(wants);
+const needsData = () => ['feed', 'timetable', 'users', 'timeclock', 'revenue', 'changes'].some(wants);
 
 async function prepareWorkload(databaseUrl: string, dialect: Dialect): Promise<Workload> {
   const ctx = await openBenchContext(databaseUrl);
@@ -77,6 +77,7 @@ async function runColumn(column: Column, urls: readonly string[], workload: Work
   for (const rowId of HTTP_ROWS) if (rows.includes(rowId) && wants(groupOf(rowId))) await runHttpRow(rowId, urls, workload, options, report);
   if (rows.includes('timeclock') && wants('timeclock')) await runTimeclockRow(urls, workload, options, report);
   if (rows.includes('revenue') && wants('revenue')) await runRevenueRows(urls[0]!, workload, options, report);
+  if (rows.includes('changes') && wants('changes')) await runChangesRow(urls[0]!, workload, options, report);
 }
 
 /** A set-up that cannot start (PostgreSQL down, a server that will not boot) fails its column, not the run. */
@@ -103,7 +104,7 @@ async function runDatabase(dialect: Dialect, columns: Column[]): Promise<LoadedC
       const settings = { databaseUrl: database.url, baseUrl: BENCH_BASE_URL, logLevel: options.logLevel, nodeOptions: options.serverNodeOptions };
       const one = await startService(settings, 1);
       try {
-        await runColumn(single, one.urls, workload, [...HTTP_ROWS, 'timeclock', 'revenue']);
+        await runColumn(single, one.urls, workload, [...HTTP_ROWS, 'timeclock', 'revenue', 'changes']);
       } finally {
         await one.stop();
       }

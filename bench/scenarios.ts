@@ -26,6 +26,7 @@ export const ROWS: readonly Row[] = [
   { id: 'timetable', group: 'timetable', label: 'GET /company/timetable, 31 days, first page (500)' },
   { id: 'users', group: 'users', label: 'GET /company/users, first page (500 of 1,000)' },
   { id: 'timeclock', group: 'timeclock', label: 'POST /timeclock/events, 500 people in order', goal: { kind: 'per-second', min: 2000 } },
+  { id: 'changes', group: 'changes', label: 'GET /company/changes, paged at limit 1000 (changes per second, one follower)' },
   { id: 'revenue-new', group: 'revenue', label: 'POST /company/revenue, 5,000 new items', goal: { kind: 'median-latency', maxMs: 250 } },
   { id: 'revenue-changed', group: 'revenue', label: 'POST /company/revenue, 5,000 changed items', goal: { kind: 'median-latency', maxMs: 250 } },
 ];

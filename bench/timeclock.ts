@@ -5,7 +5,7 @@
 // one person's consecutive events land on different instances.
 import { randomUUID } from 'node:crypto';
 import { JsonClient } from './client.ts';
-import { percentile, type Measurement } from './measurement.ts';
+import { percentile, timedPhases, type Measurement } from './measurement.ts';
 
 const TYPES = ['clock_in', 'break_start', 'break_end', 'clock_out'] as const;
 
@@ -61,10 +61,7 @@ export async function measureTimeclock(run: TimeclockRun): Promise<Measurement> 
   };
 
   try {
-    if (run.warmup > 0) await phase(run.warmup, false);
-    const started = performance.now();
-    await phase(run.duration, true);
-    const seconds = (performance.now() - started) / 1000;
+    const seconds = await timedPhases(phase, run.warmup, run.duration);
     return {
       perSecond: latencies.length / seconds,
       p99Ms: percentile(latencies, 99),

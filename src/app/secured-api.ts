@@ -7,6 +7,7 @@ import { Authenticator, type Principal } from '../iam/bearer-authentication.ts';
 import { companyRoutes } from '../company/routes.ts';
 import { inboundRoutes } from '../inbound/routes.ts';
 import { timeclockRoutes } from '../timeclock/routes.ts';
+import { changeRoutes } from '../changes/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 
 export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
@@ -46,5 +47,6 @@ export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promis
   await app.register(companyRoutes, { ctx });
   await app.register(inboundRoutes, { ctx });
   await app.register(timeclockRoutes, { ctx });
+  await app.register(changeRoutes, { ctx });
   await app.register(webhookRoutes, { ctx });
 }

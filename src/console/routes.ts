@@ -23,6 +23,7 @@ import { peopleRoutes } from './people-routes.ts';
 import { organisationRoutes } from './organisation-routes.ts';
 import { clientRoutes } from './client-routes.ts';
 import { userRoutes } from './user-routes.ts';
+import { auditRoutes } from './audit-routes.ts';
 
 /** What the console's route files share. */
 export interface Console {
@@ -123,5 +124,6 @@ export async function consoleRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   await app.register(organisationRoutes, { console: shared });
   await app.register(clientRoutes, { console: shared });
   await app.register(userRoutes, { console: shared });
+  await app.register(auditRoutes, { console: shared });
   await app.register(peopleRoutes, { console: shared });
 }

@@ -8,6 +8,7 @@
 // count; a failure simply keeps the attempt it reserved.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import ipaddr from 'ipaddr.js';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../platform/clock.ts';
 
@@ -236,6 +237,18 @@ export class Throttle {
   }
 }
 
+/**
+ * The address a limit counts: an IPv6 client holds at least a /64 (RFC 6177) and could rotate
+ * through it, so its addresses count as that /64; an IPv4-mapped IPv6 address as the IPv4 one.
+ */
+export function countedAddress(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const prefix = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${prefix.join(':')}::/64`;
+}
+
 function attemptKey(clientId: string, address: string): string {
-  return `${clientId}|${address}`;
+  return `${clientId}|${countedAddress(address)}`;
 }

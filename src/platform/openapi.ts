@@ -36,6 +36,7 @@ const TAGS = [
   { name: 'company', description: 'Company data of the token\'s company: configuration, users (employees), contracts and the timetable (shifts). Collections page with `limit` and `cursor`.' },
   { name: 'inbound', description: 'Batches sent by the customer\'s systems: realised and prognosis revenue and the wage budget, per day or ISO week. A batch is all-or-nothing and idempotent.' },
   { name: 'timeclock', description: 'Badges of the organisation\'s activated users and the timeclock events they punch. Send one person\'s events in order, the next only after the previous `200`.' },
+  { name: 'changes', description: 'The company\'s change log: every change (with tombstones for deletions) after a signed cursor, in commit order, with long polling. See docs/changes.md.' },
   { name: 'webhooks', description: 'Webhook endpoints of the token\'s company: changes pushed as signed Standard Webhooks messages, in order, at least once, with a delivery log, retry and replay. The message types are listed under `webhooks`.' },
   { name: 'operator', description: 'The operator API (exists only when `ADMIN_TOKEN` is set): organisations, companies, API Clients and Users, grants, keys and imports.' },
   { name: 'demo', description: 'The demo client\'s redirect page: shows the code it received and the command that exchanges it.' },

@@ -46,6 +46,7 @@ const DESCRIPTIONS: Record<number, string> = {
   401: 'Missing, invalid, expired or revoked ID token',
   404: 'Not found within the token\'s reach',
   409: 'Conflict',
+  410: 'Gone: the cursor is past retention (code cursor_expired); read the collections again',
   413: 'Body over the endpoint\'s limit: 2 MiB for batches, 64 KiB elsewhere',
   415: 'Body is not application/json',
   429: 'Rate limited; see Retry-After',

@@ -108,6 +108,9 @@ export class RelyingParty {
       .then((discovered) => {
         // Pinned: the document must name exactly the issuer the operator registered.
         if (discovered.serverMetadata().issuer !== provider.issuer) throw new Error(`the document names the issuer ${discovered.serverMetadata().issuer}`);
+        // Without this, openid-client trusts an ID token from the token endpoint on TLS alone and
+        // skips its signature; the contract asks for full validation against the provider's JWKS.
+        oidc.enableNonRepudiationChecks(discovered);
         return discovered;
       })
       .catch((error: unknown) => {
@@ -171,6 +174,17 @@ export class RelyingParty {
   }
 }
 
+const NETWORK_CODES = /^(ECONN|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR|OAUTH_RESPONSE_IS_NOT_CONFORM|OAUTH_RESPONSE_IS_NOT_JSON)/;
+
+/** Whether the provider could not be reached (or answered no protocol at all), along the cause chain. */
+function unreachable(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (current instanceof OutboundRefused || (typeof code === 'string' && NETWORK_CODES.test(code))) return true;
+  }
+  return false;
+}
+
 /** The failure a person sees for what openid-client refused. */
 function classify(error: unknown): SsoFailure {
   if (error instanceof oidc.AuthorizationResponseError) {
@@ -179,8 +193,7 @@ function classify(error: unknown): SsoFailure {
   if (error instanceof oidc.ResponseBodyError) {
     return new SsoFailure('code_exchange_failed', `Your organisation's sign-in service refused the sign-in: ${error.error}.`, { cause: error });
   }
-  const code = error instanceof Error && 'code' in error ? String((error as { code: unknown }).code) : '';
-  if (code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' || code === 'OAUTH_RESPONSE_IS_NOT_JSON' || error instanceof OutboundRefused || (error instanceof TypeError && !code) || code.startsWith('ECONN')) {
+  if (unreachable(error)) {
     return new SsoFailure('provider_unreachable', `Your organisation's sign-in service could not be reached: ${describe(error)}`, { cause: error });
   }
   return new SsoFailure('invalid_id_token', `The answer of your organisation's sign-in service did not validate: ${describe(error)}`, { cause: error });

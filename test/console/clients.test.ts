@@ -70,6 +70,16 @@ describe('API Clients', () => {
     assert.equal(await configurationStatus(server.baseUrl, tokens.id_token), 200);
   });
 
+  test('every value is escaped: a name with markup is shown as text', async () => {
+    const name = '<img src=x onerror=alert(1)> & "quotes"';
+    const client = await createClient(name, 'https://escaped.example/cb');
+    for (const path of [`/console/clients/${client.clientId}`, `/console/companies/${home.companyId}`]) {
+      const html = (await agent.get(path)).html;
+      assert.ok(html.includes('&lt;img src=x onerror=alert(1)&gt; &amp; &quot;quotes&quot;'), path);
+      assert.ok(!html.includes('<img src=x'), path);
+    }
+  });
+
   test('bad input shows the form again with the reason and what was typed; nothing is created', async () => {
     const page = `/console/companies/${home.companyId}`;
     const before = (await server.ctx.db.selectFrom('api_clients').select('id').execute()).length;

@@ -147,6 +147,23 @@ test('failed client authentications at the token endpoint are penalised per clie
   assert.equal((await postToken(s, codeExchange(other, 'code'))).status, 400, 'another client is not blocked (its bad code is just invalid_grant)');
 });
 
+test('an IPv6 client counts as its /64 (an IPv4-mapped address as its IPv4 one): rotating addresses does not escape the penalty or the login budget', async () => {
+  const s = await server({ TRUST_PROXY: '127.0.0.1', RATE_LIMIT_TOKEN_PER_MINUTE: '5' }, clockAtStartOfMinute());
+  const tenant = await provisionTenant(s.ctx);
+  const bad = codeExchange(tenant, 'code', { client_secret: 'wrong' });
+  const from = (address: string) => ({ headers: { 'x-forwarded-for': address } });
+  for (let i = 0; i < 5; i++) assert.equal((await postToken(s, bad, from(`2001:db8:1:2::${i + 1}`))).status, 401);
+  assertRetryAfter(await postToken(s, bad, from('2001:db8:1:2:ffff:ffff:ffff:ffff')), 1, 1);
+  assert.equal((await postToken(s, bad, from('2001:db8:1:3::1'))).status, 401, 'the next /64 is another address');
+  for (let i = 0; i < 5; i++) assert.equal((await postToken(s, bad, from(i % 2 ? '203.0.113.5' : '::ffff:203.0.113.5'))).status, 401);
+  assertRetryAfter(await postToken(s, bad, from('203.0.113.5')), 1, 1);
+
+  const url = authorizeUrl(s, defaultParams(tenant));
+  for (let i = 0; i < 5; i++) assert.equal((await fetch(url, { headers: from(`2001:db8:9:9::${i + 1}`).headers })).status, 200);
+  assertRetryAfter(await fetch(url, { headers: from('2001:db8:9:9::99').headers }), 1, 60);
+  assert.equal((await fetch(url, { headers: from('2001:db8:9:a::1').headers })).status, 200);
+});
+
 test('a caller cannot escape the penalty by sending its own X-Forwarded-For (no TRUST_PROXY)', async () => {
   const s = await server();
   const tenant = await provisionTenant(s.ctx);

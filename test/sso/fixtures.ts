@@ -17,10 +17,10 @@ export interface SsoTenant {
 
 let counter = 0;
 
-export async function ssoTenant(server: TestServer, idp: IdentityProvider, options: { enforce?: boolean; grants?: string[] } = {}): Promise<SsoTenant> {
+export async function ssoTenant(server: TestServer, idp: IdentityProvider, options: { enforce?: boolean; grants?: string[]; redirectUris?: string[] } = {}): Promise<SsoTenant> {
   counter += 1;
   const domain = `sso-${counter}-${idp.issuer.split(':').at(-1) ?? ''}.example`;
-  const tenant = await provisionTenant(server.ctx, { name: `SSO ${counter}`, redirectUris: ['https://app.example.com/callback'] });
+  const tenant = await provisionTenant(server.ctx, { name: `SSO ${counter}`, redirectUris: options.redirectUris ?? ['https://app.example.com/callback'] });
   for (const grant of options.grants ?? ['sso', 'refresh_token']) await setGrantEnabled(server.ctx.db, tenant.clientId, grant, true);
   const box = await loadSecretBox(server.ctx.db, server.config, () => {});
   const { providerId } = await addSsoProvider(server.ctx.db, { box, allowInsecure: true }, { organisationId: tenant.organisationId, issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, domains: [domain] });

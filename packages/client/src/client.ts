@@ -7,6 +7,7 @@ import { problemFrom } from './errors.ts';
 import { DEFAULT_RETRY, sendWithRetries, type FetchFunction, type RetryPolicy } from './http.ts';
 import { TokenSession } from './tokens.ts';
 import { TimeclockQueue, type TimeclockQueueOptions } from './timeclock-queue.ts';
+import { ChangeFeed } from './changes.ts';
 
 export interface WfsClientOptions {
   /** The service's BASE_URL, e.g. https://wfs.example.com */
@@ -51,6 +52,8 @@ export class WfsClient {
   readonly tokens: TokenSession;
   /** Sends timeclock events per person, in order, one at a time (see timeclock-queue.ts). */
   readonly timeclock: TimeclockQueue<TimeclockEventInput, StoredEvent>;
+  /** The company's change log: `for await (const { changes, cursor } of client.changes.follow({ cursor }))`. */
+  readonly changes: ChangeFeed;
   readonly #baseUrl: string;
   readonly #fetch: FetchFunction;
   readonly #retry: RetryPolicy;
@@ -71,6 +74,7 @@ export class WfsClient {
       async (event) => must(await this.api.POST('/api/v1/timeclock/events', { body: event })),
       options.timeclock,
     );
+    this.changes = new ChangeFeed((path, query) => this.request('GET', path, { query }));
   }
 
   /** The company's configuration: departments, positions, shift types, contract types. */

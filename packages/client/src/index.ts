@@ -3,6 +3,7 @@
 export { WfsClient, type WfsClientOptions, type TimeclockEventInput, type Query, type CollectionPath, type CollectionQuery, type ItemOf, type RevenueItem, type WageBudgetItem } from './client.ts';
 export { ApiError, TokenError, NetworkError, type Problem } from './errors.ts';
 export { TokenSession, decodeJwtClaims, type TokenResponse } from './tokens.ts';
+export { ChangeFeed, type Change, type ChangePage, type FollowOptions } from './changes.ts';
 export { TimeclockQueue, type TimeclockQueueOptions } from './timeclock-queue.ts';
 export { DEFAULT_RETRY, type RetryPolicy } from './http.ts';
 export type { paths, operations } from './schema.ts';

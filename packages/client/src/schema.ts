@@ -343,6 +343,46 @@ export interface paths {
         patch: operations["adminUpdateSsoProvider"];
         trace?: never;
     };
+    "/api/v1/company/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changes of the company since a cursor (delta, with tombstones; long poll)
+         * @description The company's change log after the cursor, in seq order: every user, contract, shift, department, position, shift type and contract type created, updated or deleted (by import or operator), revenue and wage-budget items created or updated, timeclock events stored. `data` is the resource as its collection shows it, `null` for a deletion (tombstone). Following nextCursor sees every change committed after it exactly once, in seq order, also while several instances write at once. With `wait`, an empty answer is held until a change arrives (within 1 second of its commit) or the time is up. A cursor that is tampered with, another company's, or was read with other `types` is `400 invalid_cursor`; one some pruned change (older than CHANGES_RETENTION_SECONDS) would still have had to return is `410 cursor_expired`: read the collections again, then follow from /changes/head.
+         */
+        get: operations["getCompanyChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/company/changes/head": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A cursor at the newest change
+         * @description Take it before a full read of the collections, then follow GET /api/v1/company/changes from it: nothing committed after it is missed. Takes no query parameters.
+         */
+        get: operations["getCompanyChangesHead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/company/configuration": {
         parameters: {
             query?: never;
@@ -3069,6 +3109,170 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getCompanyChanges: {
+        parameters: {
+            query?: {
+                /** @description nextCursor of a previous page, or the cursor of /changes/head. Without it: from the oldest change kept. */
+                cursor?: string;
+                /** @description Page size, 1 to 1000. */
+                limit?: number;
+                /** @description Comma-separated change types to keep (user.created, user.updated, user.deleted, contract.created, contract.updated, contract.deleted, shift.created, shift.updated, shift.deleted, department.created, department.updated, department.deleted, position.created, position.updated, position.deleted, shift_type.created, shift_type.updated, shift_type.deleted, contract_type.created, contract_type.updated, contract_type.deleted, revenue_item.created, revenue_item.updated, wage_budget_item.created, wage_budget_item.updated, timeclock_event.created); another value is `400`. */
+                types?: string;
+                /** @description Seconds (0 to 30) to hold an empty answer until a change arrives (long poll). */
+                wait?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "seq": 1244,
+                     *           "id": "chg_1244",
+                     *           "type": "shift.updated",
+                     *           "resourceType": "shift",
+                     *           "resourceId": "shf_Qm7tL2xW9cRv4NbK",
+                     *           "occurredAt": "2026-11-24T16:02:11.250+01:00",
+                     *           "deleted": false,
+                     *           "data": {
+                     *             "id": "shf_Qm7tL2xW9cRv4NbK",
+                     *             "date": "2026-11-25",
+                     *             "startsAt": "2026-11-25T09:00:00+01:00",
+                     *             "endsAt": "2026-11-25T17:30:00+01:00",
+                     *             "breakMinutes": 30,
+                     *             "userId": "emp_Jd4sX9kP2wLm7QtV",
+                     *             "departmentId": "dep_Kt3nW8qZr1XvB6sd",
+                     *             "positionId": "pos_Ck4vP1sM8gTq2ZxL",
+                     *             "shiftTypeId": "sty_Dy2hR7mX4pLc9VtB",
+                     *             "category": "work",
+                     *             "note": null,
+                     *             "updatedAt": "2026-11-24T16:02:11.250+01:00"
+                     *           }
+                     *         },
+                     *         {
+                     *           "seq": 1245,
+                     *           "id": "chg_1245",
+                     *           "type": "contract.deleted",
+                     *           "resourceType": "contract",
+                     *           "resourceId": "con_Hr4dT7uM2xPq9LwB",
+                     *           "occurredAt": "2026-11-24T16:02:11.250+01:00",
+                     *           "deleted": true,
+                     *           "data": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "WyJ4UzNtZk1WeVVQRzB3N2hXIixbMTI0NSwiIl1d.q0pZ7m1Ckq3jYbFzv8E2Cw",
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Changes in seq order. */
+                        data: {
+                            /** @description The resource as its collection shows it right after the change (CompanyUser, Contract, Shift, the configuration's department, position, shift type or contract type, RevenueItem, WageBudgetItem, TimeclockEvent); null when deleted. */
+                            data: unknown;
+                            /** @description true for a tombstone: the resource is gone. */
+                            deleted: boolean;
+                            /** @description Stable and unique; also the `webhook-id` of the change's webhook messages. */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description When the change was made, in the company offset.
+                             */
+                            occurredAt: string;
+                            resourceId: string;
+                            /** @enum {string} */
+                            resourceType: "user" | "contract" | "shift" | "department" | "position" | "shift_type" | "contract_type" | "revenue_item" | "wage_budget_item" | "timeclock_event";
+                            /** @description Grows with commit order within the company (gaps allowed). */
+                            seq: number;
+                            /**
+                             * @description `<resourceType>.<created|updated|deleted>`
+                             * @enum {string}
+                             */
+                            type: "user.created" | "user.updated" | "user.deleted" | "contract.created" | "contract.updated" | "contract.deleted" | "shift.created" | "shift.updated" | "shift.deleted" | "department.created" | "department.updated" | "department.deleted" | "position.created" | "position.updated" | "position.deleted" | "shift_type.created" | "shift_type.updated" | "shift_type.deleted" | "contract_type.created" | "contract_type.updated" | "contract_type.deleted" | "revenue_item.created" | "revenue_item.updated" | "wage_budget_item.created" | "wage_budget_item.updated" | "timeclock_event.created";
+                        }[];
+                        /** @description true when more changes are readable now: ask again at once. An empty page always has false. */
+                        hasMore: boolean;
+                        /** @description Always present: resume from it, even after an empty page. Persist it. */
+                        nextCursor: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Gone: the cursor is past retention (code cursor_expired); read the collections again */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCompanyChangesHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cursor": "WyJ4UzNtZk1WeVVQRzB3N2hXIixbMTI0NSwiIl1d.q0pZ7m1Ckq3jYbFzv8E2Cw"
+                     *     }
+                     */
+                    "application/json": {
+                        cursor: string;
+                    };
+                };
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getConfiguration: {
         parameters: {
             query?: never;
@@ -4483,7 +4687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Error */
+            /** @description Gone: the cursor is past retention (code cursor_expired); read the collections again */
             410: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
