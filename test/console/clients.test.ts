@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { approveGrantRequest, listGrantRequests } from '../../src/iam/grant-requests.ts';
+import { approveGrantRequest, declineGrantRequest, listGrantRequests } from '../../src/iam/grant-requests.ts';
 import { OPERATOR } from '../../src/iam/audit.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
@@ -161,6 +161,13 @@ describe('API Clients', () => {
     const after = await agent.get(page);
     assert.match(after.html, /data-testid="grant-request-state">approved</);
     assert.match(after.html, /<span class="tag">client_credentials<\/span>/);
+
+    await agent.submit(page, `${page}/grant-requests`, { grant: 'sso', reason: 'Sign in with our Entra ID' });
+    const sso = (await listGrantRequests(server.ctx.db, { clientId: client.clientId })).find((r) => r.grant === 'sso');
+    await declineGrantRequest(server.ctx.db, sso?.id ?? '', 'Add an SSO provider first', OPERATOR);
+    const declined = await agent.get(page);
+    assert.match(declined.html, /data-testid="grant-request-state">declined</);
+    assert.match(declined.html, /Declined: Add an SSO provider first/);
   });
 });
 
