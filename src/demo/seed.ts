@@ -8,6 +8,7 @@ import { importCompanyData } from '../company/import.ts';
 import { today } from '../platform/period.ts';
 import { demoCompanyDocument } from './company-data.ts';
 import { inviteConsoleUser } from '../console/people.ts';
+import { referenceRedirectUri } from '../platform/reference-page.ts';
 
 export interface DemoCredentials {
   organisationId: string;
@@ -35,7 +36,8 @@ export async function seedDemo(db: Db, config: Config, options: DemoOptions = {}
   await importCompanyData(db, companyId, demoCompanyDocument(today(DEMO_TIMEZONE, now), options.seed), now);
   const redirectUri = `${config.baseUrl}/demo/callback`;
   // The loopback URI lets `wfs login` run its own listener on any port (RFC 8252 §7.3).
-  const redirectUris = [redirectUri, 'http://127.0.0.1/callback'];
+  // The reference page (/docs) runs the authorization-code flow with itself as redirect URI.
+  const redirectUris = [redirectUri, 'http://127.0.0.1/callback', referenceRedirectUri(config.baseUrl)];
   const { clientId, clientSecret } = await createApiClient(db, { companyId, name: 'Demo integration', redirectUris });
   const user = await createApiUser(db, { clientId, email: `api-user+${companyId.slice(-6).toLowerCase()}@demo.example` });
   return { organisationId, companyId, clientId, clientSecret, redirectUri, userEmail: user.email, userSecret: user.secret };

@@ -160,10 +160,15 @@ function csvLine(event: AuditEventView): string {
 /**
  * The filtered view (every page of it, newest first) as CSV text, in chunks of up to 1,000 lines,
  * for a response to stream: the first chunk is the header; each further one is one keyset page, so
- * no single step holds the event loop however long the log.
+ * no single step holds the event loop however long the log. The filter is checked here, before the
+ * first chunk: a bad one throws its 400 while the response can still say so.
  */
-export async function* auditEventsCsv(db: Db, organisationId: string, filter: AuditFilter): AsyncGenerator<string> {
+export function auditEventsCsv(db: Db, organisationId: string, filter: AuditFilter): AsyncGenerator<string> {
   checkedFilter(filter);
+  return csvChunks(db, organisationId, filter);
+}
+
+async function* csvChunks(db: Db, organisationId: string, filter: AuditFilter): AsyncGenerator<string> {
   yield `${AUDIT_CSV_COLUMNS.join(',')}\r\n`;
   let cursor: string | undefined;
   do {

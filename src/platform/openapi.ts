@@ -1,16 +1,16 @@
 // The OpenAPI 3.1 document is generated from the route schemas (one TypeBox schema per route
-// validates, serialises and documents) and served at /openapi.json, with a reference page at /docs
-// whose assets ship in the package (no CDN, no validator badge: the page never leaves this host).
+// validates, serialises and documents) and served at /openapi.json, with the reference page at /docs
+// (reference-page.ts). The server is relative (`/`): the document describes whatever host serves it.
 //
 // What every operation shares is added here, once, after generation (`completeDocument`): the problem
 // media type and its component, the 401/429/503 answers of every secured operation, the X-Request-Id
 // header, the OAuth alternative to the bearer scheme, and an explicit `security: []` on public routes.
 import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { App } from './http.ts';
 import type { Config } from './config.ts';
 import { Problem } from './schemas.ts';
+import { registerReferencePage } from './reference-page.ts';
 
 type Json = Record<string, unknown>;
 type Operation = Json & { security?: Json[]; responses?: Record<string, Json> };
@@ -65,7 +65,7 @@ function baseDocument(config: Config): Json {
       contact: { name: 'The operator of this deployment (quote the requestId of a failed call)' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: config.baseUrl, description: 'This deployment (BASE_URL)' }],
+    servers: [{ url: '/', description: 'The host that serves this document' }],
     tags: TAGS,
     components: {
       securitySchemes: {
@@ -260,13 +260,6 @@ export async function registerOpenApi(app: App, config: Config, sections: { webh
     }),
     transformObject: (generated) => completeDocument(('openapiObject' in generated ? generated.openapiObject : {}) as Json, config),
   });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    staticCSP: true,
-    // Swagger UI injects a few inline styles at run time; styles only, so scripts stay locked down.
-    transformStaticCSP: (header) => header.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'"),
-    uiConfig: { deepLinking: true, displayOperationId: true, docExpansion: 'list', tryItOutEnabled: false, persistAuthorization: false },
-    initOAuth: { scopes: ['all'], usePkceWithAuthorizationCodeGrant: true },
-  });
+  await registerReferencePage(app, config);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

@@ -61,12 +61,12 @@ before(async () => {
 });
 after(() => server.close());
 
-test('the document is OpenAPI 3.1 with info, contact, license and this deployment as server', () => {
+test('the document is OpenAPI 3.1 with info, contact, license and a server relative to whatever host serves it', () => {
   assert.equal(document.openapi, '3.1.0');
   assert.equal(document.info.title, 'Workforce Scheduling Service');
   assert.ok(document.info.contact, 'info.contact');
   assert.ok(document.info.license, 'info.license');
-  assert.deepEqual(document.servers.map((s) => s.url), [server.baseUrl]);
+  assert.deepEqual(document.servers.map((s) => s.url), ['/']);
 });
 
 test('the security schemes: oauth (authorization code against this issuer), idToken and adminToken bearer', () => {
