@@ -12,6 +12,11 @@ const LABELS: [RegExp, (match: RegExpExecArray) => string][] = [
   [/^\/reason$/, () => 'Reason'],
   [/^\/grant$/, () => 'Grant'],
   [/^\/overlapSeconds$/, () => 'The overlap'],
+  [/^\/issuer$/, () => 'Issuer'],
+  [/^\/clientId$/, () => 'Client ID'],
+  [/^\/clientSecret$/, () => 'Client secret'],
+  [/^\/domains$/, () => 'Domains'],
+  [/^\/domains\/(\d+)$/, (m) => `Domain on line ${Number(m[1]) + 1}`],
 ];
 
 function labelled(path: string): string {

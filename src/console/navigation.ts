@@ -13,6 +13,7 @@ export interface NavSection {
 /** Sections of the organisation, in the header of every signed-in page. */
 export const ORGANISATION_SECTIONS: NavSection[] = [
   { label: 'Companies', path: '' },
+  { label: 'Single sign-on', path: '/sso' },
   { label: 'Audit log', path: '/audit' },
   { label: 'Console users', path: '/console-users' },
 ];

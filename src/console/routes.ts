@@ -24,6 +24,7 @@ import { organisationRoutes } from './organisation-routes.ts';
 import { clientRoutes } from './client-routes.ts';
 import { userRoutes } from './user-routes.ts';
 import { auditRoutes } from './audit-routes.ts';
+import { ssoRoutes } from './sso-routes.ts';
 
 /** What the console's route files share. */
 export interface Console {
@@ -125,5 +126,6 @@ export async function consoleRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   await app.register(clientRoutes, { console: shared });
   await app.register(userRoutes, { console: shared });
   await app.register(auditRoutes, { console: shared });
+  await app.register(ssoRoutes, { console: shared });
   await app.register(peopleRoutes, { console: shared });
 }

@@ -6,7 +6,7 @@ import type { Db } from '../platform/db/database.ts';
 import { badRequest, conflict, notFound, type FieldError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
-import { OPERATOR, recordAudit } from '../iam/audit.ts';
+import { OPERATOR, changeEvent, recordAudit, type Actor } from '../iam/audit.ts';
 import { revokeGrants, voidPendingCodes } from '../iam/grants.ts';
 import { discoverIssuer, issuerProblem, SsoFailure, type ProviderEndpoint } from './relying-party.ts';
 
@@ -115,7 +115,8 @@ async function guardedClaim<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function addSsoProvider(db: Db, settings: ProviderSettings, input: NewSsoProvider, now = Date.now()): Promise<{ providerId: string }> {
+/** `actor`: the operator (CLI, operator API) or a console user of the organisation, for the audit log. */
+export async function addSsoProvider(db: Db, settings: ProviderSettings, input: NewSsoProvider, actor: Actor = OPERATOR, now = Date.now()): Promise<{ providerId: string }> {
   await requireOrganisation(db, input.organisationId);
   const fields = await checkedFields(input, settings, true) as Required<SsoProviderChange>;
   const providerId = newId('idp');
@@ -131,7 +132,7 @@ export async function addSsoProvider(db: Db, settings: ProviderSettings, input: 
       updated_at: now,
     }).execute();
     await claimDomains(trx, providerId, fields.domains);
-    await recordAudit(trx, { event: 'operator_change', outcome: 'success', organisationId: input.organisationId, actor: OPERATOR, detail: 'sso_provider_added', context: { providerId, issuer: fields.issuer, domains: fields.domains } }, now);
+    await recordAudit(trx, { event: changeEvent(actor), outcome: 'success', organisationId: input.organisationId, actor, detail: 'sso_provider_added', context: { providerId, issuer: fields.issuer, domains: fields.domains } }, now);
   }));
   return { providerId };
 }
@@ -163,8 +164,11 @@ export async function updateSsoProvider(db: Db, settings: ProviderSettings, prov
   return provider as SsoProvider;
 }
 
-export async function removeSsoProvider(db: Db, providerId: string, now = Date.now()): Promise<{ providerId: string; removed: true; revokedGrants: number }> {
+/** `organisationId`: only a provider of that organisation (a console user's); another's id is 404. */
+export async function removeSsoProvider(db: Db, providerId: string, scope: { organisationId?: string; actor?: Actor } = {}, now = Date.now()): Promise<{ providerId: string; removed: true; revokedGrants: number }> {
   const row = await requireProvider(db, providerId);
+  if (scope.organisationId !== undefined && row.organisation_id !== scope.organisationId) throw notFound(`No SSO provider ${providerId}.`);
+  const actor = scope.actor ?? OPERATOR;
   const revoked = await db.transaction().execute(async (trx) => {
     await voidPendingCodes(trx, { ssoProviderId: providerId }, now);
     const grants = await revokeGrants(trx, { ssoProviderId: providerId }, 'sso_provider_removed', now);
@@ -172,7 +176,7 @@ export async function removeSsoProvider(db: Db, providerId: string, now = Date.n
     await trx.deleteFrom('sso_links').where('provider_id', '=', providerId).execute();
     await trx.deleteFrom('sso_domains').where('provider_id', '=', providerId).execute();
     await trx.deleteFrom('sso_providers').where('id', '=', providerId).execute();
-    await recordAudit(trx, { event: 'operator_change', outcome: 'success', organisationId: row.organisation_id, actor: OPERATOR, detail: 'sso_provider_removed', context: { providerId, revokedGrants: grants.length } }, now);
+    await recordAudit(trx, { event: changeEvent(actor), outcome: 'success', organisationId: row.organisation_id, actor, detail: 'sso_provider_removed', context: { providerId, revokedGrants: grants.length } }, now);
     return grants;
   });
   return { providerId, removed: true, revokedGrants: revoked.length };
@@ -210,11 +214,11 @@ export async function organisationSso(db: Db, organisationId: string): Promise<O
   return { organisationId, enforceSso: await enforcesSso(db, organisationId), providers: await listProviders(db, { organisationId }) };
 }
 
-export async function setSsoEnforced(db: Db, organisationId: string, enforceSso: boolean, now = Date.now()): Promise<{ organisationId: string; enforceSso: boolean }> {
+export async function setSsoEnforced(db: Db, organisationId: string, enforceSso: boolean, actor: Actor = OPERATOR, now = Date.now()): Promise<{ organisationId: string; enforceSso: boolean }> {
   await requireOrganisation(db, organisationId);
   await db.insertInto('sso_settings').values({ organisation_id: organisationId, enforce_sso: enforceSso ? 1 : 0, updated_at: now })
     .onConflict((oc) => oc.column('organisation_id').doUpdateSet({ enforce_sso: enforceSso ? 1 : 0, updated_at: now })).execute();
-  await recordAudit(db, { event: 'operator_change', outcome: 'success', organisationId, actor: OPERATOR, detail: `sso_enforcement_${enforceSso ? 'on' : 'off'}` }, now);
+  await recordAudit(db, { event: changeEvent(actor), outcome: 'success', organisationId, actor, detail: `sso_enforcement_${enforceSso ? 'on' : 'off'}` }, now);
   return { organisationId, enforceSso };
 }
 

@@ -1,0 +1,59 @@
+// The organisation's single sign-on (CONTRACT §6, §8): its OpenID providers (issuer, client id, email
+// domains; the client secret is write-only), adding one (after a step-up: it takes a secret) and
+// removing one (which revokes the grants made through it), and whether the organisation enforces SSO.
+// Every change goes through src/sso's domain functions with the console user as actor.
+import { Type } from 'typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../platform/http.ts';
+import { secretBox } from '../platform/sealed-secrets.ts';
+import { addSsoProvider, organisationSso, removeSsoProvider, setSsoEnforced } from '../sso/providers.ts';
+import type { Console } from './routes.ts';
+import { actorOf } from './audit.ts';
+import { lines, orShowProblem } from './forms.ts';
+import { organisationOf } from './organisation.ts';
+
+const Form = Type.Object({
+  csrf_token: Type.Optional(Type.String({ maxLength: 128 })),
+  issuer: Type.Optional(Type.String({ maxLength: 2048 })),
+  clientId: Type.Optional(Type.String({ maxLength: 512 })),
+  clientSecret: Type.Optional(Type.String({ maxLength: 4096 })),
+  domains: Type.Optional(Type.String({ maxLength: 8192 })),
+  enforce: Type.Optional(Type.String({ maxLength: 8 })),
+});
+const Params = Type.Object({ providerId: Type.String({ maxLength: 64 }) });
+
+export async function ssoRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
+  const { ctx } = con;
+  const settings = async () => ({ box: await secretBox(ctx.db, ctx.config), allowInsecure: ctx.config.ssoAllowInsecure });
+
+  async function page(request: FastifyRequest, reply: FastifyReply, status = 200, extra: { message?: string; typed?: Record<string, string> } = {}): Promise<FastifyReply> {
+    const { organisationId } = request.consoleSession!.user;
+    const [organisation, sso] = await Promise.all([organisationOf(ctx.db, organisationId), organisationSso(ctx.db, organisationId)]);
+    return con.render(request, reply, 'sso', { title: 'Single sign-on', organisation, sso, callbackUrl: `${ctx.config.authUrl}/oauth/sso/callback`, stepUp: con.stepUpDue(request, '/sso'), typed: {}, ...extra }, status);
+  }
+
+  app.get('/console/sso', { config: { consoleAccess: 'member' } }, async (request, reply) => page(request, reply));
+
+  app.post('/console/sso/providers', { config: { consoleAccess: 'admin' }, schema: { body: Form } }, async (request, reply) => {
+    const session = request.consoleSession!;
+    const stepUp = con.stepUpDue(request, '/sso');
+    if (stepUp) return reply.redirect(stepUp, 303);
+    const { issuer = '', clientId = '', clientSecret = '', domains = '' } = request.body;
+    return orShowProblem(async () => {
+      await addSsoProvider(ctx.db, await settings(), { organisationId: session.user.organisationId, issuer, clientId, clientSecret, domains: lines(domains) }, actorOf(session.user), ctx.clock.now());
+      return reply.redirect(con.url('/sso'), 303);
+    }, (status, message) => page(request, reply, status, { message, typed: { issuer, clientId, domains } }));
+  });
+
+  app.post('/console/sso/providers/:providerId/remove', { config: { consoleAccess: 'admin' }, schema: { params: Params, body: Form } }, async (request, reply) => {
+    const session = request.consoleSession!;
+    await removeSsoProvider(ctx.db, request.params.providerId, { organisationId: session.user.organisationId, actor: actorOf(session.user) }, ctx.clock.now());
+    return reply.redirect(con.url('/sso'), 303);
+  });
+
+  app.post('/console/sso/enforcement', { config: { consoleAccess: 'admin' }, schema: { body: Form } }, async (request, reply) => {
+    const session = request.consoleSession!;
+    await setSsoEnforced(ctx.db, session.user.organisationId, request.body.enforce === 'on', actorOf(session.user), ctx.clock.now());
+    return reply.redirect(con.url('/sso'), 303);
+  });
+}

@@ -1,0 +1,77 @@
+// The console's single sign-on section (CONTRACT §6, §8) over plain HTTP: an admin adds a provider
+// (checked against its discovery document, the secret never shown back), enforces SSO and removes the
+// provider; a refused domain is explained on the page; a viewer only reads; another organisation's
+// provider is a 404; every change is audited with the console user as actor.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../src/platform/clock.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { provisionTenant, type Tenant } from '../support/tenants.ts';
+import { enrolPerson, type ConsolePerson } from '../support/console.ts';
+import { startIdentityProvider, type IdentityProvider } from '../sso/identity-provider.ts';
+import { ssoTenant } from '../sso/fixtures.ts';
+
+const clock = new ManualClock();
+let server: TestServer;
+let idp: IdentityProvider;
+let home: Tenant;
+let admin: ConsolePerson;
+before(async () => {
+  server = await startTestServer({ SSO_ALLOW_INSECURE: '1' }, { clock });
+  idp = await startIdentityProvider(`${server.config.authUrl}/oauth/sso/callback`);
+  home = await provisionTenant(server.ctx, { name: 'Console SSO' });
+  admin = await enrolPerson(server, clock, home.organisationId);
+});
+after(async () => {
+  await Promise.all([server.close(), idp.close()]);
+});
+
+test('an admin adds a provider, enforces SSO and removes the provider', async () => {
+  const empty = await admin.agent.get('/console/sso');
+  assert.equal(empty.status, 200);
+  assert.match(empty.html, /No provider yet/);
+  assert.match(empty.html, new RegExp(`${server.config.authUrl}/oauth/sso/callback`), 'the redirect URI to register is shown');
+
+  const added = await admin.agent.submit('/console/sso', '/console/sso/providers', { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, domains: 'console-sso.example\nConsole-SSO-two.example' });
+  assert.equal(added.status, 303, added.html);
+  const listed = await admin.agent.get('/console/sso');
+  assert.match(listed.html, new RegExp(`data-testid="sso-issuer">${idp.issuer}<`));
+  assert.match(listed.html, /console-sso\.example, console-sso-two\.example|console-sso-two\.example, console-sso\.example/);
+  assert.doesNotMatch(listed.html, new RegExp(idp.clientSecret), 'the secret is never shown back');
+
+  assert.equal((await admin.agent.submit('/console/sso', '/console/sso/enforcement', { enforce: 'on' })).status, 303);
+  assert.match((await admin.agent.get('/console/sso')).html, /SSO is <strong>enforced<\/strong>/);
+
+  const [provider] = await server.ctx.db.selectFrom('sso_providers').select('id').where('organisation_id', '=', home.organisationId).execute();
+  assert.ok(provider);
+  assert.equal((await admin.agent.submit('/console/sso', `/console/sso/providers/${provider.id}/remove`)).status, 303);
+  assert.match((await admin.agent.get('/console/sso')).html, /No provider yet/);
+
+  const audit = await server.ctx.db.selectFrom('audit_log').select(['event', 'detail', 'actor_email']).where('organisation_id', '=', home.organisationId).where('detail', 'like', 'sso_%').orderBy('at').execute();
+  assert.deepEqual(audit.map((a) => `${a.event}:${a.detail}:${a.actor_email}`), ['sso_provider_added', 'sso_enforcement_on', 'sso_provider_removed'].map((d) => `console_change:${d}:${admin.email}`));
+});
+
+test('a refused provider is explained on the page with what was typed; nothing is stored', async () => {
+  const other = await ssoTenant(server, idp);
+  const refused = await admin.agent.submit('/console/sso', '/console/sso/providers', { issuer: idp.issuer, clientId: 'mine', clientSecret: 's', domains: other.domain });
+  assert.equal(refused.status, 409);
+  assert.match(refused.html, /role="alert">[^<]*already belongs? to another SSO provider/);
+  assert.match(refused.html, new RegExp(`value="${idp.issuer}"`));
+  const badIssuer = await admin.agent.submit('/console/sso', '/console/sso/providers', { issuer: 'http://idp.example.com', clientId: 'mine', clientSecret: 's', domains: 'fresh.example' });
+  assert.equal(badIssuer.status, 400);
+  assert.match(badIssuer.html, /Issuer must be https/);
+  assert.equal((await server.ctx.db.selectFrom('sso_providers').select('id').where('organisation_id', '=', home.organisationId).execute()).length, 0);
+});
+
+test('a viewer reads but cannot change; another organisation\'s provider is a 404', async () => {
+  const viewer = await enrolPerson(server, clock, home.organisationId, 'viewer');
+  const page = await viewer.agent.get('/console/sso');
+  assert.equal(page.status, 200);
+  assert.doesNotMatch(page.html, /Add provider|Enforce SSO/);
+  assert.equal((await viewer.agent.submit('/console/sso', '/console/sso/enforcement', { enforce: 'on' })).status, 403);
+
+  const other = await ssoTenant(server, idp);
+  const removed = await admin.agent.submit('/console/sso', `/console/sso/providers/${other.providerId}/remove`);
+  assert.equal(removed.status, 404);
+  assert.ok(await server.ctx.db.selectFrom('sso_providers').select('id').where('id', '=', other.providerId).executeTakeFirst(), 'still there');
+});
