@@ -392,7 +392,7 @@ export interface paths {
         };
         /**
          * Configuration object of the company
-         * @description The token's company (id, name, time zone, currency, locale) and its departments, positions, shift types and contract types, each list ordered by name, then id. Their ids are the ones the other endpoints refer to. Takes no query parameters (an unknown one is `400 validation_failed`). An answer over 1 kB is sent compressed (`Content-Encoding: br` or `gzip`) when `Accept-Encoding` allows it (`Vary: Accept-Encoding`); each representation has its own ETag (`"…-br"`, `"…-gzip"`), and If-None-Match with any of them revalidates the same data.
+         * @description The token's company (id, name, time zone, currency, locale) and its departments, positions, shift types and contract types, each list ordered by name, then id. Their ids are the ones the other endpoints refer to. Takes no query parameters (an unknown one is `400 validation_failed`); answers `If-None-Match` with `304`. An answer over 1 kB is sent compressed (`Content-Encoding: br` or `gzip`) when `Accept-Encoding` allows it (`Vary: Accept-Encoding`); each representation has its own ETag (`"…-br"`, `"…-gzip"`), and If-None-Match with any of them revalidates the same data.
          */
         get: operations["getConfiguration"];
         put?: never;
@@ -665,7 +665,7 @@ export interface paths {
          * Detailed timetable of one day
          * @description Every shift of one day (default today; from today − 8 to today + 38 in the company time zone, else `400 date_out_of_range`; an impossible date such as 2026-02-30: `400 invalid_date`) with its user, department, position and shift type embedded, ordered by startsAt, then id. Not paged; answers `If-None-Match` with `304`. An answer over 1 kB is sent compressed (`Content-Encoding: br` or `gzip`) when `Accept-Encoding` allows it (`Vary: Accept-Encoding`); each representation has its own ETag (`"…-br"`, `"…-gzip"`), and If-None-Match with any of them revalidates the same data.
          */
-        get: operations["TimetableFeed"];
+        get: operations["getTimetableFeed"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1447,6 +1447,46 @@ export interface components {
         };
     };
     responses: {
+        /** @description The request headers are larger than 16 KiB (code `headers_too_large`). */
+        HeadersTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://errors.wfs.dev/headers_too_large",
+                 *       "title": "Request Header Fields Too Large",
+                 *       "status": 431,
+                 *       "detail": "The request headers are larger than 16 KiB.",
+                 *       "code": "headers_too_large",
+                 *       "requestId": "6f1c2a4e-8f0d-4b8e-9a53-2f1e0c7d9b11"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request did not arrive within `REQUEST_TIMEOUT_MS` (default 30 s; code `request_timeout`). */
+        RequestTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://errors.wfs.dev/request_timeout",
+                 *       "title": "Request Timeout",
+                 *       "status": 408,
+                 *       "detail": "The request did not arrive in time; send the whole body without pauses.",
+                 *       "code": "request_timeout",
+                 *       "requestId": "6f1c2a4e-8f0d-4b8e-9a53-2f1e0c7d9b11"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The database is briefly unavailable; retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
@@ -1527,19 +1567,15 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description Calls the API Client may make per minute (`RATE_LIMIT_API_PER_MINUTE`), on every answer to an authenticated call.
-         * @example 1200
+         * @description Version of the representation; send it back in `If-None-Match` to get an empty `304` while nothing changed.
+         * @example "3f2a9c1e"
          */
+        ETag: string;
+        /** @description Requests the API Client may make per window (one minute). */
         RateLimitLimit: number;
-        /**
-         * @description Calls left in the current minute; at 0 the next one is `429`.
-         * @example 1187
-         */
+        /** @description Requests left in the current window. */
         RateLimitRemaining: number;
-        /**
-         * @description Seconds until the current minute's budget is restored.
-         * @example 42
-         */
+        /** @description Seconds until the current window ends. */
         RateLimitReset: number;
         /** @description Identifies the request in the service's logs; equal to a problem's `requestId`. A well-formed incoming `X-Request-Id` is echoed. */
         RequestId: string;
@@ -1616,6 +1652,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1664,6 +1702,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1712,6 +1751,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1761,6 +1801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1822,6 +1863,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1883,6 +1925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1954,6 +1997,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2019,6 +2064,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Conflict */
             409: {
                 headers: {
@@ -2029,6 +2075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2077,6 +2124,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2125,6 +2173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2193,6 +2242,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2399,6 +2450,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
                 headers: {
@@ -2409,6 +2461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2483,6 +2536,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2551,6 +2605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2626,6 +2681,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Conflict */
             409: {
                 headers: {
@@ -2636,6 +2692,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2697,6 +2754,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2756,6 +2815,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2821,6 +2881,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2891,6 +2953,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Conflict */
             409: {
                 headers: {
@@ -2901,6 +2964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2967,6 +3031,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3018,6 +3084,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3096,6 +3163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Conflict */
             409: {
                 headers: {
@@ -3106,6 +3174,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3238,6 +3307,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3285,6 +3355,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3300,6 +3371,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3400,6 +3472,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: If-None-Match matched the current ETag; empty body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
@@ -3415,6 +3499,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3439,6 +3524,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3518,6 +3604,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3541,6 +3628,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3568,6 +3656,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3636,6 +3725,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3659,6 +3749,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3763,6 +3854,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
                 headers: {
@@ -3790,6 +3882,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3814,6 +3907,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3890,6 +3984,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3913,6 +4008,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3937,6 +4033,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4013,6 +4110,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4036,6 +4134,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4061,6 +4160,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4112,6 +4212,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4135,6 +4236,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4225,6 +4327,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
             413: {
                 headers: {
@@ -4252,6 +4355,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4313,6 +4417,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4376,6 +4481,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             /** @description Body is not application/json */
             415: {
                 headers: {
@@ -4390,6 +4496,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4444,6 +4551,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4484,6 +4592,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4562,6 +4671,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Body is not application/json */
             415: {
                 headers: {
@@ -4576,6 +4686,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4657,6 +4768,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4716,6 +4828,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4788,6 +4901,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Body is not application/json */
             415: {
                 headers: {
@@ -4802,6 +4916,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4862,6 +4977,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4907,10 +5023,11 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    TimetableFeed: {
+    getTimetableFeed: {
         parameters: {
             query?: {
                 /** @description YYYY-MM-DD, company time zone */
@@ -4925,6 +5042,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5073,6 +5191,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5096,6 +5215,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5122,6 +5242,7 @@ export interface operations {
                     };
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     openidConfiguration: {
@@ -5145,6 +5266,7 @@ export interface operations {
                     };
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     idTokenGet: {
@@ -5207,6 +5329,7 @@ export interface operations {
                     };
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             /** @description Database unavailable; retry */
             503: {
                 headers: {
@@ -5283,6 +5406,7 @@ export interface operations {
                     };
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             /** @description Database unavailable; retry */
             503: {
                 headers: {
@@ -5369,6 +5493,7 @@ export interface operations {
                     };
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Body is neither JSON nor form-encoded */
             415: {
                 headers: {
@@ -5397,6 +5522,7 @@ export interface operations {
                     };
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             /** @description Database unavailable; retry */
             503: {
                 headers: {
@@ -5512,6 +5638,7 @@ export interface operations {
                     };
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Body is neither JSON nor form-encoded */
             415: {
                 headers: {
@@ -5540,6 +5667,7 @@ export interface operations {
                     };
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             /** @description Database unavailable; retry */
             503: {
                 headers: {
@@ -5575,6 +5703,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5631,6 +5760,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5667,6 +5797,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5695,6 +5826,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5796,6 +5928,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5832,6 +5965,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5970,6 +6104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Conflict */
             409: {
                 headers: {
@@ -6010,6 +6145,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6048,6 +6184,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     healthz: {
@@ -6074,6 +6211,7 @@ export interface operations {
                     };
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     metrics: {
@@ -6115,6 +6253,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
     authorize: {
@@ -6201,6 +6340,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             /** @description The organisation's identity provider could not be reached (text/html) */
             502: {
                 headers: {
@@ -6297,6 +6437,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Too many attempts; see Retry-After (text/html) */
             429: {
                 headers: {
@@ -6307,6 +6448,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             /** @description The organisation's identity provider could not be reached (text/html) */
             502: {
                 headers: {
@@ -6375,6 +6517,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             /** @description The provider could not be reached (text/html) */
             502: {
                 headers: {
@@ -6411,6 +6554,7 @@ export interface operations {
                     };
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             /** @description Service Unavailable */
             503: {
                 headers: {
