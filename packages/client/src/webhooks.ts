@@ -49,7 +49,7 @@ export async function verifyWebhook(secret: string, headers: WebhookHeaders | He
   if (!id || !/^\d+$/.test(timestamp) || !signatures) throw new WebhookVerificationError('missing or malformed webhook headers');
   const now = (options.now ?? Date.now()) / 1000;
   if (Math.abs(now - Number(timestamp)) > (options.toleranceSeconds ?? 300)) throw new WebhookVerificationError('the message timestamp is too far from now');
-  let key: CryptoKey;
+  let key: Awaited<ReturnType<typeof crypto.subtle.importKey>>;
   try {
     key = await crypto.subtle.importKey('raw', bytesOf(secret.replace(/^whsec_/, '')), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
   } catch {
