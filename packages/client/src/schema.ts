@@ -563,7 +563,7 @@ export interface paths {
         };
         /**
          * The endpoint's delivery log, newest first
-         * @description One item per attempt. Kept as long as the endpoint exists.
+         * @description One item per attempt, kept as long as the change log keeps changes (CHANGES_RETENTION_SECONDS, 30 days).
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -683,7 +683,7 @@ export interface paths {
         };
         /**
          * JSON Web Key Set (includes keys about to sign and retired keys still verifying)
-         * @description A new key appears here at least 120 s before it signs; a retired key stays until every token it signed has expired. Cacheable for 60 s; refetch on an unknown kid.
+         * @description A new key appears here at least 120 s before it signs; a retired key stays until every token it signed has expired. Cacheable for 60 s; refetch on an unknown kid. Readable from any origin (CORS `Access-Control-Allow-Origin: *`, preflight answered).
          */
         get: operations["jwks"];
         put?: never;
@@ -703,7 +703,7 @@ export interface paths {
         };
         /**
          * OpenID Provider metadata
-         * @description Everything a strict OpenID client needs (endpoints, ES256, PKCE S256, `iss` in the authorization response). Cacheable for 5 minutes.
+         * @description Everything a strict OpenID client needs (endpoints, ES256, PKCE S256, `iss` in the authorization response). Cacheable for 5 minutes. Readable from any origin (CORS `Access-Control-Allow-Origin: *`, preflight answered).
          */
         get: operations["openidConfiguration"];
         put?: never;
