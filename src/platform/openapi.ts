@@ -56,7 +56,7 @@ function baseDocument(config: Config): Json {
         '',
         '**Errors.** The company API answers RFC 9457 problem details (`application/problem+json`) with a stable `code` and the `requestId` that every response also carries in `X-Request-Id`. The OAuth endpoints answer RFC 6749 `{error, error_description}`.',
         '',
-        '**Limits.** Secured calls are rate limited per API Client; over the limit the answer is `429` with `Retry-After` (seconds). `503` means the database is briefly unavailable: retry.',
+        '**Limits.** Secured calls are rate limited per API Client; every answer to an authenticated call carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`, and over the limit the answer is `429` with `Retry-After` (seconds). Bodies: 2 MiB for batches, 64 KiB elsewhere (`413`); a request must arrive within 30 s (`408`); strings holding U+0000 or an unpaired surrogate are `400 invalid_character`. `503` means the database is briefly unavailable: retry.',
         '',
         '**Versioning.** The major version is part of the path (`/api/v1`). Within a version, fields and operations are only added, never removed or changed in meaning; clients must ignore unknown fields.',
       ].join('\n'),
@@ -232,12 +232,16 @@ function requires(operation: Operation, scheme: string): boolean {
   return (operation.security ?? []).some((requirement) => scheme in requirement);
 }
 
-/** Headers added to a successful answer: the ETag of a cacheable read, the rate limit of a secured call. */
+/**
+ * Headers added to the route's own answers: the ETag of a cacheable read's success, and the rate
+ * limit on every answer of a secured call (counted before the body is read, so a 400 carries it too).
+ */
 function withSuccessHeaders(responses: Record<string, Json>, secured: boolean): Record<string, Json> {
   const cacheable = '304' in responses;
   return Object.fromEntries(Object.entries(responses).map(([status, response]) => {
-    if ('$ref' in response || Number(status) >= 400) return [status, response];
-    const headers = { ...(cacheable ? { ETag: REF.etag } : {}), ...(secured ? REF.rateLimit : {}), ...(response.headers as Json) };
+    const success = Number(status) < 400;
+    if ('$ref' in response || (!success && !secured)) return [status, response];
+    const headers = { ...(cacheable && success ? { ETag: REF.etag } : {}), ...(secured ? REF.rateLimit : {}), ...(response.headers as Json) };
     return [status, { ...response, headers }];
   }));
 }
