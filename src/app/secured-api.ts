@@ -35,7 +35,9 @@ export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promis
   await app.register(rateLimit, {
     max: ctx.config.rateLimitApiPerMinute,
     timeWindow: 60_000,
-    hook: 'preHandler',
+    // Counted before the body is read: a client over its limit costs no parsing, and every answer to
+    // an authenticated call — a 400 for a bad body or query included — carries the X-RateLimit-* headers.
+    hook: 'preParsing',
     // Redis down must not take the API down with it: the limit fails open (and /readyz reports it).
     skipOnError: true,
     keyGenerator: (request) => `api:${request.principal.clientId}`,

@@ -3,7 +3,8 @@
 import { ConfigError, loadConfig, type Config } from '../platform/config.ts';
 import { closeContext, createContext } from './bootstrap.ts';
 import { buildApp } from './app.ts';
-import { demoInstructions, inviteDemoConsoleAdmin, seedDemoOnFirstStart } from '../demo/seed.ts';
+import { prettyLogs } from './pretty-logs.ts';
+import { demoInstructions, framed, inviteDemoConsoleAdmin, seedDemoOnFirstStart } from '../demo/seed.ts';
 
 function readConfig(): Config {
   try {
@@ -23,7 +24,8 @@ async function main(): Promise<void> {
     onBackgroundError: (error) => process.stderr.write(`background task failed: ${String(error)}\n`),
     onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
   });
-  const app = await buildApp(ctx);
+  // Readable lines on a terminal; JSON lines (for the log collector) everywhere else.
+  const app = await buildApp(ctx, process.stdout.isTTY ? { logger: { stream: prettyLogs() } } : {});
   if (!config.adminToken) app.log.info('ADMIN_TOKEN is unset: the operator API (/api/v1/admin) is off');
   if (config.baseUrl.startsWith('http://') && !/^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|$)/.test(config.baseUrl)) {
     app.log.warn('BASE_URL is plain http on a non-loopback host: tokens and secrets would cross the network unencrypted');
@@ -55,7 +57,12 @@ async function main(): Promise<void> {
 
   await app.listen({ port: config.port, host: config.host });
   if (demo) process.stdout.write(demoInstructions(config, demo, invitation));
-  else process.stdout.write(`\nListening on ${config.baseUrl}. Reference: ${config.baseUrl}/docs. Demo data already present (wfs seed-demo makes another).\n`);
+  else {
+    process.stdout.write(framed([
+      `Listening on ${config.baseUrl}. Demo data already present (wfs seed-demo makes another).`,
+      `Reference page: ${config.baseUrl}/docs    Console: ${config.authUrl}/console`,
+    ]));
+  }
 }
 
 await main();

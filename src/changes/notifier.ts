@@ -4,6 +4,8 @@
 // instance through NOTIFY on one channel (sent in small groups, so a burst of writes costs one
 // statement), where a LISTEN connection fires their listeners. A notification is only a hint to
 // read again: readers never trust it for what is readable, and poll slowly should it be lost.
+// NOTIFY goes out on the LISTEN connection itself, one statement at a time, so announcements never
+// take a connection from the pool that requests need (during a database outage they would hold them).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { sql } from 'kysely';
@@ -17,6 +19,9 @@ const PUBLISH_DELAY_MS = 20;
 /** A NOTIFY payload must stay under 8000 bytes. */
 const MAX_PAYLOAD = 7000;
 const RECONNECT_MS = 1000;
+/** The LISTEN connection's own limits: a cut network must not hold a NOTIFY (or the reconnect) for long. */
+const CONNECTION_TIMEOUT_MS = 5000;
+const QUERY_TIMEOUT_MS = 3000;
 
 export class ChangeNotifier {
   readonly #db: Db;
@@ -25,8 +30,11 @@ export class ChangeNotifier {
   readonly #byCompany = new Map<string, Set<ChangeListener>>();
   readonly #everyCompany = new Set<ChangeListener>();
   #outbox = new Set<string>();
-  #publishing: NodeJS.Timeout | undefined;
+  #publishTimer: NodeJS.Timeout | undefined;
+  #publishing = false;
   #listener: pg.Client | undefined;
+  /** listen() was called: NOTIFY only on the LISTEN connection, never through the pool. */
+  #listening = false;
   #closed = false;
 
   /** `databaseUrl` of a PostgreSQL database makes announcements cross instances; undefined keeps them local. */
@@ -57,13 +65,19 @@ export class ChangeNotifier {
     this.#fire(companyId);
     if (this.#databaseUrl === undefined || this.#closed) return;
     this.#outbox.add(companyId);
-    this.#publishing ??= setTimeout(() => void this.#publish(), PUBLISH_DELAY_MS);
+    this.#schedulePublish();
+  }
+
+  #schedulePublish(): void {
+    if (this.#publishTimer !== undefined || this.#publishing || this.#outbox.size === 0) return;
+    this.#publishTimer = setTimeout(() => void this.#publish(), PUBLISH_DELAY_MS);
   }
 
   /** Starts listening to the other instances' announcements (PostgreSQL only; a no-op otherwise). */
   async listen(onError: (error: unknown) => void): Promise<void> {
     if (this.#databaseUrl === undefined || this.#closed) return;
-    const client = new pg.Client({ connectionString: this.#databaseUrl, keepAlive: true });
+    this.#listening = true;
+    const client = new pg.Client({ connectionString: this.#databaseUrl, keepAlive: true, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS, query_timeout: QUERY_TIMEOUT_MS });
     const retry = (error: unknown) => {
       if (this.#listener !== client || this.#closed) return;
       this.#listener = undefined;
@@ -85,8 +99,9 @@ export class ChangeNotifier {
 
   async close(): Promise<void> {
     this.#closed = true;
-    clearTimeout(this.#publishing);
-    await this.#publish();
+    clearTimeout(this.#publishTimer);
+    this.#publishTimer = undefined;
+    if (!this.#publishing) await this.#publish();
     const client = this.#listener;
     this.#listener = undefined;
     await client?.end().catch(() => {});
@@ -108,8 +123,22 @@ export class ChangeNotifier {
     for (const companyId of message.companies) if (typeof companyId === 'string') this.#fire(companyId);
   }
 
+  /** Sends the gathered company ids; one NOTIFY statement in flight at a time. */
   async #publish(): Promise<void> {
-    this.#publishing = undefined;
+    this.#publishTimer = undefined;
+    this.#publishing = true;
+    try {
+      for (const payload of this.#payloads()) {
+        // Lost when the database is unreachable: waiting readers still poll.
+        await this.#notify(payload).catch(() => {});
+      }
+    } finally {
+      this.#publishing = false;
+    }
+    if (!this.#closed) this.#schedulePublish();
+  }
+
+  #payloads(): string[] {
     const companies = [...this.#outbox];
     this.#outbox = new Set();
     const payloads: string[] = [];
@@ -122,10 +151,16 @@ export class ChangeNotifier {
       }
     }
     if (group.length > 0) payloads.push(this.#payload(group));
-    for (const payload of payloads) {
-      // Lost when the database is unreachable: waiting readers still poll.
-      await sql`select pg_notify(${CHANNEL}, ${payload})`.execute(this.#db).catch(() => {});
-    }
+    return payloads;
+  }
+
+  /**
+   * On the LISTEN connection in a server (dropped while it reconnects); through the pool in a CLI
+   * command, which has no LISTEN connection and runs no requests.
+   */
+  async #notify(payload: string): Promise<void> {
+    if (this.#listener) await this.#listener.query('select pg_notify($1, $2)', [CHANNEL, payload]);
+    else if (!this.#listening) await sql`select pg_notify(${CHANNEL}, ${payload})`.execute(this.#db);
   }
 
   #payload(companies: string[]): string {

@@ -76,10 +76,10 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
         operationId: 'getConfiguration',
         summary: 'Configuration object of the company',
         description: 'The token\'s company (id, name, time zone, currency, locale) and its departments, positions, shift types and contract types, ' +
-          'each list ordered by name, then id. Their ids are the ones the other endpoints refer to. Takes no query parameters (an unknown one is `400 validation_failed`). ' + COMPRESSION,
+          'each list ordered by name, then id. Their ids are the ones the other endpoints refer to. Takes no query parameters (an unknown one is `400 validation_failed`); answers `If-None-Match` with `304`. ' + COMPRESSION,
         security: [{ idToken: [] }],
         querystring: Type.Object({}, { additionalProperties: false }),
-        response: { 200: withExamples(Configuration, configurationExample), ...problemResponses(400, 401, 429) },
+        response: { 200: withExamples(Configuration, configurationExample), 304: NotModified, ...problemResponses(400, 401, 429) },
       },
     },
     async (request, reply) => {
@@ -126,7 +126,7 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     {
       schema: {
         tags: ['feeds'],
-        operationId: 'TimetableFeed',
+        operationId: 'getTimetableFeed',
         summary: 'Detailed timetable of one day',
         description: 'Every shift of one day (default today; from today − 8 to today + 38 in the company time zone, else `400 date_out_of_range`; an impossible date such as 2026-02-30: `400 invalid_date`) with its user, department, position and shift type embedded, ordered by startsAt, then id. Not paged; answers `If-None-Match` with `304`. ' + COMPRESSION,
         security: [{ idToken: [] }],

@@ -54,7 +54,9 @@ export async function invitationRoutes(app: App, { console: con }: { console: Co
     const { token } = request.params;
     const found = await invitation(token);
     if (!found.pendingTotpSecret) return reply.redirect(con.url(`/invitations/${token}`), 303);
+    await con.attempt(request);
     const created = await completeInvitation(ctx.db, found, request.body.code ?? '', con.sealer, now());
+    if (created) await con.succeeded(request);
     if (!created) return enrolPage(request, reply, token, found, con.sealer.open(found.pendingTotpSecret), 400, 'That code is not right. Check the time on your device and type the code the app shows now.');
     con.setSessionCookie(reply, await completeSignIn(ctx.db, created.userId, now()));
     await auditConsole(ctx.db, { event: 'console_invitation_accepted', outcome: 'success', organisationId: found.organisationId, actor: { kind: 'console_user', id: created.userId, email: found.email }, address: request.ip, context: { role: found.role } }, now());

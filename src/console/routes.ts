@@ -31,8 +31,13 @@ export interface Console {
   ctx: AppContext;
   root: string;
   sealer: Sealer;
-  /** Failed sign-ins, TOTP codes and step-ups are penalised per address like API User logins. */
-  throttle: Throttle;
+  /**
+   * Failed passwords and TOTP codes (sign-in, step-up, enrolment) are penalised per address like API
+   * User logins: an attempt is reserved (counted as failed) before the check, refused with 429 while a
+   * penalty is in force, and `succeeded` forgets the failures.
+   */
+  attempt(request: FastifyRequest): Promise<void>;
+  succeeded(request: FastifyRequest): Promise<void>;
   render(request: FastifyRequest, reply: FastifyReply, template: string, data: PageData, status?: number): Promise<FastifyReply>;
   /** Sets (or, with undefined, clears) the session cookie. */
   setSessionCookie(reply: FastifyReply, token: string | undefined): void;
@@ -43,6 +48,13 @@ export interface Console {
    * step-up page's address, which comes back to the console page `back` afterwards.
    */
   stepUpDue(request: FastifyRequest, back: string): string | undefined;
+}
+
+/** The penalty key of the console's sign-ins (the throttle counts per key and address). */
+const THROTTLE_KEY = 'console';
+
+function tooManyAttempts(retryAfter: number): ProblemError {
+  return new ProblemError({ status: 429, code: 'too_many_requests', detail: `Too many failed attempts. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, headers: { 'Retry-After': String(retryAfter) } });
 }
 
 const ASSETS = new URL('./assets/', import.meta.url);
@@ -76,7 +88,11 @@ export async function consoleRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     ctx,
     root,
     sealer: await Sealer.fromDatabase(ctx.db),
-    throttle,
+    attempt: async (request) => {
+      const blocked = await throttle.attempt(THROTTLE_KEY, request.ip);
+      if (blocked) throw tooManyAttempts(blocked.retryAfter);
+    },
+    succeeded: (request) => throttle.succeeded(THROTTLE_KEY, request.ip),
     render: (request, reply, template, data, status) => renderPage(pages, request, reply, template, data, status),
     setSessionCookie: (reply, token) => {
       if (token === undefined) reply.clearCookie(cookieName, { path: '/', httpOnly: true, sameSite: 'lax', secure });

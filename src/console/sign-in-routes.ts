@@ -3,15 +3,12 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
-import { ProblemError } from '../platform/errors.ts';
 import type { Console } from './routes.ts';
 import { actorOf, auditConsole } from './audit.ts';
 import { checkPassword, consoleUserById } from './people.ts';
 import { completeSignIn, endSession, recordStepUp, startSignIn } from './sessions.ts';
 import { acceptUserCode } from './totp.ts';
 
-/** The penalty key of console sign-ins (the throttle counts per key and address). */
-const THROTTLE_KEY = 'console';
 const WRONG_CREDENTIALS = 'The email or password is not correct.';
 const WRONG_CODE = 'That code is not right, or it was used already. Wait for the next code and try again.';
 
@@ -28,19 +25,9 @@ export function safeNext(root: string, next: string | undefined): string {
   return next && next.startsWith(`${root}/`) && !next.startsWith(`${root}//`) && !/[\\\s]/.test(next) ? next : root;
 }
 
-function tooMany(retryAfter: number): ProblemError {
-  return new ProblemError({ status: 429, code: 'too_many_requests', detail: `Too many failed attempts. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, headers: { 'Retry-After': String(retryAfter) } });
-}
-
 export async function signInRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
-  const { ctx, throttle } = con;
+  const { ctx } = con;
   const now = () => ctx.clock.now();
-
-  /** Reserves an attempt (counted as failed until `succeeded`), refused while a penalty is in force. */
-  async function attempt(request: FastifyRequest): Promise<void> {
-    const blocked = await throttle.attempt(THROTTLE_KEY, request.ip);
-    if (blocked) throw tooMany(blocked.retryAfter);
-  }
 
   const codePage = (request: FastifyRequest, reply: FastifyReply, status: number, message?: string) =>
     con.render(request, reply, 'code', { title: 'Enter your code', heading: 'Enter your code', action: con.url('/login/code'), button: 'Sign in', message }, status);
@@ -55,7 +42,7 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
 
   app.post('/console/login', { config: { consoleAccess: 'public' }, schema: { body: Form } }, async (request, reply) => {
     const { email = '', password = '' } = request.body;
-    await attempt(request);
+    await con.attempt(request);
     const user = await checkPassword(ctx.db, email, password);
     if (!user) {
       await auditConsole(ctx.db, { event: 'console_sign_in', outcome: 'failure', organisationId: null, actor: null, address: request.ip, detail: 'bad_password' }, now());
@@ -69,7 +56,7 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
 
   app.post('/console/login/code', { config: { consoleAccess: 'signing-in' }, schema: { body: Form } }, async (request, reply) => {
     const session = request.consoleSession!;
-    await attempt(request);
+    await con.attempt(request);
     const user = await consoleUserById(ctx.db, session.user.id);
     const accepted = user !== undefined && (await acceptUserCode(ctx.db, user, con.sealer.open(user.totp_secret), request.body.code ?? '', now()));
     const audit = { event: 'console_sign_in', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip } as const;
@@ -77,7 +64,7 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
       await auditConsole(ctx.db, { ...audit, outcome: 'failure', detail: 'bad_code' }, now());
       return codePage(request, reply, 401, WRONG_CODE);
     }
-    await throttle.succeeded(THROTTLE_KEY, request.ip);
+    await con.succeeded(request);
     con.setSessionCookie(reply, await completeSignIn(ctx.db, session.user.id, now(), session.tokenHash));
     await auditConsole(ctx.db, { ...audit, outcome: 'success' }, now());
     return reply.redirect(con.root, 303);
@@ -89,7 +76,7 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
   app.post('/console/step-up', { config: { consoleAccess: 'member' }, schema: { body: Form } }, async (request, reply) => {
     const session = request.consoleSession!;
     const next = safeNext(con.root, request.body.next);
-    await attempt(request);
+    await con.attempt(request);
     const user = await checkPassword(ctx.db, session.user.email, request.body.password ?? '');
     const accepted = user?.id === session.user.id && (await acceptUserCode(ctx.db, user, con.sealer.open(user.totp_secret), request.body.code ?? '', now()));
     const audit = { event: 'console_step_up', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip } as const;
@@ -97,7 +84,7 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
       await auditConsole(ctx.db, { ...audit, outcome: 'failure' }, now());
       return stepUpPage(request, reply, next, 401, 'The password or code is not right.');
     }
-    await throttle.succeeded(THROTTLE_KEY, request.ip);
+    await con.succeeded(request);
     await recordStepUp(ctx.db, session.tokenHash, now());
     await auditConsole(ctx.db, { ...audit, outcome: 'success' }, now());
     return reply.redirect(next, 303);

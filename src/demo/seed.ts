@@ -74,6 +74,15 @@ export async function inviteDemoConsoleAdmin(db: Db, config: Config, demo: DemoC
   return inviteConsoleUser(db, { organisationId: demo.organisationId, email, role: 'admin', invitedBy: null }, config.authUrl, Date.now());
 }
 
+/**
+ * Start-up output framed by rules above and below, after the log lines: no side borders, so the
+ * addresses and commands inside copy and paste as they are.
+ */
+export function framed(lines: string[]): string {
+  const rule = '═'.repeat(Math.min(100, Math.max(...lines.map((line) => line.length))));
+  return ['', rule, ...lines, rule, ''].join('\n');
+}
+
 /** What `npm start` prints so a newcomer can walk the whole flow with a browser and curl. */
 export function demoInstructions(config: Config, demo: DemoCredentials, invitation?: DemoConsoleInvitation): string {
   const consoleLines = invitation
@@ -82,13 +91,11 @@ export function demoInstructions(config: Config, demo: DemoCredentials, invitati
       `   invitation (it works once, until ${invitation.expiresAt}), choose a password, set up an authenticator app:`,
       `   Console invitation: ${invitation.inviteUrl}`,
       `   then sign in at ${config.authUrl}/console/login as ${invitation.email}`,
-      '',
     ]
     : [];
   const authorize = new URL(`${config.authUrl}/oauth/authorize`);
   authorize.search = new URLSearchParams({ response_type: 'code', scope: 'all', client_id: demo.clientId, state: 'demo-state', redirect_uri: demo.redirectUri }).toString();
-  return [
-    '',
+  return framed([
     'Demo organisation created. Keep these; the secrets are shown only once.',
     `  API Client id:      ${demo.clientId}`,
     `  API Client secret:  ${demo.clientSecret}`,
@@ -106,7 +113,8 @@ export function demoInstructions(config: Config, demo: DemoCredentials, invitati
     `   curl -s ${config.baseUrl}/api/v1/company/configuration -H "Authorization: Bearer <ID_TOKEN>"`,
     '4. When it expires, renew it with the refresh_token:',
     `   curl -s -X POST ${config.issuer}/idToken -H "Authorization: Bearer <REFRESH_TOKEN>"`,
+    ...(consoleLines.length ? ['', ...consoleLines] : []),
     '',
-    ...consoleLines,
-  ].join('\n');
+    `Reference page: ${config.baseUrl}/docs    Console: ${config.authUrl}/console`,
+  ]);
 }

@@ -30,23 +30,37 @@ export function discoveryDocument(ctx: AppContext): Record<string, unknown> {
   };
 }
 
+// Public metadata, like any OpenID provider's: a browser app on another origin (a single-page client,
+// the customer's own tools) may read it. No credentials are involved, so `*` suffices. The login page
+// and the token endpoints send no CORS headers at all.
+const METADATA_CORS = { 'Access-Control-Allow-Origin': '*' };
+const METADATA_PREFLIGHT = { ...METADATA_CORS, 'Access-Control-Allow-Methods': 'GET', 'Access-Control-Allow-Headers': '*', 'Access-Control-Max-Age': '86400' };
+const CORS_NOTE = ' Readable from any origin (CORS `Access-Control-Allow-Origin: *`, preflight answered).';
+
+/** The preflight of a public metadata document: GET from any origin, no credentials. */
+function answerPreflight(app: App, path: string): void {
+  app.options(path, { schema: { hide: true } }, async (_request, reply) => reply.code(204).headers(METADATA_PREFLIGHT).send());
+}
+
 export async function discoveryRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
   app.get(
     '/api/v1/iam/.well-known/openid-configuration',
-    { schema: { tags: ['identity'], operationId: 'openidConfiguration', summary: 'OpenID Provider metadata', description: 'Everything a strict OpenID client needs (endpoints, ES256, PKCE S256, `iss` in the authorization response). Cacheable for 5 minutes.', response: { 200: Type.Record(Type.String(), Type.Unknown()) } } },
+    { schema: { tags: ['identity'], operationId: 'openidConfiguration', summary: 'OpenID Provider metadata', description: 'Everything a strict OpenID client needs (endpoints, ES256, PKCE S256, `iss` in the authorization response). Cacheable for 5 minutes.' + CORS_NOTE, response: { 200: Type.Record(Type.String(), Type.Unknown()) } } },
     async (_request, reply) => {
-      reply.header('Cache-Control', 'public, max-age=300');
+      reply.headers({ ...METADATA_CORS, 'Cache-Control': 'public, max-age=300' });
       return discoveryDocument(ctx);
     },
   );
 
   app.get(
     '/api/v1/iam/.well-known/jwks.json',
-    { schema: { tags: ['identity'], operationId: 'jwks', summary: 'JSON Web Key Set (includes keys about to sign and retired keys still verifying)', description: 'A new key appears here at least 120 s before it signs; a retired key stays until every token it signed has expired. Cacheable for 60 s; refetch on an unknown kid.', response: { 200: Jwks } } },
+    { schema: { tags: ['identity'], operationId: 'jwks', summary: 'JSON Web Key Set (includes keys about to sign and retired keys still verifying)', description: 'A new key appears here at least 120 s before it signs; a retired key stays until every token it signed has expired. Cacheable for 60 s; refetch on an unknown kid.' + CORS_NOTE, response: { 200: Jwks } } },
     async (_request, reply) => {
       // Short cache: a key published ahead of rotation must reach clients before it signs.
-      reply.header('Cache-Control', 'public, max-age=60');
+      reply.headers({ ...METADATA_CORS, 'Cache-Control': 'public, max-age=60' });
       return { keys: await ctx.keys.publishedKeys() };
     },
   );
+  answerPreflight(app, '/api/v1/iam/.well-known/openid-configuration');
+  answerPreflight(app, '/api/v1/iam/.well-known/jwks.json');
 }

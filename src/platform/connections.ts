@@ -32,6 +32,8 @@ export function serverOptions(limits: ConnectionLimits) {
   };
 }
 
+const CLOSE_GRACE_MS = 500;
+
 const CLIENT_ERRORS: Record<string, { status: number; code: string; detail: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'request_timeout', detail: 'The request did not arrive in time; send the whole body without pauses.' },
   HPE_HEADER_OVERFLOW: { status: 431, code: 'headers_too_large', detail: 'The request headers are larger than 16 KiB.' },
@@ -61,8 +63,10 @@ export function answerClientError(this: { log: FastifyBaseLogger }, error: Error
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, code, detail } = known ?? { status: 400, code: 'bad_request', detail: 'The request is not valid HTTP/1.1.' };
   // Only while nothing has been answered on this connection yet (a response in flight would be garbled).
-  if (socket.writable && socket.bytesWritten === 0) socket.write(problemResponse(status, code, detail));
-  socket.destroy(error);
+  if (socket.writable && socket.bytesWritten === 0) socket.end(problemResponse(status, code, detail));
+  // Closed for good a little later: destroyed at once with the peer's bytes still unread, the close
+  // is a reset, which can make the peer drop the answer before reading it.
+  setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
 }
 
 /**

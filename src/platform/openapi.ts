@@ -20,6 +20,12 @@ const PROBLEM_TYPE = 'application/problem+json';
 const REF = {
   problem: { $ref: '#/components/schemas/Problem' },
   requestId: { $ref: '#/components/headers/RequestId' },
+  etag: { $ref: '#/components/headers/ETag' },
+  rateLimit: {
+    'X-RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+    'X-RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+    'X-RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
+  },
 };
 
 /** Tags in the order the reference page shows them. Every tag a route uses must be declared here. */
@@ -50,7 +56,7 @@ function baseDocument(config: Config): Json {
         '',
         '**Errors.** The company API answers RFC 9457 problem details (`application/problem+json`) with a stable `code` and the `requestId` that every response also carries in `X-Request-Id`. The OAuth endpoints answer RFC 6749 `{error, error_description}`.',
         '',
-        '**Limits.** Secured calls are rate limited per API Client; over the limit the answer is `429` with `Retry-After` (seconds). `503` means the database is briefly unavailable: retry.',
+        '**Limits.** Secured calls are rate limited per API Client; every answer to an authenticated call carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`, and over the limit the answer is `429` with `Retry-After` (seconds). Bodies: 2 MiB for batches, 64 KiB elsewhere (`413`); a request must arrive within 30 s (`408`); strings holding U+0000 or an unpaired surrogate are `400 invalid_character`. `503` means the database is briefly unavailable: retry.',
         '',
         '**Versioning.** The major version is part of the path (`/api/v1`). Within a version, fields and operations are only added, never removed or changed in meaning; clients must ignore unknown fields.',
       ].join('\n'),
@@ -140,7 +146,7 @@ const SECURED_RESPONSES: Record<string, { name: string; response: Json }> = {
     name: 'TooManyRequests',
     response: {
       description: 'Over the API Client\'s rate limit; wait the `Retry-After` seconds.',
-      headers: { 'Retry-After': RETRY_AFTER, 'X-Request-Id': REF.requestId },
+      headers: { 'Retry-After': RETRY_AFTER, ...REF.rateLimit, 'X-Request-Id': REF.requestId },
       content: problemContent(problemExample(429, 'rate_limited', 'Too many requests; retry after the time in Retry-After.')),
     },
   },
@@ -151,6 +157,20 @@ const SECURED_RESPONSES: Record<string, { name: string; response: Json }> = {
       headers: { 'Retry-After': RETRY_AFTER, 'X-Request-Id': REF.requestId },
       content: problemContent(problemExample(503, 'database_unavailable', 'The database is unavailable; retry shortly.')),
     },
+  },
+};
+
+/** Answers of the HTTP layer (connections.ts), whatever the route: shared by every operation. */
+const CONNECTION_RESPONSES = {
+  HeadersTooLarge: {
+    description: 'The request headers are larger than 16 KiB (code `headers_too_large`).',
+    headers: { 'X-Request-Id': REF.requestId },
+    content: problemContent(problemExample(431, 'headers_too_large', 'The request headers are larger than 16 KiB.')),
+  },
+  RequestTimeout: {
+    description: 'The request did not arrive within `REQUEST_TIMEOUT_MS` (default 30 s; code `request_timeout`).',
+    headers: { 'X-Request-Id': REF.requestId },
+    content: problemContent(problemExample(408, 'request_timeout', 'The request did not arrive in time; send the whole body without pauses.')),
   },
 };
 
@@ -171,12 +191,20 @@ function sharedComponents(): Json {
       },
     },
     headers: {
+      ETag: {
+        description: 'Version of the representation; send it back in `If-None-Match` to get an empty `304` while nothing changed.',
+        schema: { type: 'string' },
+        example: '"3f2a9c1e"',
+      },
+      RateLimitLimit: { description: 'Requests the API Client may make per window (one minute).', schema: { type: 'integer', minimum: 0 } },
+      RateLimitRemaining: { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
+      RateLimitReset: { description: 'Seconds until the current window ends.', schema: { type: 'integer', minimum: 0 } },
       RequestId: {
         description: 'Identifies the request in the service\'s logs; equal to a problem\'s `requestId`. A well-formed incoming `X-Request-Id` is echoed.',
         schema: { type: 'string' },
       },
     },
-    responses: Object.fromEntries(Object.values(SECURED_RESPONSES).map(({ name, response }) => [name, response])),
+    responses: { ...Object.fromEntries(Object.values(SECURED_RESPONSES).map(({ name, response }) => [name, response])), ...CONNECTION_RESPONSES },
   };
 }
 
@@ -204,11 +232,30 @@ function requires(operation: Operation, scheme: string): boolean {
   return (operation.security ?? []).some((requirement) => scheme in requirement);
 }
 
+/**
+ * Headers added to the route's own answers: the ETag of a cacheable read's success, and the rate
+ * limit on every answer of a secured call (counted before the body is read, so a 400 carries it too).
+ */
+function withSuccessHeaders(responses: Record<string, Json>, secured: boolean): Record<string, Json> {
+  const cacheable = '304' in responses;
+  return Object.fromEntries(Object.entries(responses).map(([status, response]) => {
+    const success = Number(status) < 400;
+    if ('$ref' in response || (!success && !secured)) return [status, response];
+    const headers = { ...(cacheable && success ? { ETag: REF.etag } : {}), ...(secured ? REF.rateLimit : {}), ...(response.headers as Json) };
+    return [status, { ...response, headers }];
+  }));
+}
+
 function completeOperation(operation: Operation): Operation {
-  const responses = Object.fromEntries(Object.entries(operation.responses ?? {}).map(([status, response]) => [status, completeResponse(status, response)]));
+  const secured = requires(operation, 'idToken');
+  const completed = Object.fromEntries(Object.entries(operation.responses ?? {}).map(([status, response]) => [status, completeResponse(status, response)]));
+  const responses = withSuccessHeaders(completed, secured);
+  // Any request can be refused by the HTTP layer before it reaches a route.
+  responses['431'] ??= { $ref: '#/components/responses/HeadersTooLarge' };
+  if (operation.requestBody) responses['408'] ??= { $ref: '#/components/responses/RequestTimeout' };
   // The operator API reads and writes the database like the company API, so it can answer 503 too.
   if (requires(operation, 'adminToken')) responses['503'] ??= { $ref: '#/components/responses/ServiceUnavailable' };
-  if (!requires(operation, 'idToken')) return { ...operation, security: operation.security ?? [], responses };
+  if (!secured) return { ...operation, security: operation.security ?? [], responses };
   // These answers come from the shared authentication hook, rate limit and error handler, not from
   // the route, so every secured operation documents the same ones.
   for (const [status, { name }] of Object.entries(SECURED_RESPONSES)) {
@@ -219,10 +266,16 @@ function completeOperation(operation: Operation): Operation {
   return { ...operation, security, responses };
 }
 
+/** The operator API exists only when ADMIN_TOKEN is set; so do its operations in the document. */
+function servedOperations(item: Record<string, Operation>, config: Config): [string, Operation][] {
+  return Object.entries(item).filter(([key, value]) => !(METHODS.includes(key) && !config.adminToken && requires(value, 'adminToken')));
+}
+
 function completeDocument(document: Json, config: Config): Json {
   const paths = document.paths as Record<string, Record<string, Operation>>;
-  const completed = Object.fromEntries(Object.entries(paths).map(([path, item]) => {
-    const operations = Object.fromEntries(Object.entries(item).map(([key, value]) => [key, METHODS.includes(key) ? completeOperation(value) : value]));
+  const served = Object.entries(paths).map(([path, item]) => [path, servedOperations(item, config)] as const).filter(([, operations]) => operations.length > 0);
+  const completed = Object.fromEntries(served.map(([path, item]) => {
+    const operations = Object.fromEntries(item.map(([key, value]) => [key, METHODS.includes(key) ? completeOperation(value) : value]));
     // The login page lives on AUTH_URL, which may be another host than the API.
     const servers = path.startsWith('/oauth/') && config.authUrl !== config.baseUrl ? { servers: [{ url: config.authUrl, description: 'Login pages (AUTH_URL)' }] } : {};
     return [path, { ...operations, ...servers }];
@@ -232,7 +285,12 @@ function completeDocument(document: Json, config: Config): Json {
   const mergedComponents = Object.fromEntries(
     [...new Set([...Object.keys(components), ...Object.keys(shared)])].map((key) => [key, { ...components[key], ...shared[key] }]),
   );
-  return { ...document, paths: completed, components: mergedComponents };
+  if (!config.adminToken) {
+    const { adminToken: _unused, ...schemes } = mergedComponents.securitySchemes as Json;
+    mergedComponents.securitySchemes = schemes;
+  }
+  const tags = config.adminToken ? TAGS : TAGS.filter((tag) => tag.name !== 'operator');
+  return { ...document, tags, paths: completed, components: mergedComponents };
 }
 
 /** `webhooks`: the OpenAPI 3.1 section of the requests the service makes (a feature's, given by the composition). */

@@ -41,6 +41,7 @@ export async function webhookDelivery(app: App, { ctx }: { ctx: AppContext }): P
     timeoutMs: ctx.config.webhookTimeoutMs,
     schedule: ctx.config.webhookRetrySchedule,
     policy: { allowInsecure: ctx.config.webhookAllowInsecure },
+    deliveryRetentionMs: ctx.config.changesRetentionSeconds * 1000,
     observer: deliveryMetrics(ctx.metrics, ctx),
     onError: (error) => app.log.error({ err: error }, 'webhook delivery failed'),
   });

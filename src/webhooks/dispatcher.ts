@@ -45,12 +45,19 @@ export interface DispatcherOptions {
   leaseMs?: number;
   /** Endpoints this instance delivers to at once. */
   concurrency?: number;
+  /** How long the delivery log keeps an attempt (the change log's retention). */
+  deliveryRetentionMs: number;
 }
 
 /** A Retry-After longer than this is not honoured beyond it: one receiver cannot park its endpoint for a year. */
 const LONGEST_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 const CHANGES_READ_AT_ONCE = 100;
+/** Deliveries recorded by one commit at most, and the longest a delivery waits to be recorded. */
+const RECORD_AT_MOST = 100;
+const RECORD_WITHIN_MS = 50;
 const WAKE_INTERVAL_MS = 20;
+/** How often an instance removes expired delivery-log rows. */
+const PRUNE_EVERY_MS = 60_000;
 
 /** The wait before retry number `attempt` (1-based): the schedule's entry plus up to 10 % jitter, or a longer Retry-After. */
 export function retryWait(schedule: readonly number[], attempt: number, retryAfterMs: number | null, random = Math.random()): number | null {
@@ -84,6 +91,19 @@ class ChangeBuffer {
   }
 }
 
+/** One attempt made and not recorded yet. */
+interface Attempt {
+  message: Message;
+  outcome: AttemptOutcome;
+  attempt: number;
+  /** "Now" of the attempt (the clock's), and when it started (performance.now(), for batching). */
+  at: number;
+  startedAt: number;
+  ordinal: number;
+  /** The endpoint's state after it. */
+  state: Partial<EndpointRow>;
+}
+
 export class WebhookDispatcher {
   /** Written into the leases it holds: which host and process delivers to an endpoint, for operators. */
   readonly instanceId = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
@@ -96,6 +116,7 @@ export class WebhookDispatcher {
   #timer: NodeJS.Timeout | undefined;
   #ticking = false;
   #lastTick = 0;
+  #lastPrune = Number.NEGATIVE_INFINITY;
   #wakeAgain = false;
   #closing = false;
 
@@ -139,6 +160,7 @@ export class WebhookDispatcher {
     this.#ticking = true;
     this.#lastTick = performance.now();
     try {
+      await this.#pruneDeliveries();
       const free = this.#concurrency - this.#working.size;
       if (free > 0) {
         for (const row of await this.#claim(free)) {
@@ -152,6 +174,20 @@ export class WebhookDispatcher {
       this.#ticking = false;
       this.#schedule(this.#wakeAgain ? 0 : this.#pollMs);
       this.#wakeAgain = false;
+    }
+  }
+
+  /**
+   * Removes delivery-log rows older than the retention, at most every PRUNE_EVERY_MS (by the clock),
+   * endpoint by endpoint so that each delete walks the (endpoint, attempted_at) index.
+   */
+  async #pruneDeliveries(): Promise<void> {
+    const { db, clock, deliveryRetentionMs } = this.#options;
+    const now = clock.now();
+    if (now - this.#lastPrune < PRUNE_EVERY_MS) return;
+    this.#lastPrune = now;
+    for (const { id } of await db.selectFrom('webhook_endpoints').select('id').execute()) {
+      await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).where('attempted_at', '<', now - deliveryRetentionMs).execute();
     }
   }
 
@@ -181,19 +217,24 @@ export class WebhookDispatcher {
 
   async #work(claimed: EndpointRow): Promise<void> {
     const buffer = new ChangeBuffer();
+    const unrecorded: Attempt[] = [];
     let row: EndpointRow | undefined = claimed;
     let idle = false;
     try {
       while (row && !this.#closing && row.enabled === 1 && row.next_attempt_at <= this.#options.clock.now()) {
-        const message = await this.#head(row, buffer);
+        const message = await this.#head(row, buffer, unrecorded.length === 0);
         if (!message) {
           idle = true;
           break;
         }
-        const outcome = await this.#send(row, message);
-        row = await this.#record(row, message, outcome);
+        const attempt = await this.#attempt(row, message);
+        unrecorded.push(attempt);
+        // The endpoint as it stands after this attempt, written with the next record.
+        row = { ...row, ...attempt.state };
+        if (!this.#canWait(attempt, unrecorded)) row = await this.#record(row, unrecorded.splice(0));
       }
     } finally {
+      if (row && unrecorded.length > 0) row = await this.#record(row, unrecorded.splice(0));
       // Nothing for this endpoint up to the log's readable seq: start the next read there, past the
       // other types' (and, once, the other companies') changes, instead of scanning them again.
       const skipTo = idle && row && row.head_attempt === 0 && buffer.emptyThrough > row.delivered_seq ? buffer.emptyThrough : undefined;
@@ -207,65 +248,86 @@ export class WebhookDispatcher {
   }
 
   /**
-   * The message to send next: a failing change keeps its place at the head; otherwise messages a
-   * request queued (test, replay, retry) go first, then the next change of the log.
+   * Whether an attempt may wait to be recorded with the next ones: a change delivered, while the
+   * unrecorded ones are few and young. One commit then records a run of deliveries (a commit per
+   * message would cost more than the message). A failure or a queued message is recorded at once:
+   * the next head depends on it. Should this instance die meanwhile, the unrecorded ones are sent
+   * again by the next (at least once).
    */
-  async #head(row: EndpointRow, buffer: ChangeBuffer): Promise<Message | undefined> {
+  #canWait(attempt: Attempt, unrecorded: readonly Attempt[]): boolean {
+    const first = unrecorded[0];
+    return attempt.outcome.error === null && attempt.message.queuedId === undefined && unrecorded.length < RECORD_AT_MOST && first !== undefined && performance.now() - first.startedAt < RECORD_WITHIN_MS;
+  }
+
+  /**
+   * The message to send next: a failing change keeps its place at the head; otherwise messages a
+   * request queued (test, replay, retry) go first, then the next change of the log. While
+   * deliveries wait to be recorded, the queue is not looked at: its messages go after them.
+   */
+  async #head(row: EndpointRow, buffer: ChangeBuffer, lookAtQueue: boolean): Promise<Message | undefined> {
     const change = await buffer.next(this.#options, row);
     const failing = row.head_attempt > 0 ? row.head_message_id : null;
     if (change && failing === change.id) return changeMessage(change);
+    if (!lookAtQueue) return change && changeMessage(change);
     const queued = (failing === null ? undefined : await firstQueued(this.#options.db, row.id, failing)) ?? (await firstQueued(this.#options.db, row.id));
     return queued ?? (change && changeMessage(change));
   }
 
-  async #send(row: EndpointRow, message: Message): Promise<AttemptOutcome> {
+  /** Sends `message` once and works out where the endpoint stands after it. */
+  async #attempt(row: EndpointRow, message: Message): Promise<Attempt> {
     const { clock, timeoutMs, policy } = this.#options;
+    const startedAt = performance.now();
     const now = clock.now();
     const secrets = signingSecrets(row, await this.#options.box(), now);
     const headers = signedHeaders(secrets, message.id, Math.floor(now / 1000), message.body);
     const outcome = await this.#sender.attempt({ url: row.url, headers, body: message.body, timeoutMs, policy });
     this.#options.observer?.attempted(outcome.error === null, outcome.durationMs / 1000);
-    return outcome;
+    const attempt = (row.head_message_id === message.id ? row.head_attempt : 0) + 1;
+    return { message, outcome, attempt, at: now, startedAt, ordinal: nextOrdinal(), state: this.#nextState(row, message, outcome, attempt, now) };
   }
 
   /**
-   * Records an attempt and moves the endpoint on: past the message on success; to a later retry, or
-   * disabled, on failure. Answers the endpoint as it now stands, or undefined when this instance lost
-   * its lease meanwhile (its state is then another instance's to write).
+   * Records attempts (in order) and the endpoint's state after the last: past the messages on success;
+   * to a later retry, or disabled, on failure. Answers the endpoint as it now stands, or undefined when
+   * this instance lost its lease meanwhile (its state is then another instance's to write).
    */
-  async #record(row: EndpointRow, message: Message, outcome: AttemptOutcome): Promise<EndpointRow | undefined> {
+  async #record(row: EndpointRow, attempts: Attempt[]): Promise<EndpointRow | undefined> {
     const { db, clock } = this.#options;
     const now = clock.now();
-    const attempt = (row.head_message_id === message.id ? row.head_attempt : 0) + 1;
-    const state = this.#nextState(row, message, outcome, attempt, now);
-    return db.transaction().execute(async (trx) => {
-      const updated = await trx
+    const changed: Partial<EndpointRow> = Object.assign({}, ...attempts.map((attempt) => attempt.state)) as Partial<EndpointRow>;
+    const updated = await db.transaction().execute(async (trx) => {
+      const current = await trx
         .updateTable('webhook_endpoints')
-        .set({ ...state, lease_until: now + this.#leaseMs })
+        // Only what the attempts changed: a PATCH made meanwhile (disabling it, say) stands.
+        .set({ ...changed, lease_until: now + this.#leaseMs })
         .where('id', '=', row.id)
         .where('lease_owner', '=', this.instanceId)
         .returningAll()
         .executeTakeFirst();
-      await trx.insertInto('webhook_deliveries').values({
-        id: newId('whd', now),
+      await trx.insertInto('webhook_deliveries').values(attempts.map(({ message, outcome, attempt, at, ordinal, state }) => ({
+        id: newId('whd', at),
         endpoint_id: row.id,
         message_id: message.id,
         seq: message.seq,
         type: message.type,
         attempt,
-        attempted_at: now,
+        attempted_at: at,
         status_code: outcome.statusCode,
         error: outcome.error,
         duration_ms: outcome.durationMs,
-        next_attempt_at: state.enabled === 0 || outcome.error === null ? null : state.next_attempt_at,
-        ordinal: nextOrdinal(),
-      }).execute();
-      if (updated && outcome.error === null && message.queuedId) await trx.deleteFrom('webhook_messages').where('id', '=', message.queuedId).execute();
-      if (updated && outcome.error === null && message.occurredAtMs !== undefined && message.queuedId === undefined) {
-        this.#options.observer?.delivered(Math.max(0, now - message.occurredAtMs) / 1000);
-      }
-      return updated;
+        next_attempt_at: state.enabled === 0 || outcome.error === null ? null : (state.next_attempt_at ?? null),
+        ordinal,
+      }))).execute();
+      const delivered = attempts.flatMap(({ message, outcome }) => (outcome.error === null && message.queuedId ? [message.queuedId] : []));
+      if (current && delivered.length > 0) await trx.deleteFrom('webhook_messages').where('id', 'in', delivered).execute();
+      return current;
     });
+    if (updated) {
+      for (const { message, outcome } of attempts) {
+        if (outcome.error === null && message.occurredAtMs !== undefined && message.queuedId === undefined) this.#options.observer?.delivered(Math.max(0, now - message.occurredAtMs) / 1000);
+      }
+    }
+    return updated;
   }
 
   #nextState(row: EndpointRow, message: Message, outcome: AttemptOutcome, attempt: number, now: number): Partial<EndpointRow> {

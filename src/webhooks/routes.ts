@@ -157,7 +157,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     schema: {
       tags: TAGS, operationId: 'listWebhookDeliveries', security: SECURITY,
       summary: 'The endpoint\'s delivery log, newest first',
-      description: 'One item per attempt. Kept as long as the endpoint exists.',
+      description: 'One item per attempt, kept as long as the change log keeps changes (CHANGES_RETENTION_SECONDS, 30 days).',
       params: EndpointParams,
       querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
       response: { 200: Collection(Delivery), ...problemResponses(400, 401, 404, 429) },

@@ -56,6 +56,20 @@ describe('invitations', () => {
     assert.equal((await agent.submit(url, url, { password: 'x'.repeat(256) })).status, 200);
   });
 
+  test('wrong enrolment codes count toward the per-address penalty', async () => {
+    const url = await invite('guessing@customer.example');
+    const agent = new ConsoleAgent(server);
+    const enrol = await agent.submit(url, url, { password: 'a guessed password' });
+    const secret = testId(enrol.html, 'totp-secret');
+    const right = await totpCode(secret, clock);
+    const wrong = right === '000000' ? '111111' : '000000';
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await agent.request('POST', `${url}/code`, { csrf_token: csrfToken(enrol.html), code: wrong })).status);
+    assert.deepEqual(statuses, [400, 400, 400, 400, 400, 429]);
+    clock.advance(2_000);
+    assert.equal((await agent.request('POST', `${url}/code`, { csrf_token: csrfToken(enrol.html), code: await totpCode(secret, clock) })).status, 303, 'the penalty lapses; a right code clears it');
+  });
+
   test('enrolment finishes only after a right code, and that code cannot sign in again', async () => {
     const url = await invite('enrol@customer.example');
     const agent = new ConsoleAgent(server);

@@ -42,6 +42,9 @@ test('npm start on an empty database prints working demo credentials once; a sec
     const email = printed(output, 'API User email');
     const userSecret = printed(output, 'API User secret');
     assert.match(clientId, /^cli_/);
+    // Framed after the log lines, with the reference page and the console.
+    assert.match(output, /^═+\nDemo organisation created\./m);
+    assert.match(output, new RegExp(`^Reference page: ${instance.url}/docs +Console: ${instance.url}/console\\n═+\\n`, 'm'));
     assert.match(email, /@demo\.example$/);
     assert.equal(occurrences(output, clientSecret), 1, 'the client secret is printed exactly once');
     assert.equal(occurrences(output, userSecret), 1, 'the user secret is printed exactly once');

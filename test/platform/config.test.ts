@@ -21,6 +21,7 @@ test('the defaults are those of the contract, and the object is frozen', () => {
   assert.equal(config.redisUrl, undefined);
   assert.equal(config.adminToken, undefined);
   assert.equal(config.trustProxy, false, 'X-Forwarded-For is not believed unless the operator says so');
+  assert.equal(config.changesRetentionSeconds, 2_592_000, 'the change log keeps 30 days');
   assert.ok(Object.isFrozen(config));
   assert.throws(() => {
     (config as { port: number }).port = 1;
@@ -40,6 +41,7 @@ test('a bad value is refused with a message naming the variable', () => {
     [{ AUTH_CODE_TTL: '1.5' }, /^AUTH_CODE_TTL must be a whole number/],
     [{ RATE_LIMIT_TOKEN_PER_MINUTE: '-3' }, /^RATE_LIMIT_TOKEN_PER_MINUTE must be a whole number/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of/],
+    [{ CHANGES_RETENTION_SECONDS: '0' }, /^CHANGES_RETENTION_SECONDS must be at least 1/],
     [{ TRUST_PROXY: 'true' }, /^TRUST_PROXY must be a number of proxy hops or a comma-separated list/],
     [{ TRUST_PROXY: '10.0.0.0/40' }, /^TRUST_PROXY must be/],
     [{ TRUST_PROXY: '10.0.0.1,proxy.internal' }, /^TRUST_PROXY must be/],

@@ -190,6 +190,46 @@ describe('webhook delivery', () => {
     const unknown = await postJson(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}/deliveries/whd_nothing/retry`, company.token, {});
     assert.equal(unknown.status, 404);
   });
+
+  it('forgets delivery-log rows older than the change log\'s retention (30 days)', async () => {
+    await freshReceiver();
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: receiver.url });
+    await sendTest(server.baseUrl, company.token, endpoint.id);
+    await eventually('the delivery is logged', 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === 1);
+    clock.advance(29 * 86_400_000);
+    await sleep(700);
+    assert.equal((await deliveries(server.baseUrl, company.token, endpoint.id)).length, 1, 'kept within the retention');
+    clock.advance(2 * 86_400_000);
+    await eventually('the delivery is pruned', 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === 0);
+  });
+});
+
+describe('webhook metrics', () => {
+  let server: TestServer;
+  let company: SignedInCompany;
+  let receiver: Receiver;
+  const METRICS_TOKEN = 'metrics-token-for-webhooks';
+
+  before(async () => {
+    server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1', METRICS_TOKEN });
+    company = await signedInCompany(server.ctx);
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await receiver.close();
+    await server.close();
+  });
+
+  it('counts attempts by outcome and shows the backlog in GET /metrics', async () => {
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: receiver.url });
+    await sendTest(server.baseUrl, company.token, endpoint.id);
+    await receiver.waitFor(1);
+    await eventually('the delivery is logged', 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === 1);
+    const text = await (await fetch(`${server.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    assert.match(text, /wfs_webhook_attempt_duration_seconds_count\{outcome="success"\} 1/);
+    assert.match(text, /wfs_webhook_backlog 0/);
+    assert.match(text, /wfs_webhook_delivery_latency_seconds_count 0/);
+  });
 });
 
 describe('webhook destinations at delivery, without WEBHOOK_ALLOW_INSECURE', () => {

@@ -47,7 +47,8 @@ export async function startReceiver(script: Script = ok): Promise<Receiver> {
       const { status, headers = {}, delayMs = 0 } = current(received.length, message);
       message.answered = status;
       received.push(message);
-      setTimeout(() => response.writeHead(status, headers).end(), delayMs).unref();
+      if (delayMs === 0) response.writeHead(status, headers).end();
+      else setTimeout(() => response.writeHead(status, headers).end(), delayMs).unref();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

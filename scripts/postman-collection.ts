@@ -1,0 +1,122 @@
+// Generates the Postman collection (v2.1) from the OpenAPI document a default deployment serves
+// (without the operator API), with the OAuth 2.0 authorization-code flow (PKCE S256, scope `all`)
+// configured at collection level:
+//   npm run collection        (writes docs/wfs.postman_collection.json; commit it)
+// test/openapi/postman-collection.test.ts fails when the committed file is out of date.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { servedOpenApiDocument } from '../src/app/openapi-document.ts';
+
+export const COLLECTION_FILE = join(import.meta.dirname, '..', 'docs', 'wfs.postman_collection.json');
+
+type Json = Record<string, unknown>;
+interface Parameter { name: string; in: string; required?: boolean; description?: string }
+interface Operation {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  security?: Json[];
+  parameters?: Parameter[];
+  requestBody?: { content?: Record<string, { example?: unknown; schema?: { examples?: unknown[] } }> };
+}
+interface Document { info: { title: string; description?: string }; tags?: { name: string; description?: string }[]; paths: Record<string, Record<string, Operation>> }
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+// Postman's own callback page: register it as a redirect URI of the API Client used from Postman.
+const POSTMAN_REDIRECT_URI = 'https://oauth.pstmn.io/v1/callback';
+
+function oauth(): Json {
+  const settings: Record<string, unknown> = {
+    grant_type: 'authorization_code_with_pkce',
+    authUrl: '{{baseUrl}}/oauth/authorize',
+    accessTokenUrl: '{{baseUrl}}/api/v1/iam/oauth/token',
+    clientId: '{{clientId}}',
+    clientSecret: '{{clientSecret}}',
+    scope: 'all',
+    challengeAlgorithm: 'S256',
+    redirect_uri: '{{redirectUri}}',
+    client_authentication: 'body',
+    addTokenTo: 'header',
+    tokenName: 'Workforce Scheduling Service',
+  };
+  return { type: 'oauth2', oauth2: Object.entries(settings).map(([key, value]) => ({ key, value, type: 'string' })) };
+}
+
+function url(path: string, parameters: Parameter[]): Json {
+  const segments = path.replace(/^\//, '').split('/').map((segment) => segment.replace(/^\{(.+)\}$/, ':$1'));
+  const query = parameters.filter((p) => p.in === 'query').map((p) => ({ key: p.name, value: '', disabled: !p.required, description: p.description ?? '' }));
+  const variable = parameters.filter((p) => p.in === 'path').map((p) => ({ key: p.name, value: '', description: p.description ?? '' }));
+  return {
+    raw: `{{baseUrl}}/${segments.join('/')}`,
+    host: ['{{baseUrl}}'],
+    path: segments,
+    ...(query.length ? { query } : {}),
+    ...(variable.length ? { variable } : {}),
+  };
+}
+
+function body(operation: Operation): Json | undefined {
+  const json = operation.requestBody?.content?.['application/json'];
+  if (!json) return undefined;
+  const example = json.example ?? json.schema?.examples?.[0] ?? {};
+  return { mode: 'raw', raw: JSON.stringify(example, null, 2), options: { raw: { language: 'json' } } };
+}
+
+/** A secured operation inherits the collection's OAuth; a public one sends no token. */
+function isSecured(operation: Operation): boolean {
+  return (operation.security ?? []).some((requirement) => 'idToken' in requirement);
+}
+
+function requestItem(path: string, method: string, operation: Operation): Json {
+  const payload = body(operation);
+  return {
+    name: operation.summary ?? operation.operationId ?? `${method.toUpperCase()} ${path}`,
+    request: {
+      method: method.toUpperCase(),
+      header: payload ? [{ key: 'Content-Type', value: 'application/json' }] : [],
+      url: url(path, operation.parameters ?? []),
+      ...(payload ? { body: payload } : {}),
+      ...(isSecured(operation) ? {} : { auth: { type: 'noauth' } }),
+      description: [operation.operationId ? `\`${operation.operationId}\`` : '', operation.description ?? ''].filter(Boolean).join('\n\n'),
+    },
+  };
+}
+
+export function postmanCollection(document: Document): Json {
+  const folders = new Map<string, Json[]>((document.tags ?? []).map((tag) => [tag.name, []]));
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!METHODS.includes(method)) continue;
+      const tag = operation.tags?.[0] ?? 'other';
+      folders.set(tag, [...(folders.get(tag) ?? []), requestItem(path, method, operation)]);
+    }
+  }
+  const descriptions = new Map((document.tags ?? []).map((tag) => [tag.name, tag.description ?? '']));
+  return {
+    info: {
+      name: document.info.title,
+      description: `${document.info.description ?? ''}\n\n**Postman.** Set \`baseUrl\`, \`clientId\` and \`clientSecret\`, register \`${POSTMAN_REDIRECT_URI}\` as a redirect URI of the API Client, then *Get New Access Token* on the collection's Authorization tab (authorization code with PKCE, scope \`all\`). Generated by \`npm run collection\` from /openapi.json.`,
+      schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json',
+    },
+    auth: oauth(),
+    variable: [
+      { key: 'baseUrl', value: 'http://localhost:8080', type: 'string' },
+      { key: 'clientId', value: '', type: 'string' },
+      { key: 'clientSecret', value: '', type: 'string' },
+      { key: 'redirectUri', value: POSTMAN_REDIRECT_URI, type: 'string' },
+    ],
+    item: [...folders].filter(([, items]) => items.length > 0).map(([name, items]) => ({ name, description: descriptions.get(name) ?? '', item: items })),
+  };
+}
+
+/** The collection file's text, for the document of a default deployment (no operator API). */
+export async function generateCollection(): Promise<string> {
+  const document = (await servedOpenApiDocument()) as unknown as Document;
+  return `${JSON.stringify(postmanCollection(document), null, 2)}\n`;
+}
+
+if (import.meta.main) {
+  writeFileSync(COLLECTION_FILE, await generateCollection());
+  console.log(`wrote ${COLLECTION_FILE}`);
+}
