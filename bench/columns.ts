@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchOptions } from './options.ts';
 import { BENCH_TIMEZONE, type BenchTenant } from './tenant.ts';
-import { measureLoad, type LoadRequest } from './load.ts';
+import { measureLoad, type LoadRequest, type LoadSettings } from './load.ts';
 import { measureTimeclock, type Person } from './timeclock.ts';
 import { measureRevenueBatch } from './revenue.ts';
 import { measureChangeReads } from './changes.ts';
 import { JsonClient } from './client.ts';
 import type { Outcome } from './report.ts';
 import type { LoadedCompany } from './company.ts';
-import { startBareServer } from './processes.ts';
+import { startBareServer, startPeerServer } from './processes.ts';
 import { addDays, today } from '../src/platform/period.ts';
 
 /** What the scenarios of one database share; `people` carries each person's event count across columns. */
@@ -72,7 +72,7 @@ async function revalidation(url: string, feed: LoadRequest): Promise<LoadRequest
  * The yardstick for the uncompressed feed: the same bytes the service just answered, sent by a bare
  * node:http server from memory with the same number of connections.
  */
-async function measureBareFeed(url: string, feed: LoadRequest, settings: BenchOptions): Promise<Outcome> {
+async function measureBareFeed(url: string, feed: LoadRequest, settings: BenchOptions & Pick<LoadSettings, 'observe'>): Promise<Outcome> {
   const response = await fetch(`${url}${feed.path}`, { headers: feed.headers ?? {} });
   const body = Buffer.from(await response.arrayBuffer());
   if (!response.ok) return { skipped: `the feed answered ${response.status}` };
@@ -91,11 +91,33 @@ async function measureBareFeed(url: string, feed: LoadRequest, settings: BenchOp
   }
 }
 
-export async function runHttpRow(rowId: string, urls: readonly string[], workload: Workload, options: BenchOptions, report: Report): Promise<void> {
+/**
+ * The token row's peer, measured right after it with the same request shape and load: oidc-provider's
+ * token endpoint, the client authenticating with its secret in the form body (its JSON-less equivalent).
+ */
+export async function runPeerTokenRow(options: BenchOptions, report: Report): Promise<void> {
+  const client = { id: 'bench-peer-client', secret: 'bench-peer-secret-0123456789abcdef' };
+  const peer = await startPeerServer(client);
+  try {
+    const request: LoadRequest = {
+      method: 'POST',
+      path: '/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.id, client_secret: client.secret }).toString(),
+    };
+    const problem = await probe(peer.urls[0]!, request);
+    report('token-peer', problem ? { skipped: `oidc-provider ${problem}` } : { measurement: await measureLoad(peer.urls, request, options) });
+  } finally {
+    await peer.stop();
+  }
+}
+
+export async function runHttpRow(rowId: string, urls: readonly string[], workload: Workload, options: BenchOptions & Pick<LoadSettings, 'observe'>, report: Report): Promise<void> {
   if (DATA_ROWS.has(rowId) && !workload.company) return report(rowId, { skipped: workload.missingData });
   const requests = httpRequests(workload);
   const feed = requests.feed!;
-  if (rowId === 'bare-feed') return report(rowId, await measureBareFeed(urls[0]!, feed, options));
+  // The bare server, not the service, works in that row: nothing of the service's to observe.
+  if (rowId === 'bare-feed') return report(rowId, await measureBareFeed(urls[0]!, feed, { ...options, observe: undefined }));
   const request = rowId === 'feed-304' ? await revalidation(urls[0]!, feed) : requests[rowId];
   if (!request) throw new Error(`no request for ${rowId}`);
   if (typeof request === 'string') return report(rowId, { skipped: request });

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Measurement } from './measurement.ts';
+import type { Observer } from './resources.ts';
 
 export interface LoadRequest {
   method?: 'GET' | 'POST';
@@ -27,6 +28,8 @@ export interface LoadSettings {
   duration: number;
   warmup: number;
   connections: number;
+  /** Watches the service's CPU, memory and event loop over the measured phase (not the warm-up). */
+  observe?: Observer;
 }
 
 interface WrkResult {
@@ -112,7 +115,9 @@ export async function measureLoad(baseUrls: readonly string[], request: LoadRequ
     const urls = baseUrls.map((url) => `${url}${request.path}`);
     if (settings.warmup > 0) await Promise.all(urls.map((url) => fire(url, scriptFile, perTarget, settings.warmup)));
     await Promise.all(baseUrls.map(settle));
-    return summarise(await Promise.all(urls.map((url) => fire(url, scriptFile, perTarget, settings.duration))));
+    const stopObserving = await settings.observe?.();
+    const measurement = summarise(await Promise.all(urls.map((url) => fire(url, scriptFile, perTarget, settings.duration))));
+    return stopObserving ? { ...measurement, resources: await stopObserving() } : measurement;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

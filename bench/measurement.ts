@@ -1,4 +1,6 @@
 // What every scenario reports: throughput and tail latency, or, for the batch, per-request times.
+import type { Resources } from './resources.ts';
+
 export interface Measurement {
   /** Requests (or events) answered with a 2xx per second, over the measured window. */
   readonly perSecond?: number;
@@ -8,6 +10,8 @@ export interface Measurement {
   readonly failures: number;
   readonly samples: number;
   readonly note?: string;
+  /** The service's (and PostgreSQL's) CPU, memory and event-loop delay over the measured phase. */
+  readonly resources?: Resources;
 }
 
 /** Nearest-rank percentile of unsorted values. */

@@ -33,7 +33,8 @@ export interface BenchOptions {
 
 const HELP = `npm run bench -- [options]
   --only ids          comma-separated rows (config,token,idtoken,feed,timetable,users,timeclock,revenue,changes);
-                      the bare baseline is always measured (the other rows are compared with it)
+                      the bare baseline is always measured (the other rows are compared with it);
+                      token also measures the peer, oidc-provider, just after (ratio in the token cell)
   --db list           sqlite,postgres (default both)
   --duration s        seconds per measurement (default 5)
   --warmup s          warm-up seconds before each measurement (default 1)
@@ -51,6 +52,9 @@ const HELP = `npm run bench -- [options]
                       with a dash), e.g. --server-node-options="--cpu-prof --cpu-prof-dir=/tmp/prof":
                       a CPU profile of each instance under the bench's load (it costs throughput)
   --no-write          print the table without writing docs/benchmarks.md
+Each wrk row against the service reports service (and PostgreSQL) CPU share over the measured phase,
+the service's RSS after it and its event-loop p99 (from /proc and GET /metrics): take figures on a
+quiet machine only.
 Every option also reads BENCH_<NAME> (e.g. BENCH_DURATION=3, BENCH_DB=sqlite).`;
 
 function list(raw: string): string[] {

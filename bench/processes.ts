@@ -9,22 +9,24 @@ import { freePorts, startCluster, type Cluster } from '../test/support/processes
 export interface Target {
   /** Addresses to load; several when the run spreads over instances. */
   readonly urls: readonly string[];
+  /** The processes serving them (their CPU and memory are read from /proc). */
+  readonly pids: readonly number[];
   stop(): Promise<void>;
 }
 
-/** The bare baseline; with `bodyFile` it also answers `/body` with that file's bytes. */
-export async function startBareServer(bodyFile?: string): Promise<Target> {
-  const env = bodyFile ? { ...process.env, BARE_BODY_FILE: bodyFile } : process.env;
-  const child: ChildProcess = spawn(process.execPath, [new URL('./bare-server.ts', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'], env });
+/** A helper server in a process of its own that prints "listening <port>" when ready. */
+async function startScript(script: string, env: NodeJS.ProcessEnv): Promise<Target> {
+  const child: ChildProcess = spawn(process.execPath, [new URL(script, import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'], env });
   const stopOnExit = () => child.kill('SIGKILL');
   process.once('exit', stopOnExit);
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await once(lines, 'line')) as [string];
   lines.close();
   const port = /^listening (\d+)$/.exec(line)?.[1];
-  if (!port) throw new Error(`bare server said "${line}"`);
+  if (!port) throw new Error(`${script} said "${line}"`);
   return {
     urls: [`http://127.0.0.1:${port}`],
+    pids: child.pid === undefined ? [] : [child.pid],
     stop: async () => {
       process.off('exit', stopOnExit);
       const exited = once(child, 'exit');
@@ -32,6 +34,17 @@ export async function startBareServer(bodyFile?: string): Promise<Target> {
       await exited;
     },
   };
+}
+
+/** The bare baseline; with `bodyFile` it also answers `/body` with that file's bytes. */
+export function startBareServer(bodyFile?: string): Promise<Target> {
+  return startScript('./bare-server.ts', bodyFile ? { ...process.env, BARE_BODY_FILE: bodyFile } : process.env);
+}
+
+/** oidc-provider with one client_credentials client (the peer of the token row). */
+export async function startPeerServer(client: { id: string; secret: string }): Promise<Target> {
+  const [port] = await freePorts(1);
+  return startScript('./peer-server.ts', { ...process.env, PORT: String(port), PEER_CLIENT_ID: client.id, PEER_CLIENT_SECRET: client.secret });
 }
 
 export interface ServiceSettings {
@@ -43,6 +56,9 @@ export interface ServiceSettings {
   nodeOptions: string;
 }
 
+/** The /metrics bearer the instances run with: the service is measured as a monitored install runs. */
+export const BENCH_METRICS_TOKEN = 'bench-metrics-token-0123456789';
+
 /** Instances of the service on one database, limits raised far above anything the run reaches. */
 export async function startService(settings: ServiceSettings, instances: number): Promise<Target> {
   const cluster: Cluster = await startCluster(await freePorts(instances), {
@@ -53,7 +69,8 @@ export async function startService(settings: ServiceSettings, instances: number)
     LOG_LEVEL: settings.logLevel,
     // The production default, not the tests' fast poll.
     REVOCATION_REFRESH_MS: '1000',
+    METRICS_TOKEN: BENCH_METRICS_TOKEN,
     ...(settings.nodeOptions ? { NODE_OPTIONS: settings.nodeOptions } : {}),
   });
-  return { urls: cluster.instances.map((i) => i.url), stop: () => cluster.stop() };
+  return { urls: cluster.instances.map((i) => i.url), pids: cluster.instances.flatMap((i) => (i.child.pid === undefined ? [] : [i.child.pid])), stop: () => cluster.stop() };
 }

@@ -3,6 +3,7 @@
 // and written into docs/benchmarks.md between markers (the hand-written text around them stays).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Measurement } from './measurement.ts';
+import type { Resources } from './resources.ts';
 import { ROWS, goalText, type Goal } from './scenarios.ts';
 
 export type Outcome = { measurement: Measurement } | { skipped: string };
@@ -33,7 +34,26 @@ function verdict(goal: Goal | undefined, m: Measurement, bare: number | undefine
 
 const perSecondOf = (outcome: Outcome | undefined) => (outcome && 'measurement' in outcome ? outcome.measurement.perSecond : undefined);
 
-function cell(rowId: string, goal: Goal | undefined, outcome: Outcome | undefined, bare: number | undefined, reference: Outcome | undefined, sameBody: Outcome | undefined): string {
+/** Cells a cell is compared with: the single-instance one, the same body from bare, the peer product. */
+interface Related {
+  readonly reference: Outcome | undefined;
+  readonly sameBody: Outcome | undefined;
+  readonly peer: Outcome | undefined;
+}
+
+const percent = (share: number) => `${number(share * 100)} %`;
+
+/** What the row cost: CPU shares (1 core = 100 %), memory after it, event-loop delay p99. */
+export function resourceParts(resources: Resources | undefined): string[] {
+  if (!resources) return [];
+  const parts = [`service CPU ${percent(resources.serviceCpu)}`];
+  if (resources.postgresCpu !== undefined) parts.push(`PostgreSQL CPU ${percent(resources.postgresCpu)}`);
+  if (resources.rssMiB !== undefined) parts.push(`RSS ${number(resources.rssMiB)} MiB`);
+  if (resources.loopP99Ms !== undefined) parts.push(`loop p99 ${ms(resources.loopP99Ms)}`);
+  return parts;
+}
+
+function cell(rowId: string, goal: Goal | undefined, outcome: Outcome | undefined, bare: number | undefined, related: Related): string {
   if (!outcome) return '';
   if ('skipped' in outcome) return `n/a (${outcome.skipped})`;
   const m = outcome.measurement;
@@ -43,13 +63,16 @@ function cell(rowId: string, goal: Goal | undefined, outcome: Outcome | undefine
     parts.push(`${number(m.perSecond)}/s`, `p99 ${ms(m.p99Ms)}`);
     const share = bare === undefined ? undefined : (m.perSecond / bare) * 100;
     if (share !== undefined && rowId !== 'bare') parts.push(`${number(share, share < 10 ? 1 : 0)} % of bare`);
-    const single = perSecondOf(reference);
+    const single = perSecondOf(related.reference);
     if (single) parts.push(`×${number(m.perSecond / single, 2)} of 1 instance`);
-    const bareSameBody = perSecondOf(sameBody);
+    const bareSameBody = perSecondOf(related.sameBody);
     if (bareSameBody) parts.push(`${number((m.perSecond / bareSameBody) * 100)} % of the same body from bare`);
+    const peer = perSecondOf(related.peer);
+    if (peer) parts.push(`×${number(m.perSecond / peer, 2)} of oidc-provider`);
   } else {
     parts.push(`median ${ms(m.medianMs ?? Number.NaN)}`, `p99 ${ms(m.p99Ms)}`, `${m.samples} runs`);
   }
+  parts.push(...resourceParts(m.resources));
   if (m.failures > 0) parts.push(`${number(m.failures)} failed`);
   const mark = verdict(goal, m, bare);
   if (mark) parts.push(mark);
@@ -74,7 +97,8 @@ export function renderTable(columns: readonly Column[]): string {
   for (const row of used) {
     const cells = columns.map((c) => {
       const reference = c.scalesFrom ? columns.find((o) => o.id === c.scalesFrom)?.outcomes.get(row.id) : undefined;
-      return cell(row.id, row.goal, c.outcomes.get(row.id), bare, reference, row.sameBody ? c.outcomes.get(row.sameBody) : undefined);
+      const related = { reference, sameBody: row.sameBody ? c.outcomes.get(row.sameBody) : undefined, peer: row.peer ? c.outcomes.get(row.peer) : undefined };
+      return cell(row.id, row.goal, c.outcomes.get(row.id), bare, related);
     });
     lines.push(`| ${row.label} | ${goalText(row.goal)} | ${cells.join(' | ')} |`);
   }

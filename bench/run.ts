@@ -4,11 +4,12 @@
 // writes it into docs/benchmarks.md. Bounded in time; everything it starts, it stops.
 import { readOptions, type Dialect } from './options.ts';
 import { freshBenchDatabase } from './databases.ts';
-import { startBareServer, startService } from './processes.ts';
+import { BENCH_METRICS_TOKEN, startBareServer, startService, type Target } from './processes.ts';
 import { measureLoad, requireWrk } from './load.ts';
 import { BENCH_BASE_URL, openBenchContext, provisionBenchTenant, closeContext } from './tenant.ts';
 import { loadCompany, type LoadedCompany } from './company.ts';
-import { runChangesRow, runHttpRow, runRevenueRows, runTimeclockRow, type Workload } from './columns.ts';
+import { runChangesRow, runHttpRow, runPeerTokenRow, runRevenueRows, runTimeclockRow, type Workload } from './columns.ts';
+import { observer } from './resources.ts';
 import { ROWS, groupOf } from './scenarios.ts';
 import { renderNotes, renderTable, writeSection, type Column, type Outcome } from './report.ts';
 import { currentLoad, describeMachine, gitCommit } from './environment.ts';
@@ -72,9 +73,16 @@ async function prepareWorkload(databaseUrl: string, dialect: Dialect): Promise<W
   }
 }
 
-async function runColumn(column: Column, urls: readonly string[], workload: Workload, rows: readonly string[]): Promise<void> {
+async function runColumn(column: Column, dialect: Dialect, service: Target, workload: Workload, rows: readonly string[]): Promise<void> {
   const report = recorder(column);
-  for (const rowId of HTTP_ROWS) if (rows.includes(rowId) && wants(groupOf(rowId))) await runHttpRow(rowId, urls, workload, options, report);
+  const { urls } = service;
+  const observe = observer({ pids: service.pids, urls, metricsToken: BENCH_METRICS_TOKEN, postgres: dialect === 'postgres' });
+  for (const rowId of HTTP_ROWS) {
+    if (!rows.includes(rowId) || !wants(groupOf(rowId))) continue;
+    await runHttpRow(rowId, urls, workload, { ...options, observe }, report);
+    // The peer right after, in the same conditions, so the ratio compares like with like.
+    if (rowId === 'token') await runPeerTokenRow(options, report);
+  }
   if (rows.includes('timeclock') && wants('timeclock')) await runTimeclockRow(urls, workload, options, report);
   if (rows.includes('revenue') && wants('revenue')) await runRevenueRows(urls[0]!, workload, options, report);
   if (rows.includes('changes') && wants('changes')) await runChangesRow(urls[0]!, workload, options, report);
@@ -104,7 +112,7 @@ async function runDatabase(dialect: Dialect, columns: Column[]): Promise<LoadedC
       const settings = { databaseUrl: database.url, baseUrl: BENCH_BASE_URL, logLevel: options.logLevel, nodeOptions: options.serverNodeOptions };
       const one = await startService(settings, 1);
       try {
-        await runColumn(single, one.urls, workload, [...HTTP_ROWS, 'timeclock', 'revenue', 'changes']);
+        await runColumn(single, dialect, one, workload, [...HTTP_ROWS, 'timeclock', 'revenue', 'changes']);
       } finally {
         await one.stop();
       }
@@ -113,7 +121,7 @@ async function runDatabase(dialect: Dialect, columns: Column[]): Promise<LoadedC
         await runColumnSafely(double, columns, async () => {
           const two = await startService(settings, 2);
           try {
-            await runColumn(double, two.urls, workload, ['config', 'timeclock']);
+            await runColumn(double, dialect, two, workload, ['config', 'timeclock']);
           } finally {
             await two.stop();
           }

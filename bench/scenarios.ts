@@ -12,12 +12,15 @@ export interface Row {
   readonly goal?: Goal;
   /** A row of the same column that sends the same bytes with no work at all, to compare with. */
   readonly sameBody?: string;
+  /** A row of the same column measuring a peer product doing the same job: the cell shows the ratio. */
+  readonly peer?: string;
 }
 
 export const ROWS: readonly Row[] = [
   { id: 'bare', group: 'bare', label: 'bare `node:http`, small JSON (baseline)' },
   { id: 'config', group: 'config', label: 'GET /company/configuration, authenticated', goal: { kind: 'share-of-bare', min: 0.4 } },
-  { id: 'token', group: 'token', label: 'POST /oauth/token, client_credentials', goal: { kind: 'per-second', min: 2000 } },
+  { id: 'token', group: 'token', label: 'POST /oauth/token, client_credentials', goal: { kind: 'per-second', min: 2000 }, peer: 'token-peer' },
+  { id: 'token-peer', group: 'token', label: 'peer: panva\'s `oidc-provider`, in-memory adapter, POST /token, client_credentials (same load, just after)' },
   { id: 'idtoken', group: 'idtoken', label: 'POST /idToken, refresh token → ID token' },
   { id: 'bare-feed', group: 'feed', label: 'bare `node:http`, the feed\'s own body (~1.4 MB) from memory: the transport at that size' },
   { id: 'feed', group: 'feed', label: 'GET /feeds/timetable, one day (2,000 shifts)', goal: { kind: 'share-of-bare', min: 0.25 }, sameBody: 'bare-feed' },

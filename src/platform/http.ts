@@ -142,9 +142,13 @@ export function toProblem(error: FastifyError, bodyLimit = BATCH_BODY_LIMIT): Pr
   return new ProblemError({ code: 'internal_error', detail: 'An unexpected error occurred; quote the requestId when reporting it.' });
 }
 
-/** The peer reset or closed the connection while its request was still arriving (ECONNRESET "aborted"). */
+/**
+ * The peer reset or closed the connection while its request was still arriving (ECONNRESET "aborted").
+ * Only an incomplete request counts: once the body is in, the request stream is destroyed anyway, and
+ * an ECONNRESET then comes from the database, which is a 503.
+ */
 function clientWentAway(request: FastifyRequest, error: FastifyError): boolean {
-  return request.raw.destroyed && (error.code === 'ECONNRESET' || error.message === 'aborted');
+  return !request.raw.complete && (error.code === 'ECONNRESET' || error.message === 'aborted');
 }
 
 function isDatabaseDown(error: unknown): boolean {

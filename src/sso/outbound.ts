@@ -6,27 +6,19 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { isIP, type LookupFunction } from 'node:net';
+import { isPublicAddress } from '../platform/public-address.ts';
 
 const TIMEOUT_MS = 10_000;
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export class OutboundRefused extends Error {}
 
-/** Public unicast only: the ranges ipaddr.js names anything else (loopback, private, linkLocal …). */
-export function publicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
-}
-
 function checkedLookup(allowInsecure: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 4);
-      const refused = allowInsecure ? undefined : addresses.find((a) => !publicAddress(a.address));
+      const refused = allowInsecure ? undefined : addresses.find((a) => !isPublicAddress(a.address));
       if (refused) return callback(new OutboundRefused(`${hostname} resolves to ${refused.address}, which is not a public address.`), '', 4);
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0];
@@ -39,7 +31,7 @@ function checkedLookup(allowInsecure: boolean): LookupFunction {
 export function checkOutboundUrl(url: URL, allowInsecure: boolean): void {
   if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) throw new OutboundRefused(`${url.origin} is not https.`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!allowInsecure && (ipaddr.isValid(host) ? !publicAddress(host) : host === 'localhost' || host.endsWith('.localhost'))) {
+  if (!allowInsecure && (isIP(host) ? !isPublicAddress(host) : host === 'localhost' || host.endsWith('.localhost'))) {
     throw new OutboundRefused(`${url.host} is not a public address.`);
   }
 }

@@ -7,7 +7,7 @@
 // WEBHOOK_ALLOW_INSECURE=1 lifts both rules for development and tests.
 import { lookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { isPublicAddress, rangeOf } from '../platform/public-address.ts';
 
 export interface DestinationPolicy {
   allowInsecure: boolean;
@@ -21,17 +21,6 @@ export class DestinationRefused extends Error {
     super(message);
     this.reason = reason;
   }
-}
-
-/** The range ipaddr.js gives an address; an IPv4-mapped IPv6 address is judged as the IPv4 one. */
-function rangeOf(address: string): string {
-  const parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return (parsed as ipaddr.IPv6).toIPv4Address().range();
-  return parsed.range();
-}
-
-export function isPublicAddress(address: string): boolean {
-  return ipaddr.isValid(address) && rangeOf(address) === 'unicast';
 }
 
 function refusedAddress(host: string, address: string): DestinationRefused {

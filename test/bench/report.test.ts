@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderTable, type Column } from '../../bench/report.ts';
+import { renderTable, resourceParts, type Column } from '../../bench/report.ts';
 import type { Measurement } from '../../bench/measurement.ts';
 
 const measured = (perSecond: number): { measurement: Measurement } => ({ measurement: { perSecond, p99Ms: 5, failures: 0, samples: perSecond * 5 } });
@@ -24,4 +24,23 @@ test('the uncompressed feed is also set against the same body sent by a bare ser
   assert.match(feed, /1,200\/s · p99 5\.0 ms · 3\.0 % of bare · 75 % of the same body from bare · \*\*fail\*\*/);
   assert.match(feed, /1,000\/s · p99 5\.0 ms · 2\.5 % of bare · 50 % of the same body from bare · \*\*fail\*\*/);
   assert.doesNotMatch(rowOf(table, 'bare `node:http`, the feed'), /same body/);
+});
+
+test('the token row is set against its peer, oidc-provider, in the same column', () => {
+  const column: Column = { id: 'sqlite', title: 'SQLite', outcomes: new Map([['bare', measured(40_000)], ['token', measured(2_700)], ['token-peer', measured(3_200)]]) };
+  const table = renderTable([column]);
+  assert.match(rowOf(table, 'POST /oauth/token'), /2,700\/s · p99 5\.0 ms · 6\.8 % of bare · ×0\.84 of oidc-provider · pass/);
+  assert.doesNotMatch(rowOf(table, 'peer: panva'), /of oidc-provider/);
+});
+
+test('a row carries what it cost: service and PostgreSQL CPU, memory after it, event-loop p99', () => {
+  const resources = { serviceCpu: 0.96, postgresCpu: 0.415, rssMiB: 261.6, loopP99Ms: 46.2 };
+  const config = { measurement: { ...measured(20_000).measurement, resources } };
+  const column: Column = { id: 'postgres', title: 'PostgreSQL', outcomes: new Map([['bare', measured(40_000)], ['config', config]]) };
+  assert.match(rowOf(renderTable([column]), 'GET /company/configuration'), /50 % of bare · service CPU 96 % · PostgreSQL CPU 42 % · RSS 262 MiB · loop p99 46 ms · pass/);
+});
+
+test('on SQLite no PostgreSQL share is shown, and a missing figure is left out rather than shown as zero', () => {
+  assert.deepEqual(resourceParts({ serviceCpu: 0.5 }), ['service CPU 50 %']);
+  assert.deepEqual(resourceParts(undefined), []);
 });
