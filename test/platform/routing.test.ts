@@ -20,7 +20,7 @@ test('a known path asked with a method it does not answer is 405 with the method
     ['PUT', '/api/v1/iam/idToken', 'GET, HEAD, POST'],
     ['GET', '/api/v1/admin/api-clients/cli_anything/rotate-secret', 'POST'],
     ['PATCH', '/api/v1/company/users/', 'GET, HEAD'],
-    ['POST', '/docs/static/index.css', 'GET, HEAD'],
+    ['POST', '/docs/scalar/js/scalar.js', 'GET, HEAD'],
   ];
   for (const [method, path, allow] of cases) {
     const response = await fetch(`${server.baseUrl}${path}?x=1`, { method });
