@@ -196,14 +196,14 @@ describe('webhook delivery', () => {
 
   it('forgets delivery-log rows older than the change log\'s retention (30 days)', async () => {
     await freshReceiver();
-    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: receiver.url });
-    await sendTest(server.baseUrl, company.token, endpoint.id);
-    await eventually('the delivery is logged', 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === 1);
+    const endpoint = await createEndpoint(server.baseUrl, await token(), { url: receiver.url });
+    await sendTest(server.baseUrl, await token(), endpoint.id);
+    await eventually('the delivery is logged', 5000, async () => (await deliveries(server.baseUrl, await token(), endpoint.id)).length === 1);
     clock.advance(29 * 86_400_000);
     await sleep(700);
-    assert.equal((await deliveries(server.baseUrl, company.token, endpoint.id)).length, 1, 'kept within the retention');
+    assert.equal((await deliveries(server.baseUrl, await token(), endpoint.id)).length, 1, 'kept within the retention');
     clock.advance(2 * 86_400_000);
-    await eventually('the delivery is pruned', 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === 0);
+    await eventually('the delivery is pruned', 5000, async () => (await deliveries(server.baseUrl, await token(), endpoint.id)).length === 0);
   });
 });
 
