@@ -1,12 +1,12 @@
 // The organisation's single sign-on (CONTRACT §6, §8): its OpenID providers (issuer, client id, email
-// domains; the client secret is write-only), adding one (after a step-up: it takes a secret) and
-// removing one (which revokes the grants made through it), and whether the organisation enforces SSO.
+// domains; the client secret is write-only), adding or editing one (after a step-up: it takes a
+// secret; an empty secret field on an edit keeps the stored one) and removing one (which revokes the grants made through it), and whether the organisation enforces SSO.
 // Every change goes through src/sso's domain functions with the console user as actor.
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
 import { secretBox } from '../platform/sealed-secrets.ts';
-import { addSsoProvider, organisationSso, removeSsoProvider, setSsoEnforced } from '../sso/providers.ts';
+import { addSsoProvider, organisationSso, removeSsoProvider, setSsoEnforced, updateSsoProvider } from '../sso/providers.ts';
 import type { Console } from './routes.ts';
 import { actorOf } from './audit.ts';
 import { lines, orShowProblem } from './forms.ts';
@@ -43,6 +43,18 @@ export async function ssoRoutes(app: App, { console: con }: { console: Console }
       await addSsoProvider(ctx.db, await settings(), { organisationId: session.user.organisationId, issuer, clientId, clientSecret, domains: lines(domains) }, actorOf(session.user), ctx.clock.now());
       return reply.redirect(con.url('/sso'), 303);
     }, (status, message) => page(request, reply, status, { message, typed: { issuer, clientId, domains } }));
+  });
+
+  app.post('/console/sso/providers/:providerId', { config: { consoleAccess: 'admin' }, schema: { params: Params, body: Form } }, async (request, reply) => {
+    const session = request.consoleSession!;
+    const stepUp = con.stepUpDue(request, '/sso');
+    if (stepUp) return reply.redirect(stepUp, 303);
+    const { clientId = '', clientSecret = '', domains = '' } = request.body;
+    const change = { clientId, domains: lines(domains), ...(clientSecret === '' ? {} : { clientSecret }) };
+    return orShowProblem(async () => {
+      await updateSsoProvider(ctx.db, await settings(), request.params.providerId, change, ctx.clock.now(), { organisationId: session.user.organisationId, actor: actorOf(session.user) });
+      return reply.redirect(con.url('/sso'), 303);
+    }, (status, message) => page(request, reply, status, { message }));
   });
 
   app.post('/console/sso/providers/:providerId/remove', { config: { consoleAccess: 'admin' }, schema: { params: Params, body: Form } }, async (request, reply) => {

@@ -143,8 +143,11 @@ async function requireProvider(db: Db, providerId: string) {
   return row;
 }
 
-export async function updateSsoProvider(db: Db, settings: ProviderSettings, providerId: string, change: SsoProviderChange, now = Date.now()): Promise<SsoProvider> {
+/** `scope.organisationId`: only a provider of that organisation (a console user's); another's id is 404. */
+export async function updateSsoProvider(db: Db, settings: ProviderSettings, providerId: string, change: SsoProviderChange, now = Date.now(), scope: { organisationId?: string; actor?: Actor } = {}): Promise<SsoProvider> {
   const row = await requireProvider(db, providerId);
+  if (scope.organisationId !== undefined && row.organisation_id !== scope.organisationId) throw notFound(`No SSO provider ${providerId}.`);
+  const actor = scope.actor ?? OPERATOR;
   if (Object.values(change).every((v) => v === undefined)) throw badRequest('validation_failed', 'Name at least one of issuer, clientId, clientSecret and domains to change.');
   const fields = await checkedFields(change, settings, false);
   await guardedClaim(() => db.transaction().execute(async (trx) => {
@@ -158,7 +161,7 @@ export async function updateSsoProvider(db: Db, settings: ProviderSettings, prov
     if (fields.domains !== undefined) await claimDomains(trx, providerId, fields.domains);
     // Links name the issuer: people of another issuer are matched (and linked) afresh.
     if (fields.issuer !== undefined && fields.issuer !== row.issuer) await trx.deleteFrom('sso_links').where('provider_id', '=', providerId).execute();
-    await recordAudit(trx, { event: 'operator_change', outcome: 'success', organisationId: row.organisation_id, actor: OPERATOR, detail: 'sso_provider_updated', context: { providerId, changed: Object.keys(fields) } }, now);
+    await recordAudit(trx, { event: changeEvent(actor), outcome: 'success', organisationId: row.organisation_id, actor, detail: 'sso_provider_updated', context: { providerId, changed: Object.keys(fields) } }, now);
   }));
   const [provider] = await listProviders(db, { providerId });
   return provider as SsoProvider;

@@ -1,6 +1,6 @@
 // The console's single sign-on section (CONTRACT §6, §8) over plain HTTP: an admin adds a provider
-// (checked against its discovery document, the secret never shown back), enforces SSO and removes the
-// provider; a refused domain is explained on the page; a viewer only reads; another organisation's
+// (checked against its discovery document, the secret never shown back), edits it, enforces SSO and
+// removes the provider; a refused domain is explained on the page; a viewer only reads; another organisation's
 // provider is a 404; every change is audited with the console user as actor.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,16 +39,27 @@ test('an admin adds a provider, enforces SSO and removes the provider', async ()
   assert.match(listed.html, /console-sso\.example, console-sso-two\.example|console-sso-two\.example, console-sso\.example/);
   assert.doesNotMatch(listed.html, new RegExp(idp.clientSecret), 'the secret is never shown back');
 
+  const [provider] = await server.ctx.db.selectFrom('sso_providers').select(['id', 'client_secret_encrypted']).where('organisation_id', '=', home.organisationId).execute();
+  assert.ok(provider);
+  const edited = await admin.agent.submit('/console/sso', `/console/sso/providers/${provider.id}`, { clientId: idp.clientId, clientSecret: '', domains: 'console-sso.example' });
+  assert.equal(edited.status, 303, edited.html);
+  const afterEdit = await server.ctx.db.selectFrom('sso_providers').select('client_secret_encrypted').where('id', '=', provider.id).executeTakeFirstOrThrow();
+  assert.equal(afterEdit.client_secret_encrypted, provider.client_secret_encrypted, 'an empty secret field keeps the stored secret');
+  const domains = await server.ctx.db.selectFrom('sso_domains').select('domain').where('provider_id', '=', provider.id).execute();
+  assert.deepEqual(domains.map((d) => d.domain), ['console-sso.example'], 'the domain left out is released');
+  const resecreted = await admin.agent.submit('/console/sso', `/console/sso/providers/${provider.id}`, { clientId: idp.clientId, clientSecret: 'rotated-at-the-provider', domains: 'console-sso.example' });
+  assert.equal(resecreted.status, 303, resecreted.html);
+  assert.notEqual((await server.ctx.db.selectFrom('sso_providers').select('client_secret_encrypted').where('id', '=', provider.id).executeTakeFirstOrThrow()).client_secret_encrypted, provider.client_secret_encrypted);
+  assert.doesNotMatch((await admin.agent.get('/console/sso')).html, /rotated-at-the-provider/);
+
   assert.equal((await admin.agent.submit('/console/sso', '/console/sso/enforcement', { enforce: 'on' })).status, 303);
   assert.match((await admin.agent.get('/console/sso')).html, /SSO is <strong>enforced<\/strong>/);
 
-  const [provider] = await server.ctx.db.selectFrom('sso_providers').select('id').where('organisation_id', '=', home.organisationId).execute();
-  assert.ok(provider);
   assert.equal((await admin.agent.submit('/console/sso', `/console/sso/providers/${provider.id}/remove`)).status, 303);
   assert.match((await admin.agent.get('/console/sso')).html, /No provider yet/);
 
   const audit = await server.ctx.db.selectFrom('audit_log').select(['event', 'detail', 'actor_email']).where('organisation_id', '=', home.organisationId).where('detail', 'like', 'sso_%').orderBy('at').execute();
-  assert.deepEqual(audit.map((a) => `${a.event}:${a.detail}:${a.actor_email}`), ['sso_provider_added', 'sso_enforcement_on', 'sso_provider_removed'].map((d) => `console_change:${d}:${admin.email}`));
+  assert.deepEqual(audit.map((a) => `${a.event}:${a.detail}:${a.actor_email}`), ['sso_provider_added', 'sso_provider_updated', 'sso_provider_updated', 'sso_enforcement_on', 'sso_provider_removed'].map((d) => `console_change:${d}:${admin.email}`));
 });
 
 test('a refused provider is explained on the page with what was typed; nothing is stored', async () => {
@@ -73,5 +84,10 @@ test('a viewer reads but cannot change; another organisation\'s provider is a 40
   const other = await ssoTenant(server, idp);
   const removed = await admin.agent.submit('/console/sso', `/console/sso/providers/${other.providerId}/remove`);
   assert.equal(removed.status, 404);
-  assert.ok(await server.ctx.db.selectFrom('sso_providers').select('id').where('id', '=', other.providerId).executeTakeFirst(), 'still there');
+  const edited = await admin.agent.submit('/console/sso', `/console/sso/providers/${other.providerId}`, { clientId: 'taken-over', domains: other.domain });
+  assert.equal(edited.status, 404);
+  assert.equal((await viewer.agent.submit('/console/sso', `/console/sso/providers/${other.providerId}`, { clientId: 'x', domains: 'x.example' })).status, 403);
+  const untouched = await server.ctx.db.selectFrom('sso_providers').select('client_id').where('id', '=', other.providerId).executeTakeFirst();
+  assert.ok(untouched, 'still there');
+  assert.notEqual(untouched.client_id, 'taken-over');
 });
