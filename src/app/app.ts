@@ -83,7 +83,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   });
   recordRequests(app, ctx.metrics);
   installValidators(app);
-  installErrorHandling(app);
+  installErrorHandling(app, ctx.config.baseUrl);
   readJsonBodies(app);
   refuseUnstorableText(app);
   await app.register(formbody);

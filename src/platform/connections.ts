@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import { ERROR_CODES, type ErrorCode } from './error-codes.ts';
+import { ERROR_CODES, problemType, type ErrorCode } from './error-codes.ts';
 
 export interface ConnectionLimits {
   /** Milliseconds for a whole request (headers and body) to arrive. */
@@ -39,10 +39,10 @@ const CLIENT_ERRORS: Record<string, { code: ErrorCode; detail: string }> = {
   HPE_HEADER_OVERFLOW: { code: 'headers_too_large', detail: 'The request headers are larger than 16 KiB.' },
 };
 
-function problemResponse(code: ErrorCode, detail: string): string {
+function problemResponse(code: ErrorCode, detail: string, problemTypeBase: string): string {
   const requestId = randomUUID();
   const { status, title } = ERROR_CODES[code];
-  const body = JSON.stringify({ type: `https://errors.wfs.dev/${code}`, title, status, detail, code, requestId });
+  const body = JSON.stringify({ type: problemType(problemTypeBase, code), title, status, detail, code, requestId });
   return [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
     'Content-Type: application/problem+json; charset=utf-8',
@@ -58,13 +58,13 @@ function problemResponse(code: ErrorCode, detail: string): string {
  * Fastify's `clientErrorHandler`: Node's refusals of a request (too slow, headers too large, not
  * HTTP) in the problem shape. A peer that reset the connection is only logged: nothing can reach it.
  */
-export function answerClientError(this: { log: FastifyBaseLogger }, error: Error & { code?: string }, socket: Socket): void {
+export function answerClientError(this: { log: FastifyBaseLogger; problemTypeBase: string }, error: Error & { code?: string }, socket: Socket): void {
   const known = CLIENT_ERRORS[error.code ?? ''];
   this.log.info({ code: error.code, remoteAddress: socket.remoteAddress }, known ? `client error: ${known.code}` : 'client error: not a valid HTTP request');
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const { code, detail } = known ?? { code: 'bad_request', detail: 'The request is not valid HTTP/1.1.' };
   // Only while nothing has been answered on this connection yet (a response in flight would be garbled).
-  if (socket.writable && socket.bytesWritten === 0) socket.end(problemResponse(code, detail));
+  if (socket.writable && socket.bytesWritten === 0) socket.end(problemResponse(code, detail, this.problemTypeBase));
   // Closed for good a little later: destroyed at once with the peer's bytes still unread, the close
   // is a reset, which can make the peer drop the answer before reading it.
   setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();

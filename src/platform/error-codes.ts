@@ -83,3 +83,11 @@ export const OAUTH_ERROR_CODES = {
 } as const satisfies Record<string, ErrorCodeEntry>;
 
 export type OAuthErrorCode = keyof typeof OAUTH_ERROR_CODES;
+
+/** The page listing every code (src/platform/error-page.ts); a problem's `type` points into it. */
+export const ERROR_PAGE_PATH = '/docs/errors';
+
+/** A problem's `type`: the code's entry on the error page of the deployment at `baseUrl`. */
+export function problemType(baseUrl: string, code: string): string {
+  return `${baseUrl}${ERROR_PAGE_PATH}#${code}`;
+}

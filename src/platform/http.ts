@@ -7,6 +7,7 @@ import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, Fa
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { OAuthError, ProblemError, titleFor, type FieldError } from './errors.ts';
 import { patternMessage } from './schemas.ts';
+import { problemType } from './error-codes.ts';
 import { jsonBodyParser, plainJson, type JsonBodyOptions, type JsonBodyParser } from './json-body.ts';
 
 /**
@@ -28,6 +29,10 @@ export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression,
 export type ErrorFormat = 'problem' | 'oauth' | 'html';
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** BASE_URL, for the `type` of problem answers (set by installErrorHandling). */
+    problemTypeBase: string;
+  }
   interface FastifyContextConfig {
     errorFormat?: ErrorFormat;
   }
@@ -176,7 +181,7 @@ function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Prob
     .headers(problem.headers)
     .type('application/problem+json')
     .send({
-      type: `https://errors.wfs.dev/${problem.code}`,
+      type: problemType(request.server.problemTypeBase, problem.code),
       title: problem.title,
       status: problem.status,
       detail: problem.message,
@@ -195,7 +200,9 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
   void sendProblem(request, reply, toProblem(error));
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+/** `problemTypeBase`: BASE_URL, so a problem's `type` is {base_url}/docs/errors#<code>. */
+export function installErrorHandling(app: FastifyInstance, problemTypeBase: string): void {
+  app.decorate('problemTypeBase', problemTypeBase);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const format = request.routeOptions.config?.errorFormat ?? 'problem';
     let problem: ProblemError;

@@ -11,6 +11,8 @@ import type { App } from './http.ts';
 import type { Config } from './config.ts';
 import { Problem } from './schemas.ts';
 import { registerReferencePage } from './reference-page.ts';
+import { problemType } from './error-codes.ts';
+import { errorPageRoute } from './error-page.ts';
 
 type Json = Record<string, unknown>;
 type Operation = Json & { security?: Json[]; responses?: Record<string, Json> };
@@ -114,7 +116,7 @@ function baseDocument(config: Config): Json {
 
 function problemExample(status: number, code: string, detail: string): Json {
   return {
-    type: `https://errors.wfs.dev/${code}`,
+    type: problemType('https://wfs.example.com', code),
     title: STATUS_CODES[status] ?? 'Error',
     status,
     detail,
@@ -306,5 +308,6 @@ export async function registerOpenApi(app: App, config: Config, sections: { webh
     transformObject: (generated) => completeDocument(('openapiObject' in generated ? generated.openapiObject : {}) as Json, config),
   });
   await registerReferencePage(app, config);
+  errorPageRoute(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

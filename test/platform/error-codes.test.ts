@@ -46,3 +46,18 @@ test('a problem answer carries the status and title of its code', async () => {
   assert.equal(problem.status, ERROR_CODES.missing_token.status);
   assert.equal(problem.title, ERROR_CODES.missing_token.title);
 });
+
+test('a problem\'s type is the entry of its code on the service\'s own error page, which lists every code', async () => {
+  const response = await fetch(`${server.baseUrl}/api/v1/company/users`);
+  const problem = (await response.json()) as { type: string; code: string };
+  assert.equal(problem.type, `${server.config.baseUrl}/docs/errors#missing_token`);
+
+  const page = await fetch(new URL(problem.type).href.replace(server.config.baseUrl, server.baseUrl));
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+  assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+  const html = await page.text();
+  for (const code of Object.keys(ERROR_CODES)) assert.match(html, new RegExp(`<tr id="${code}"><td><code>${code}</code>`), code);
+  for (const code of Object.keys(OAUTH_ERROR_CODES)) assert.match(html, new RegExp(`<tr id="oauth-${code}">`), code);
+});
+

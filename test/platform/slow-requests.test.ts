@@ -81,8 +81,9 @@ test('headers that never finish are answered 408 as well', async () => {
 
 test('headers over 16 KiB are 431 problem+json with X-Request-Id', async () => {
   const response = await fetch(`${server.baseUrl}/healthz`, { headers: { 'x-padding': 'a'.repeat(20 * 1024) } });
-  const problem = (await response.json()) as { code: string; requestId: string };
+  const problem = (await response.json()) as { code: string; requestId: string; type: string };
   assert.equal(response.status, 431);
+  assert.equal(problem.type, `${server.config.baseUrl}/docs/errors#headers_too_large`, 'answered before routing, it links to the error page too');
   assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
   assert.equal(problem.code, 'headers_too_large');
   assert.equal(problem.requestId, response.headers.get('x-request-id'));

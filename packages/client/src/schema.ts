@@ -1413,7 +1413,7 @@ export interface components {
         /**
          * @description RFC 9457 problem details. `code` is stable (see docs/errors.md); `errors` lists every invalid field of a bad request.
          * @example {
-         *       "type": "https://errors.wfs.dev/validation_failed",
+         *       "type": "https://wfs.example.com/docs/errors#validation_failed",
          *       "title": "Bad Request",
          *       "status": 400,
          *       "detail": "Invalid body: /items/3/amount must be a number with at most 2 decimals (and 1 more).",
@@ -1456,7 +1456,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://errors.wfs.dev/headers_too_large",
+                 *       "type": "https://wfs.example.com/docs/errors#headers_too_large",
                  *       "title": "Request Header Fields Too Large",
                  *       "status": 431,
                  *       "detail": "The request headers are larger than 16 KiB.",
@@ -1476,7 +1476,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://errors.wfs.dev/request_timeout",
+                 *       "type": "https://wfs.example.com/docs/errors#request_timeout",
                  *       "title": "Request Timeout",
                  *       "status": 408,
                  *       "detail": "The request did not arrive in time; send the whole body without pauses.",
@@ -1501,7 +1501,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://errors.wfs.dev/database_unavailable",
+                 *       "type": "https://wfs.example.com/docs/errors#database_unavailable",
                  *       "title": "Service Unavailable",
                  *       "status": 503,
                  *       "detail": "The database is unavailable; retry shortly.",
@@ -1529,7 +1529,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://errors.wfs.dev/rate_limited",
+                 *       "type": "https://wfs.example.com/docs/errors#rate_limited",
                  *       "title": "Too Many Requests",
                  *       "status": 429,
                  *       "detail": "Too many requests; retry after the time in Retry-After.",
@@ -1551,7 +1551,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "type": "https://errors.wfs.dev/invalid_token",
+                 *       "type": "https://wfs.example.com/docs/errors#invalid_token",
                  *       "title": "Unauthorized",
                  *       "status": 401,
                  *       "detail": "The token has expired.",
