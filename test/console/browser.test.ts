@@ -131,7 +131,7 @@ test('invitation → password → TOTP → sign-in → client → user → the u
     assert.equal(await configurationStatus(server.baseUrl, idToken), 200, 'a planned rotation revokes nothing');
 
     // The remaining pages pass axe as well.
-    for (const path of ['/console/audit', '/console/console-users', '/console/step-up?next=/console', '/console/clients/cli_nope']) {
+    for (const path of ['/console/audit', '/console/console-users', '/console/sso', '/console/step-up?next=/console', '/console/clients/cli_nope']) {
       await page.goto(`${server.baseUrl}${path}`);
       await assertAccessible(page, path);
     }
