@@ -6,22 +6,21 @@ import assert from 'node:assert/strict';
 import { decodeJwt } from 'jose';
 import { useBrowser } from '../support/browser.ts';
 import { assertAccessible } from '../support/axe.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
 import { codeExchange, type TokenBody } from '../support/login.ts';
 import { configurationWith, postToken } from '../iam/helpers.ts';
-import { startIdentityProvider, type IdentityProvider } from './identity-provider.ts';
+import type { IdentityProvider } from './identity-provider.ts';
 import { clientRequest } from './flow.ts';
-import { ssoTenant } from './fixtures.ts';
+import { ssoTenant, startSsoServer, type SsoServer } from './fixtures.ts';
 
+let sso: SsoServer;
 let server: TestServer;
 let idp: IdentityProvider;
 before(async () => {
-  server = await startTestServer({ SSO_ALLOW_INSECURE: '1' });
-  idp = await startIdentityProvider(`${server.config.authUrl}/oauth/sso/callback`);
+  sso = await startSsoServer();
+  ({ server, idp } = sso);
 });
-after(async () => {
-  await Promise.all([server.close(), idp.close()]);
-});
+after(() => sso.close());
 const browser = useBrowser();
 
 test('a browser signs in through the organisation\'s identity provider and arrives at the client with a code', async () => {

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
 import { assertRefusedWithin } from '../support/http.ts';
 import { codeExchange, hiddenInputs, type TokenBody } from '../support/login.ts';
 import { postToken, renewAtIdToken } from '../iam/helpers.ts';
@@ -13,17 +13,16 @@ import { removeSsoProvider } from '../../src/sso/providers.ts';
 import { matchApiUser } from '../../src/sso/matching.ts';
 import { newSigningKey, signIdToken, startIdentityProvider, type IdentityProvider } from './identity-provider.ts';
 import { CookieJar, clientRequest, locationOf, request, signInAtProvider, ssoLogin, submitEmail } from './flow.ts';
-import { ssoTenant, type SsoTenant } from './fixtures.ts';
+import { ssoTenant, startSsoServer, type SsoServer, type SsoTenant } from './fixtures.ts';
 
+let sso: SsoServer;
 let server: TestServer;
 let idp: IdentityProvider;
 before(async () => {
-  server = await startTestServer({ SSO_ALLOW_INSECURE: '1' });
-  idp = await startIdentityProvider(`${server.config.authUrl}/oauth/sso/callback`);
+  sso = await startSsoServer();
+  ({ server, idp } = sso);
 });
-after(async () => {
-  await Promise.all([server.close(), idp.close()]);
-});
+after(() => sso.close());
 
 async function failedPage(response: Response, status: number, text: RegExp): Promise<void> {
   const html = await response.text();

@@ -3,9 +3,10 @@
 import { addSsoProvider, setSsoEnforced } from '../../src/sso/providers.ts';
 import { loadSecretBox } from '../../src/sso/secrets-key.ts';
 import { createApiUser, setGrantEnabled } from '../../src/iam/provisioning.ts';
-import type { TestServer } from '../support/server.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import type { Clock } from '../../src/platform/clock.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
-import type { IdentityProvider } from './identity-provider.ts';
+import { startIdentityProvider, type IdentityProvider } from './identity-provider.ts';
 
 export interface SsoTenant {
   tenant: Tenant;
@@ -29,4 +30,17 @@ export async function ssoTenant(server: TestServer, idp: IdentityProvider, optio
   const sub = `ana-${counter}`;
   idp.people.set(sub, { sub, email: created.email, email_verified: true });
   return { tenant, providerId, domain, user: { ...created, sub } };
+}
+
+export interface SsoServer {
+  server: TestServer;
+  idp: IdentityProvider;
+  close(): Promise<void>;
+}
+
+/** The service (SSO_ALLOW_INSECURE, for a provider on 127.0.0.1) and a customer's provider that knows its callback. */
+export async function startSsoServer(options: { clock?: Clock } = {}): Promise<SsoServer> {
+  const server = await startTestServer({ SSO_ALLOW_INSECURE: '1' }, options);
+  const idp = await startIdentityProvider(`${server.config.authUrl}/oauth/sso/callback`);
+  return { server, idp, close: async () => void (await Promise.all([server.close(), idp.close()])) };
 }
