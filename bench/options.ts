@@ -52,7 +52,7 @@ const HELP = `npm run bench -- [options]
                       with a dash), e.g. --server-node-options="--cpu-prof --cpu-prof-dir=/tmp/prof":
                       a CPU profile of each instance under the bench's load (it costs throughput)
   --no-write          print the table without writing docs/benchmarks.md
-Each wrk row against the service reports service (and PostgreSQL) CPU share over the measured phase,
+Each row against the service reports service (and PostgreSQL) CPU share over the measured phase,
 the service's RSS after it and its event-loop p99 (from /proc and GET /metrics): take figures on a
 quiet machine only.
 Every option also reads BENCH_<NAME> (e.g. BENCH_DURATION=3, BENCH_DB=sqlite).`;

@@ -77,15 +77,16 @@ async function runColumn(column: Column, dialect: Dialect, service: Target, work
   const report = recorder(column);
   const { urls } = service;
   const observe = observer({ pids: service.pids, urls, metricsToken: BENCH_METRICS_TOKEN, postgres: dialect === 'postgres' });
+  const settings = { ...options, observe };
   for (const rowId of HTTP_ROWS) {
     if (!rows.includes(rowId) || !wants(groupOf(rowId))) continue;
-    await runHttpRow(rowId, urls, workload, { ...options, observe }, report);
+    await runHttpRow(rowId, urls, workload, settings, report);
     // The peer right after, in the same conditions, so the ratio compares like with like.
     if (rowId === 'token') await runPeerTokenRow(options, report);
   }
-  if (rows.includes('timeclock') && wants('timeclock')) await runTimeclockRow(urls, workload, options, report);
-  if (rows.includes('revenue') && wants('revenue')) await runRevenueRows(urls[0]!, workload, options, report);
-  if (rows.includes('changes') && wants('changes')) await runChangesRow(urls[0]!, workload, options, report);
+  if (rows.includes('timeclock') && wants('timeclock')) await runTimeclockRow(urls, workload, settings, report);
+  if (rows.includes('revenue') && wants('revenue')) await runRevenueRows(urls[0]!, workload, settings, report);
+  if (rows.includes('changes') && wants('changes')) await runChangesRow(urls[0]!, workload, settings, report);
 }
 
 /** A set-up that cannot start (PostgreSQL down, a server that will not boot) fails its column, not the run. */
