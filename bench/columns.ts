@@ -8,6 +8,7 @@ import { measureLoad, type LoadRequest, type LoadSettings } from './load.ts';
 import { measureTimeclock, type Person } from './timeclock.ts';
 import { measureRevenueBatch } from './revenue.ts';
 import { measureChangeReads } from './changes.ts';
+import { measureDeliveries } from './webhooks.ts';
 import { JsonClient } from './client.ts';
 import type { Outcome } from './report.ts';
 import type { LoadedCompany } from './company.ts';
@@ -161,14 +162,17 @@ export async function runTimeclockRow(urls: readonly string[], workload: Workloa
   });
 }
 
-export async function runRevenueRows(url: string, workload: Workload, options: RowSettings, report: Report): Promise<void> {
+async function departmentIdsOf(url: string, workload: Workload): Promise<string[]> {
   const client = new JsonClient(url, 1, bearer(workload.tenant.idToken));
-  let departmentIds: string[];
   try {
-    departmentIds = (await client.json<{ departments: { id: string }[] }>('GET', '/api/v1/company/configuration')).departments.map((d) => d.id);
+    return (await client.json<{ departments: { id: string }[] }>('GET', '/api/v1/company/configuration')).departments.map((d) => d.id);
   } finally {
     client.close();
   }
+}
+
+export async function runRevenueRows(url: string, workload: Workload, options: RowSettings, report: Report): Promise<void> {
+  const departmentIds = await departmentIdsOf(url, workload);
   const problem = await probe(url, { method: 'POST', path: '/api/v1/company/revenue', headers: { ...bearer(workload.tenant.idToken), 'content-type': 'application/json' }, body: '{"items":[]}' });
   for (const variant of ['new', 'changed'] as const) {
     const rowId = `revenue-${variant}`;
@@ -183,4 +187,13 @@ export async function runChangesRow(url: string, workload: Workload, options: Ro
   const problem = await probe(url, { path: '/api/v1/company/changes?limit=1', headers: bearer(workload.tenant.idToken) });
   if (problem) return report('changes', { skipped: problem });
   report('changes', { measurement: await measureChangeReads({ url, idToken: workload.tenant.idToken, warmup: options.warmup, duration: options.duration, observe: options.observe }) });
+}
+
+/** Deliveries of one revenue batch's changes to a local receiver (bench/webhooks.ts). */
+export async function runWebhookRow(url: string, workload: Workload, options: RowSettings, report: Report): Promise<void> {
+  const departmentIds = await departmentIdsOf(url, workload);
+  if (departmentIds.length === 0) return report('webhooks', { skipped: workload.missingData });
+  const problem = await probe(url, { path: '/api/v1/company/webhooks', headers: bearer(workload.tenant.idToken) });
+  if (problem) return report('webhooks', { skipped: problem });
+  report('webhooks', { measurement: await measureDeliveries({ url, idToken: workload.tenant.idToken, departmentIds, changes: options.webhookChanges, observe: options.observe }) });
 }
