@@ -39,7 +39,7 @@ function postgresUrl(name: string): string {
   return url.toString();
 }
 
-function sqliteFile(): { path: string; drop(): Promise<void> } {
+function sqliteFile(): { path: string; drop: () => Promise<void> } {
   const dir = mkdtempSync(join(tmpdir(), 'wfs-test-'));
   return { path: join(dir, 'wfs.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
