@@ -1,11 +1,11 @@
 // The operator's console command (CONTRACT §6): `wfs invite-console-user` invites the first admin of
 // an organisation (or anyone else); the invitation link is a credential and is printed once.
 import { Option, type Command } from 'commander';
-import { operatorAction } from '../cli/output.ts';
+import { operatorAction } from './output.ts';
 import { OPERATOR } from '../iam/audit.ts';
-import { auditConsole } from './audit.ts';
-import { CONSOLE_ROLES, inviteConsoleUser } from './people.ts';
-import type { ConsoleRole } from './tables.ts';
+import { auditConsole } from '../console/audit.ts';
+import { CONSOLE_ROLES, inviteConsoleUser } from '../console/people.ts';
+import type { ConsoleRole } from '../console/tables.ts';
 
 export function consoleCommands(program: Command): void {
   program
