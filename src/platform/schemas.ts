@@ -30,6 +30,9 @@ export function formatMessage(format: unknown): string | undefined {
   return FORMATS[String(format)]?.message;
 }
 
+/** An id this service issued (`cmp_…`, `cli_…`), as a path parameter or a body field names it. */
+export const Id = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
+
 const PATTERN_MESSAGES = new Map<unknown, string>(Object.values(PATTERNS).map(({ pattern, message }) => [pattern, message]));
 
 /** The words for a failed `pattern` check, instead of the regular expression a validator would quote. */

@@ -62,6 +62,8 @@ function meaningOf(e: ErrorObject): string {
   if (e.keyword === 'format') return formatMessage(params.format) ?? e.message ?? 'is invalid';
   if (e.keyword === 'maxLength') return `must be at most ${String(params.limit)} characters`;
   if (e.keyword === 'minLength') return `must be at least ${String(params.limit)} characters`;
+  if (e.keyword === 'maxItems') return `must hold at most ${String(params.limit)} items`;
+  if (e.keyword === 'minItems') return `must hold at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}`;
   return e.message ?? 'is invalid';
 }
 
@@ -81,24 +83,32 @@ function located(context: string, e: ErrorObject): FieldError {
 
 /**
  * The field errors of a failed check, one per path in the order found: where a value matches no
- * branch of a union (a shift category, a wage period), what each branch asks for is joined with "or".
+ * branch of a union (a shift category, a wage period), what each branch asks for is joined with "or";
+ * several rules one value breaks, with "and".
  */
 function fieldErrors(context: string, errors: ErrorObject[]): FieldError[] {
   const messages = new Map<string, string[]>();
+  const unions = new Set<string>();
   for (const e of errors) {
-    // The summary of a failed union adds nothing to what its branches said.
-    if (e.keyword === 'anyOf') continue;
     const { path, message } = located(context, e);
+    // The summary of a failed union adds nothing to what its branches said.
+    if (e.keyword === 'anyOf') {
+      unions.add(path);
+      continue;
+    }
     const list = messages.get(path) ?? [];
     if (!list.includes(message)) list.push(message);
     messages.set(path, list);
   }
-  return [...messages].map(([path, list]) => ({ path, message: list.join(' or ') }));
+  return [...messages].map(([path, list]) => ({ path, message: list.join(unions.has(path) ? ' or ' : ' and ') }));
 }
 
 const PART_NAMES: Record<string, string> = { querystring: 'Query parameter', params: 'Path parameter', headers: 'Header' };
 
-/** One sentence on the first problem: `Query parameter limit must be <= 1000 (and 1 more).` */
+/**
+ * One sentence on the first problem: `Query parameter limit must be <= 1000 (and 1 more).`; for the
+ * input of a domain function (`input`: a command's options as much as a body), just its path.
+ */
 function describe(context: string, errors: FieldError[]): string {
   const first = errors[0];
   if (!first) return 'The request is invalid.';
@@ -106,6 +116,7 @@ function describe(context: string, errors: FieldError[]): string {
   const part = PART_NAMES[context];
   let sentence: string;
   if (first.message.startsWith('unknown ')) sentence = `U${first.message.slice(1)}`;
+  else if (context === 'input') sentence = `${first.path} ${first.message}`;
   else if (part) sentence = `${part} ${first.path.replace(/^\/[a-z]+\//, '')} ${first.message}`;
   else sentence = first.path === '/' ? `The body ${first.message}` : `Body field ${first.path} ${first.message}`;
   return `${sentence}${more}.`;
@@ -131,12 +142,16 @@ export function schemaErrors(schema: TSchema, value: unknown, base = ''): FieldE
   return fieldErrors('body', validate.errors ?? []).map((e) => ({ path: e.path === '/' ? base || '/' : `${base}${e.path}`, message: e.message }));
 }
 
+/** A domain function's refusal of its input: 400 `validation_failed` listing `errors`, when there are any. */
+export function rejectIf(errors: FieldError[]): void {
+  if (errors.length > 0) throw validationFailed('input', errors);
+}
+
 /**
- * `value` as `schema` types it, or the same 400 a route answers for a body that does not fit: for the
- * callers that do not come through a route (the `wfs` commands).
+ * `value` as `schema` types it, or 400 `validation_failed` with the errors a route finds in a body
+ * that does not fit: for the callers that do not come through a route (the `wfs` commands, the console).
  */
 export function checkedInput<S extends TSchema>(schema: S, value: unknown): Static<S> {
-  const errors = schemaErrors(schema, value);
-  if (errors.length > 0) throw validationFailed('body', errors);
+  rejectIf(schemaErrors(schema, value));
   return value as Static<S>;
 }
