@@ -21,6 +21,8 @@ export interface BenchOptions {
   readonly timeclockPeople: number;
   readonly timeclockConcurrency: number;
   readonly batchRuns: number;
+  /** Changes delivered in the webhook row (one revenue batch: at most 5,000). */
+  readonly webhookChanges: number;
   /** Run the two-instance PostgreSQL column (authenticated read and timeclock). */
   readonly twoInstances: boolean;
   readonly logLevel: string;
@@ -32,7 +34,7 @@ export interface BenchOptions {
 }
 
 const HELP = `npm run bench -- [options]
-  --only ids          comma-separated rows (config,token,idtoken,feed,timetable,users,timeclock,revenue,changes);
+  --only ids          comma-separated rows (config,token,idtoken,feed,timetable,users,timeclock,revenue,changes,webhooks);
                       the bare baseline is always measured (the other rows are compared with it);
                       token also measures the peer, oidc-provider, just after (ratio in the token cell)
   --db list           sqlite,postgres (default both)
@@ -46,13 +48,14 @@ const HELP = `npm run bench -- [options]
   --people n          timeclock people (default 500)
   --concurrency n     timeclock people in flight at once (default 64)
   --batch-runs n      revenue batch runs per variant (default 10)
+  --webhook-changes n changes delivered in the webhooks row, 1 to 5000 (default 5000)
   --no-two-instances  skip the two-instance PostgreSQL column
   --log-level l       server LOG_LEVEL (default warn)
   --server-node-options=s  NODE_OPTIONS for the service processes (with "=", as the value starts
                       with a dash), e.g. --server-node-options="--cpu-prof --cpu-prof-dir=/tmp/prof":
                       a CPU profile of each instance under the bench's load (it costs throughput)
   --no-write          print the table without writing docs/benchmarks.md
-Each wrk row against the service reports service (and PostgreSQL) CPU share over the measured phase,
+Each row against the service reports service (and PostgreSQL) CPU share over the measured phase,
 the service's RSS after it and its event-loop p99 (from /proc and GET /metrics): take figures on a
 quiet machine only.
 Every option also reads BENCH_<NAME> (e.g. BENCH_DURATION=3, BENCH_DB=sqlite).`;
@@ -83,6 +86,7 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
       people: { type: 'string' },
       concurrency: { type: 'string' },
       'batch-runs': { type: 'string' },
+      'webhook-changes': { type: 'string' },
       'no-two-instances': { type: 'boolean' },
       'log-level': { type: 'string' },
       'server-node-options': { type: 'string' },
@@ -116,6 +120,7 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
     timeclockPeople: Math.round(positive('people', pick('people', '500'))),
     timeclockConcurrency: Math.round(positive('concurrency', pick('concurrency', '64'))),
     batchRuns: Math.round(positive('batch-runs', pick('batch-runs', '10'))),
+    webhookChanges: Math.min(5000, Math.round(positive('webhook-changes', pick('webhook-changes', '5000')))),
     twoInstances: !flag('no-two-instances'),
     logLevel: pick('log-level', 'warn'),
     serverNodeOptions: pick('server-node-options', ''),

@@ -70,6 +70,8 @@ export async function startService(settings: ServiceSettings, instances: number)
     // The production default, not the tests' fast poll.
     REVOCATION_REFRESH_MS: '1000',
     METRICS_TOKEN: BENCH_METRICS_TOKEN,
+    // The webhooks row delivers to a receiver on 127.0.0.1 over http.
+    WEBHOOK_ALLOW_INSECURE: '1',
     ...(settings.nodeOptions ? { NODE_OPTIONS: settings.nodeOptions } : {}),
   });
   return { urls: cluster.instances.map((i) => i.url), pids: cluster.instances.flatMap((i) => (i.child.pid === undefined ? [] : [i.child.pid])), stop: () => cluster.stop() };

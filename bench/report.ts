@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Measurement } from './measurement.ts';
 import type { Resources } from './resources.ts';
-import { ROWS, goalText, type Goal } from './scenarios.ts';
+import { ROWS, goalText, type Goal, type Row } from './scenarios.ts';
 
 export type Outcome = { measurement: Measurement } | { skipped: string };
 
@@ -53,16 +53,17 @@ export function resourceParts(resources: Resources | undefined): string[] {
   return parts;
 }
 
-function cell(rowId: string, goal: Goal | undefined, outcome: Outcome | undefined, bare: number | undefined, related: Related): string {
+function cell(row: Row, column: Column, outcome: Outcome | undefined, bare: number | undefined, related: Related): string {
   if (!outcome) return '';
   if ('skipped' in outcome) return `n/a (${outcome.skipped})`;
   const m = outcome.measurement;
   if (m.samples === 0) return `no 2xx answer${m.failures > 0 ? ` (${number(m.failures)} failed)` : ' in the window'} · **fail**`;
   const parts: string[] = [];
   if (m.perSecond !== undefined) {
-    parts.push(`${number(m.perSecond)}/s`, `p99 ${ms(m.p99Ms)}`);
-    const share = bare === undefined ? undefined : (m.perSecond / bare) * 100;
-    if (share !== undefined && rowId !== 'bare') parts.push(`${number(share, share < 10 ? 1 : 0)} % of bare`);
+    parts.push(`${number(m.perSecond)}${row.unit ? ` ${row.unit}` : ''}/s`, `p99 ${ms(m.p99Ms)}`);
+    // A rate of something other than requests (changes, deliveries) is no share of a request rate.
+    const share = bare === undefined || row.unit ? undefined : (m.perSecond / bare) * 100;
+    if (share !== undefined && row.id !== 'bare') parts.push(`${number(share, share < 10 ? 1 : 0)} % of bare`);
     const single = perSecondOf(related.reference);
     if (single) parts.push(`×${number(m.perSecond / single, 2)} of 1 instance`);
     const bareSameBody = perSecondOf(related.sameBody);
@@ -74,7 +75,8 @@ function cell(rowId: string, goal: Goal | undefined, outcome: Outcome | undefine
   }
   parts.push(...resourceParts(m.resources));
   if (m.failures > 0) parts.push(`${number(m.failures)} failed`);
-  const mark = verdict(goal, m, bare);
+  const judged = !row.goal?.only || column.id.startsWith(row.goal.only);
+  const mark = judged ? verdict(row.goal, m, bare) : undefined;
   if (mark) parts.push(mark);
   return parts.join(' · ');
 }
@@ -98,7 +100,7 @@ export function renderTable(columns: readonly Column[]): string {
     const cells = columns.map((c) => {
       const reference = c.scalesFrom ? columns.find((o) => o.id === c.scalesFrom)?.outcomes.get(row.id) : undefined;
       const related = { reference, sameBody: row.sameBody ? c.outcomes.get(row.sameBody) : undefined, peer: row.peer ? c.outcomes.get(row.peer) : undefined };
-      return cell(row.id, row.goal, c.outcomes.get(row.id), bare, related);
+      return cell(row, c, c.outcomes.get(row.id), bare, related);
     });
     lines.push(`| ${row.label} | ${goalText(row.goal)} | ${cells.join(' | ')} |`);
   }

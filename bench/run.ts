@@ -8,7 +8,7 @@ import { BENCH_METRICS_TOKEN, startBareServer, startService, type Target } from 
 import { measureLoad, requireWrk } from './load.ts';
 import { BENCH_BASE_URL, openBenchContext, provisionBenchTenant, closeContext } from './tenant.ts';
 import { loadCompany, type LoadedCompany } from './company.ts';
-import { runChangesRow, runHttpRow, runPeerTokenRow, runRevenueRows, runTimeclockRow, type Workload } from './columns.ts';
+import { runChangesRow, runHttpRow, runPeerTokenRow, runRevenueRows, runTimeclockRow, runWebhookRow, type Workload } from './columns.ts';
 import { observer } from './resources.ts';
 import { ROWS, groupOf } from './scenarios.ts';
 import { renderNotes, renderTable, writeSection, type Column, type Outcome } from './report.ts';
@@ -48,7 +48,7 @@ async function measureBare(): Promise<Outcome> {
   }
 }
 
-const needsData = () => ['feed', 'timetable', 'users', 'timeclock', 'revenue', 'changes'].some(wants);
+const needsData = () => ['feed', 'timetable', 'users', 'timeclock', 'revenue', 'changes', 'webhooks'].some(wants);
 
 async function prepareWorkload(databaseUrl: string, dialect: Dialect): Promise<Workload> {
   const ctx = await openBenchContext(databaseUrl);
@@ -77,15 +77,18 @@ async function runColumn(column: Column, dialect: Dialect, service: Target, work
   const report = recorder(column);
   const { urls } = service;
   const observe = observer({ pids: service.pids, urls, metricsToken: BENCH_METRICS_TOKEN, postgres: dialect === 'postgres' });
+  const settings = { ...options, observe };
   for (const rowId of HTTP_ROWS) {
     if (!rows.includes(rowId) || !wants(groupOf(rowId))) continue;
-    await runHttpRow(rowId, urls, workload, { ...options, observe }, report);
+    await runHttpRow(rowId, urls, workload, settings, report);
     // The peer right after, in the same conditions, so the ratio compares like with like.
     if (rowId === 'token') await runPeerTokenRow(options, report);
   }
-  if (rows.includes('timeclock') && wants('timeclock')) await runTimeclockRow(urls, workload, options, report);
-  if (rows.includes('revenue') && wants('revenue')) await runRevenueRows(urls[0]!, workload, options, report);
-  if (rows.includes('changes') && wants('changes')) await runChangesRow(urls[0]!, workload, options, report);
+  if (rows.includes('timeclock') && wants('timeclock')) await runTimeclockRow(urls, workload, settings, report);
+  if (rows.includes('revenue') && wants('revenue')) await runRevenueRows(urls[0]!, workload, settings, report);
+  if (rows.includes('changes') && wants('changes')) await runChangesRow(urls[0]!, workload, settings, report);
+  // Last: its endpoint is deleted afterwards, but nothing else should share the column with deliveries.
+  if (rows.includes('webhooks') && wants('webhooks')) await runWebhookRow(urls[0]!, workload, settings, report);
 }
 
 /** A set-up that cannot start (PostgreSQL down, a server that will not boot) fails its column, not the run. */
@@ -112,7 +115,7 @@ async function runDatabase(dialect: Dialect, columns: Column[]): Promise<LoadedC
       const settings = { databaseUrl: database.url, baseUrl: BENCH_BASE_URL, logLevel: options.logLevel, nodeOptions: options.serverNodeOptions };
       const one = await startService(settings, 1);
       try {
-        await runColumn(single, dialect, one, workload, [...HTTP_ROWS, 'timeclock', 'revenue', 'changes']);
+        await runColumn(single, dialect, one, workload, [...HTTP_ROWS, 'timeclock', 'revenue', 'changes', 'webhooks']);
       } finally {
         await one.stop();
       }

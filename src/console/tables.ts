@@ -9,7 +9,7 @@ export interface ConsoleUsersTable {
   role: ConsoleRole;
   /** scrypt$N$r$p$salt$hash */
   password_hash: string;
-  /** The base32 TOTP secret, sealed with AES-256-GCM (see sealed.ts). */
+  /** The base32 TOTP secret, sealed with the secret box, bound to the email (see totp-secrets.ts). */
   totp_secret: string;
   /** The last RFC 6238 time step accepted for this person: a step is accepted once. */
   last_totp_step: number;

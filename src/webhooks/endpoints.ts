@@ -5,7 +5,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
 import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
-import type { SecretBox } from '../platform/sealed-secrets.ts';
+import { resealStale, type SecretBox } from '../platform/sealed-secrets.ts';
 import { formatInstant } from '../platform/local-time.ts';
 import { checkDestination, DestinationRefused, type DestinationPolicy } from './destination.ts';
 import { newEndpointSecret } from './signing.ts';
@@ -142,4 +142,22 @@ export function signingSecrets(row: Pick<EndpointRow, 'id' | 'secret_sealed' | '
   const secrets = [box.open(row.secret_sealed, secretContext(row.id))];
   if (row.previous_secret_sealed && (row.previous_secret_until ?? 0) > now) secrets.push(box.open(row.previous_secret_sealed, secretContext(row.id)));
   return secrets;
+}
+
+/** Seals again with the current key every endpoint's secret (and previous secret) sealed with an older one. */
+export async function resealEndpointSecrets(db: Db, box: SecretBox): Promise<number> {
+  const endpoints = await db.selectFrom('webhook_endpoints').select(['id', 'secret_sealed', 'previous_secret_sealed']).execute();
+  const context = (endpoint: { id: string }) => secretContext(endpoint.id);
+  const current = await resealStale<(typeof endpoints)[number]>(box, endpoints, {
+    sealed: (endpoint) => endpoint.secret_sealed,
+    context,
+    store: (endpoint, value) => db.updateTable('webhook_endpoints').set({ secret_sealed: value }).where('id', '=', endpoint.id).where('secret_sealed', '=', endpoint.secret_sealed).execute(),
+  });
+  const previous = await resealStale<(typeof endpoints)[number]>(box, endpoints, {
+    sealed: (endpoint) => endpoint.previous_secret_sealed,
+    context,
+    store: (endpoint, value) =>
+      db.updateTable('webhook_endpoints').set({ previous_secret_sealed: value }).where('id', '=', endpoint.id).where('previous_secret_sealed', '=', endpoint.previous_secret_sealed).execute(),
+  });
+  return current + previous;
 }

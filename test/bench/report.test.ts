@@ -44,3 +44,10 @@ test('on SQLite no PostgreSQL share is shown, and a missing figure is left out r
   assert.deepEqual(resourceParts({ serviceCpu: 0.5 }), ['service CPU 50 %']);
   assert.deepEqual(resourceParts(undefined), []);
 });
+
+test('a rate of deliveries is shown with its unit, never as a share of bare, and judged only on the database its target names', () => {
+  const sqlite: Column = { id: 'sqlite', title: 'SQLite', outcomes: new Map([['bare', measured(40_000)], ['webhooks', measured(1_600)]]) };
+  const postgres: Column = { id: 'postgres', title: 'PostgreSQL', outcomes: new Map([['webhooks', measured(400)]]) };
+  const row = rowOf(renderTable([sqlite, postgres]), 'webhook deliveries');
+  assert.match(row, /\| ≥ 1,000\/s on SQLite \| 1,600 deliveries\/s · p99 5\.0 ms · pass \| 400 deliveries\/s · p99 5\.0 ms \|$/);
+});
