@@ -7,13 +7,13 @@ import type { AppContext } from '../app/context.ts';
 import { badRequest } from '../platform/errors.ts';
 import { secretBox } from '../platform/sealed-secrets.ts';
 import { formatInstant } from '../platform/local-time.ts';
-import { pageRequest, toPage } from '../platform/collection.ts';
+import { collectionPageRequest, readPage, type Page } from '../platform/paged-collection.ts';
 import { changeLog } from './change-stream.ts';
-import { createEndpoint, findEndpoint, listEndpoints, presentEndpoint, rotateSecret, updateEndpoint, type EndpointEnvironment, type EndpointRow } from './endpoints.ts';
-import { listDeliveries, presentDelivery } from './deliveries.ts';
+import { createEndpoint, endpointListing, findEndpoint, rotateSecret, updateEndpoint, type EndpointEnvironment, type EndpointRow } from './endpoints.ts';
+import { deliveryListing, type presentDelivery } from './deliveries.ts';
 import { queueReplay, queueTestMessage, retryDelivery } from './messages.ts';
 import { wakeDelivery } from './delivery-plugin.ts';
-import type { EndpointChanges, EndpointInput } from './schemas.ts';
+import type { Endpoint, EndpointChanges, EndpointInput } from './schemas.ts';
 
 /** Who acts: the context, the company whose endpoints are reached, and where warnings go. */
 export interface WebhookCaller {
@@ -38,22 +38,18 @@ export async function companyTimezone({ ctx, companyId }: Pick<WebhookCaller, 'c
 }
 
 /** A page of the company's endpoints, by id. */
-export async function endpointPage(caller: Pick<WebhookCaller, 'ctx' | 'companyId'>, query: PageParameters) {
+export async function endpointPage(caller: Pick<WebhookCaller, 'ctx' | 'companyId'>, query: PageParameters): Promise<Page<Endpoint>> {
   const { ctx, companyId } = caller;
-  const page = pageRequest(ctx.cursorKey, companyId, '/company/webhooks', query);
-  const rows = await listEndpoints(ctx.db, companyId, page.limit, page.after?.[0] as string | undefined);
-  const timezone = await companyTimezone(caller);
-  return toPage(rows, page.limit, page.scope, (row) => [row.id], (row) => presentEndpoint(row, timezone));
+  const page = collectionPageRequest({ key: ctx.cursorKey, tenant: companyId, listing: '/company/webhooks' }, query);
+  return readPage(page, endpointListing(ctx.db, companyId, await companyTimezone(caller)));
 }
 
 /** A page of an endpoint's delivery log, newest first. */
-export async function deliveryPage(caller: Pick<WebhookCaller, 'ctx' | 'companyId'>, id: string, query: PageParameters) {
+export async function deliveryPage(caller: Pick<WebhookCaller, 'ctx' | 'companyId'>, id: string, query: PageParameters): Promise<Page<ReturnType<typeof presentDelivery>>> {
   const { ctx, companyId } = caller;
   const endpoint = await findEndpoint(ctx.db, companyId, id);
-  const page = pageRequest(ctx.cursorKey, companyId, `/company/webhooks/${endpoint.id}/deliveries`, query);
-  const rows = await listDeliveries(ctx.db, endpoint.id, page.limit, page.after);
-  const timezone = await companyTimezone(caller);
-  return toPage(rows, page.limit, page.scope, (row) => [row.attempted_at, row.ordinal], (row) => presentDelivery(row, timezone));
+  const page = collectionPageRequest({ key: ctx.cursorKey, tenant: companyId, listing: `/company/webhooks/${endpoint.id}/deliveries` }, query);
+  return readPage(page, deliveryListing(ctx.db, endpoint.id, await companyTimezone(caller)));
 }
 
 /** A new endpoint (its URL checked, `400` otherwise) receiving the changes committed from now on. */

@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { acceptJsonOnly, type App } from '../platform/http.ts';
 import type { AppContext } from '../app/context.ts';
 import { Collection, problemResponses } from '../platform/schemas.ts';
-import { PageQuery } from '../platform/collection.ts';
+import { pagedQuery } from '../platform/paged-collection.ts';
 import { formatInstant } from '../platform/local-time.ts';
 import { deleteEndpoint, findEndpoint, presentEndpoint } from './endpoints.ts';
 import { changeEndpoint, companyTimezone, deliveryPage, endpointPage, registerEndpoint, replayPeriod, retryEndpointDelivery, rotateEndpointSecret, sendTestMessage, type WebhookCaller } from './operations.ts';
@@ -46,7 +46,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     schema: {
       tags: TAGS, operationId: 'listWebhookEndpoints', security: SECURITY,
       summary: 'Lists the company\'s webhook endpoints',
-      querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+      querystring: pagedQuery({}),
       response: { 200: Collection(Endpoint), ...problemResponses(400, 401, 429) },
     },
   }, async (request) => endpointPage({ ctx, companyId: request.principal.companyId }, request.query));
@@ -123,7 +123,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       summary: 'The endpoint\'s delivery log, newest first',
       description: 'One item per attempt, kept as long as the change log keeps changes (CHANGES_RETENTION_SECONDS, 30 days).',
       params: EndpointParams,
-      querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+      querystring: pagedQuery({}),
       response: { 200: Collection(Delivery), ...problemResponses(400, 401, 404, 429) },
     },
   }, async (request) => deliveryPage({ ctx, companyId: request.principal.companyId }, request.params.id, request.query));
