@@ -2,12 +2,10 @@
 // stored sealed secret — webhook signing secrets, SSO client secrets, console TOTP secrets — is sealed
 // again with the new key, so the old one can be retired. Run as a real process against a database
 // whose rows were sealed with the old key.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { freshDatabase, type FreshDatabase } from '../support/database.ts';
-import { createDatabase, type Db } from '../../src/platform/db/database.ts';
-import { migrateToLatest } from '../../src/platform/db/migrate.ts';
+import { useMigratedDatabase } from '../support/database.ts';
 import { keyId, SecretBox } from '../../src/platform/sealed-secrets.ts';
 import { createCompany, createOrganisation } from '../../src/iam/provisioning.ts';
 import { secretContext, signingSecrets } from '../../src/webhooks/endpoints.ts';
@@ -19,26 +17,15 @@ const NEW_KEY = randomBytes(32);
 const ROTATING = { SECRETS_KEY: NEW_KEY.toString('base64'), SECRETS_KEY_PREVIOUS: OLD_KEY.toString('base64') };
 const NOW = Date.UTC(2026, 10, 25, 12);
 
-let database: FreshDatabase;
-let db: Db;
-
-before(async () => {
-  database = await freshDatabase();
-  db = createDatabase(database.url);
-  await migrateToLatest(db);
-});
-after(async () => {
-  await db.destroy();
-  await database.drop();
-});
+const database = useMigratedDatabase();
 
 /** One of each sealed secret, sealed with `key` as the service did before the rotation. */
 async function rowsSealedWith(key: Buffer): Promise<{ endpointId: string; providerId: string; email: string }> {
   const box = new SecretBox(key);
-  const { organisationId } = await createOrganisation(db, { name: 'Acme Hospitality' });
-  const { companyId } = await createCompany(db, { organisationId, name: 'Acme Utrecht', timezone: 'Europe/Amsterdam', currency: 'EUR' });
+  const { organisationId } = await createOrganisation(database.db, { name: 'Acme Hospitality' });
+  const { companyId } = await createCompany(database.db, { organisationId, name: 'Acme Utrecht', timezone: 'Europe/Amsterdam', currency: 'EUR' });
   const endpointId = `whe_${randomBytes(6).toString('hex')}`;
-  await db
+  await database.db
     .insertInto('webhook_endpoints')
     .values({
       id: endpointId, company_id: companyId, url: 'https://hooks.example.com/wfs', types: null, description: null, enabled: 1, disabled_reason: null,
@@ -47,12 +34,12 @@ async function rowsSealedWith(key: Buffer): Promise<{ endpointId: string; provid
     })
     .execute();
   const providerId = `ssp_${randomBytes(6).toString('hex')}`;
-  await db
+  await database.db
     .insertInto('sso_providers')
     .values({ id: providerId, organisation_id: organisationId, issuer: 'https://idp.example.com', client_id: 'wfs', client_secret_encrypted: box.seal('idp-client-secret', providerId), created_at: NOW, updated_at: NOW })
     .execute();
   const email = `${randomBytes(4).toString('hex')}@acme.example`;
-  await db
+  await database.db
     .insertInto('console_users')
     .values({ id: `cus_${randomBytes(6).toString('hex')}`, organisation_id: organisationId, email, role: 'admin', password_hash: 'unused', totp_secret: sealTotpSecret(box, 'JBSWY3DPEHPK3PXP', email), last_totp_step: 0, created_at: NOW })
     .execute();
@@ -66,24 +53,24 @@ test('reseal-secrets seals every stored secret again with the new key; afterward
   assert.deepEqual(await wfsJson(database.url, ['reseal-secrets'], ROTATING), { resealed: { webhookSecrets: 0, ssoClientSecrets: 0, consoleTotpSecrets: 0 } }, 'a second run finds nothing stale');
 
   const onlyNew = new SecretBox(NEW_KEY);
-  const endpoint = await db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpointId).executeTakeFirstOrThrow();
+  const endpoint = await database.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpointId).executeTakeFirstOrThrow();
   assert.deepEqual(signingSecrets(endpoint, onlyNew, NOW), ['whsec_current', 'whsec_previous']);
-  const provider = await db.selectFrom('sso_providers').selectAll().where('id', '=', providerId).executeTakeFirstOrThrow();
+  const provider = await database.db.selectFrom('sso_providers').selectAll().where('id', '=', providerId).executeTakeFirstOrThrow();
   assert.equal(onlyNew.open(provider.client_secret_encrypted, providerId), 'idp-client-secret');
-  const user = await db.selectFrom('console_users').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
+  const user = await database.db.selectFrom('console_users').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
   assert.equal(openTotpSecret(onlyNew, user.totp_secret, email), 'JBSWY3DPEHPK3PXP');
   assert.throws(() => openTotpSecret(onlyNew, user.totp_secret, `other.${email}`), /does not open/, "a TOTP secret copied to another person's row does not open");
 });
 
 test('without the old key in SECRETS_KEY_PREVIOUS, reseal-secrets fails naming the key it lacks, and the value stays sealed as it was', async () => {
   const { providerId } = await rowsSealedWith(randomBytes(32));
-  const before = await db.selectFrom('sso_providers').select('client_secret_encrypted').where('id', '=', providerId).executeTakeFirstOrThrow();
+  const before = await database.db.selectFrom('sso_providers').select('client_secret_encrypted').where('id', '=', providerId).executeTakeFirstOrThrow();
   const orphanKeyId = before.client_secret_encrypted.split('.')[1] ?? '';
 
   const run = await wfs(database.url, ['reseal-secrets'], { SECRETS_KEY: NEW_KEY.toString('base64') });
   assert.equal(run.code, 1);
   assert.match(run.stderr + run.stdout, new RegExp(`made with key ${orphanKeyId}`));
   assert.notEqual(orphanKeyId, keyId(NEW_KEY));
-  const after = await db.selectFrom('sso_providers').select('client_secret_encrypted').where('id', '=', providerId).executeTakeFirstOrThrow();
+  const after = await database.db.selectFrom('sso_providers').select('client_secret_encrypted').where('id', '=', providerId).executeTakeFirstOrThrow();
   assert.equal(after.client_secret_encrypted, before.client_secret_encrypted);
 });

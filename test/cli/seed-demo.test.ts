@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DateTime } from 'luxon';
-import { freshDatabase, type FreshDatabase } from '../support/database.ts';
+import { migratedDatabase, type FreshDatabase } from '../support/database.ts';
 import { createDatabase } from '../../src/platform/db/database.ts';
 import { lastJson } from '../support/processes.ts';
 import { wfs, wfsJson } from './wfs.ts';
@@ -53,7 +53,7 @@ let first: FreshDatabase;
 let second: FreshDatabase;
 
 before(async () => {
-  [first, second] = await Promise.all([freshDatabase(), freshDatabase()]);
+  [first, second] = await Promise.all([migratedDatabase(), migratedDatabase()]);
   // The demo is dated from today in Europe/Amsterdam: keep every run of this file on one day there.
   const untilMidnight = DateTime.now().setZone('Europe/Amsterdam').plus({ days: 1 }).startOf('day').toMillis() - Date.now();
   if (untilMidnight < 120_000) await sleep(untilMidnight + 1_000);
