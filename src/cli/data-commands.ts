@@ -4,6 +4,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { seedDemo } from '../demo/seed.ts';
 import { importCompanyData } from '../company/import.ts';
 import { badRequest } from '../platform/errors.ts';
+import { isCalendarDate } from '../platform/period.ts';
 import { operatorAction } from './output.ts';
 
 async function readJsonFile(file: string): Promise<unknown> {
@@ -25,6 +26,11 @@ function demoSeed(value: string): number {
   return Number(value);
 }
 
+function demoDate(value: string): string {
+  if (!isCalendarDate(value)) throw new InvalidArgumentError('must be a date as YYYY-MM-DD.');
+  return value;
+}
+
 function describeCounts(counts: Record<string, { created: number; updated: number; deleted: number }>): string {
   return Object.entries(counts)
     .map(([entity, c]) => `  ${`${entity}:`.padEnd(15)}${c.created} created, ${c.updated} updated, ${c.deleted} deleted`)
@@ -44,8 +50,9 @@ export function dataCommands(program: Command): void {
     .command('seed-demo')
     .description('create a demo organisation, company, API Client and API User (prints the secrets once)')
     .option('--seed <n>', 'seed of the demo data (whole number, 0 to 4294967295): the same seed on the same day gives the same departments, employees, contracts and shifts (default 1)', demoSeed)
-    .action(operatorAction<{ seed?: number }>(async ({ db, config }, options) => {
-      const demo = await seedDemo(db, config, options.seed === undefined ? {} : { seed: options.seed });
+    .option('--date <YYYY-MM-DD>', 'the day the demo data is dated from, in Europe/Amsterdam (default today): shifts run from 8 days before it to 38 days after', demoDate)
+    .action(operatorAction<{ seed?: number; date?: string }>(async ({ db, config }, options) => {
+      const demo = await seedDemo(db, config, { ...(options.seed === undefined ? {} : { seed: options.seed }), ...(options.date === undefined ? {} : { date: options.date }) });
       return {
         json: demo,
         summary: [

@@ -24,6 +24,8 @@ export interface DemoOptions {
   /** Same seed, same day: same data. */
   seed?: number;
   now?: number;
+  /** The day (YYYY-MM-DD, in the demo's zone) the data is dated from; default today there. */
+  date?: string;
 }
 
 const DEMO_TIMEZONE = 'Europe/Amsterdam';
@@ -33,7 +35,7 @@ export async function seedDemo(db: Db, config: Config, options: DemoOptions = {}
   const { organisationId } = await createOrganisation(db, { name: 'Demo Hospitality Group' });
   const { companyId } = await createCompany(db, { organisationId, name: 'Café de Demo', timezone: DEMO_TIMEZONE, currency: 'EUR', locale: 'nl-NL' });
   // The company data goes in like any customer's: one import document, checked and applied whole.
-  await importCompanyData(db, companyId, demoCompanyDocument(today(DEMO_TIMEZONE, now), options.seed), now);
+  await importCompanyData(db, companyId, demoCompanyDocument(options.date ?? today(DEMO_TIMEZONE, now), options.seed), now);
   const redirectUri = `${config.baseUrl}/demo/callback`;
   // The loopback URI lets `wfs login` run its own listener on any port (RFC 8252 §7.3).
   // The reference page (/docs) runs the authorization-code flow with itself as redirect URI.
