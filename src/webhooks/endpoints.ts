@@ -6,6 +6,7 @@ import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
 import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
 import { resealStale, type SecretBox } from '../platform/sealed-secrets.ts';
+import type { Listing } from '../platform/paged-collection.ts';
 import { formatInstant } from '../platform/local-time.ts';
 import { checkDestination, DestinationRefused, type DestinationPolicy } from './destination.ts';
 import { newEndpointSecret } from './signing.ts';
@@ -91,10 +92,17 @@ export async function findEndpoint(db: Db, companyId: string, id: string): Promi
   return row;
 }
 
-export async function listEndpoints(db: Db, companyId: string, limit: number, afterId: string | undefined): Promise<EndpointRow[]> {
-  let query = db.selectFrom('webhook_endpoints').selectAll().where('company_id', '=', companyId);
-  if (afterId !== undefined) query = query.where('id', '>', afterId);
-  return query.orderBy('id').limit(limit + 1).execute();
+/** The company's endpoints as a paged listing, ordered by id. */
+export function endpointListing(db: Db, companyId: string, timezone: string): Listing<EndpointRow, Endpoint> {
+  return {
+    rows: (count, after) => {
+      let query = db.selectFrom('webhook_endpoints').selectAll().where('company_id', '=', companyId);
+      if (after !== undefined) query = query.where('id', '>', after[0] as string);
+      return query.orderBy('id').limit(count).execute();
+    },
+    position: (row) => [row.id],
+    present: (row) => presentEndpoint(row, timezone),
+  };
 }
 
 export async function updateEndpoint(db: Db, env: EndpointEnvironment, companyId: string, id: string, changes: EndpointChanges): Promise<EndpointRow> {
