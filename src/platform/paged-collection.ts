@@ -12,7 +12,7 @@ import { decodeCursor, encodeCursor, replyWithEtag, type CursorScope, type SortK
 import { replyCached, type ResponseCache } from './response-cache.ts';
 import { Collection, NotModified, problemResponses, withExamples } from './schemas.ts';
 
-export const DEFAULT_PAGE_SIZE = 500;
+const DEFAULT_PAGE_SIZE = 500;
 
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_PAGE_SIZE, description: 'Page size, 1 to 1000.' })),
