@@ -4,7 +4,7 @@ import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
 import type { KeyRing } from './keys.ts';
 import { insertRefreshToken } from './refresh-tokens.ts';
-import { DEFAULT_AUDIENCE, signIdToken, signRefreshToken, type AccessClaims, type TokenSettings } from './tokens.ts';
+import { signIdToken, signRefreshToken, type AccessClaims, type TokenSettings } from './tokens.ts';
 
 export interface TokenResponse {
   access_token: string;
