@@ -6,8 +6,9 @@
 // REFRESH_CHAIN_MAX_SECONDS from the login.
 import { recordAudit } from './audit.ts';
 import { loadGrantContext, revokeGrantNow } from './grants.ts';
-import { grantRefusal, issueIdToken, issueRefreshToken, signRecordedRefreshToken, tokenResponse, type LoadedGrant, type TokenResponse } from './issuance.ts';
+import { grantRefusal, issueIdToken, issueRefreshToken, signRecordedRefreshToken, tokenResponse, type LoadedGrant } from './issuance.ts';
 import type { IssuerDeps } from './issuer.ts';
+import type { TokenResponse } from './oauth-schemas.ts';
 import { findRefreshToken, successorRecord, supersedeRefreshToken, type RefreshTokenRecord } from './refresh-tokens.ts';
 import { InvalidTokenError, verifyRefreshToken, type RefreshClaims } from './tokens.ts';
 
