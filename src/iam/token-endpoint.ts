@@ -4,12 +4,12 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../platform/http.ts';
 import type { AppContext } from '../app/context.ts';
 import { OAuthError, oauth } from '../platform/errors.ts';
-import { grouped } from '../platform/db/durability.ts';
-import { recordAudit } from './audit.ts';
+import { bookkeeping } from '../platform/db/durability.ts';
+import { auditInsert, recordAudit } from './audit.ts';
 import { authenticateClient, enforceRateLimit } from './client-auth.ts';
 import { scopeAcceptable, type OAuthClient } from './clients.ts';
 import { redeemAuthorizationCode } from './codes.ts';
-import { createGrant, newGrantId, revokeGrantNow } from './grants.ts';
+import { grantInsert, newGrantId, revokeGrantNow } from './grants.ts';
 import { grantRefusal, issueIdToken, issueRefreshToken, loadGrantContext, tokenResponse, type IdTokenSubject, type TokenResponse } from './issuance.ts';
 import { requireOAuthBody } from './oauth-body.ts';
 import { NO_STORE, TokenResponseBody, oauthErrorResponses } from './oauth-schemas.ts';
@@ -102,13 +102,13 @@ async function clientCredentialsGrant(ctx: AppContext, { client, audience, addre
     authTime: ctx.clock.now(),
     audience: audience ?? DEFAULT_AUDIENCE,
   };
-  // The grant and its audit entry share one commit with the other issues of the moment (SQLite),
-  // while the token is signed on the thread pool.
-  const stored = grouped(ctx.db, async (db) => {
-    const { grantId: id, clientId, userId, authTime, audience: granted } = subject;
-    await createGrant(db, { id, clientId, userId, kind: 'client_credentials', authTime, audience: granted, chainMaxSeconds: ctx.config.refreshChainMaxSeconds }, authTime);
-    await recordAudit(db, { event: 'token_issued', outcome: 'success', clientId: client.id, address, detail: 'client_credentials' }, authTime);
-  });
+  // The grant and its audit entry are bookkeeping (one grouped commit on SQLite, one statement that
+  // does not wait for the WAL flush on PostgreSQL), stored while the token is signed.
+  const { grantId: id, clientId, userId, authTime, audience: granted } = subject;
+  const stored = bookkeeping(ctx.db, [
+    grantInsert({ id, clientId, userId, kind: 'client_credentials', authTime, audience: granted, chainMaxSeconds: ctx.config.refreshChainMaxSeconds }, authTime),
+    auditInsert({ event: 'token_issued', outcome: 'success', clientId, organisationId: client.organisationId, address, detail: 'client_credentials' }, authTime),
+  ]);
   const [{ token }] = await Promise.all([issueIdToken(ctx.keys, ctx.config, subject, subject.authTime), stored]);
   // RFC 6749 §4.4.3: no refresh token; the client can authenticate again at any time.
   return tokenResponse(token, ctx.config);

@@ -26,8 +26,8 @@ const LAYERS: Record<string, readonly string[]> = {
   demo: [...FLOOR, 'iam', 'company', 'console'],
   // Single sign-on: a way into identity, with operator endpoints of its own.
   sso: [...FLOOR, 'iam', 'admin'],
-  // The customer console: pages over identity and single sign-on; its wfs commands use the CLI's output.
-  console: [...FLOOR, 'iam', 'cli', 'sso'],
+  // The customer console: pages over identity, single sign-on and webhooks; its wfs commands use the CLI's output.
+  console: [...FLOOR, 'iam', 'cli', 'sso', 'webhooks'],
   cli: [...FLOOR, 'iam', 'company', 'admin', 'demo', 'console', 'sso', 'webhooks'],
 };
 /** The app factory, the server and the context: the one layer that may import everything. */
