@@ -10,12 +10,12 @@ import { authenticateClient, enforceRateLimit } from './client-auth.ts';
 import { scopeAcceptable, type OAuthClient } from './clients.ts';
 import { redeemAuthorizationCode } from './codes.ts';
 import { grantInsert, newGrantId, revokeGrantNow } from './grants.ts';
-import { grantRefusal, issueIdToken, issueRefreshToken, loadGrantContext, tokenResponse, type IdTokenSubject, type TokenResponse } from './issuance.ts';
+import { grantRefusal, issueIdToken, issueRefreshToken, loadGrantContext, tokenResponse } from './issuance.ts';
 import { requireOAuthBody } from './oauth-body.ts';
-import { NO_STORE, TokenResponseBody, oauthErrorResponses } from './oauth-schemas.ts';
+import { NO_STORE, TokenResponse, oauthErrorResponses } from './oauth-schemas.ts';
 import { RenewalRefused, renewTokens, verifyPresentedRefreshToken } from './renewal.ts';
 import type { Throttle } from './throttle.ts';
-import { DEFAULT_AUDIENCE } from './tokens.ts';
+import { DEFAULT_AUDIENCE, type TokenSubject } from './tokens.ts';
 
 const TokenRequest = Type.Object(
   {
@@ -92,7 +92,7 @@ async function authorizationCodeGrant(ctx: AppContext, { client, body, audience,
 
 async function clientCredentialsGrant(ctx: AppContext, { client, audience, address }: Exchange): Promise<TokenResponse> {
   // Everything the token says is known from the authenticated client: no need to read the grant back.
-  const subject: IdTokenSubject = {
+  const subject: TokenSubject = {
     grantId: newGrantId(),
     clientId: client.id,
     userId: null,
@@ -149,7 +149,7 @@ export async function tokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         querystring: TokenQuery,
         body: TokenRequest,
-        response: { 200: TokenResponseBody, ...oauthErrorResponses(400, 401, 415, 429, 503) },
+        response: { 200: TokenResponse, ...oauthErrorResponses(400, 401, 415, 429, 503) },
       },
     },
     async (request, reply) => {
