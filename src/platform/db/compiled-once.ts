@@ -50,12 +50,12 @@ export function compiledRows<V extends object, Row>(build: (connection: Connecti
   return (connection, rows) => {
     const adapter = connection.getExecutor().adapter;
     let sizes = templates.get(adapter);
-    if (!sizes) templates.set(adapter, (sizes = new Map()));
+    if (!sizes) templates.set(adapter, (sizes = new Map<number, Template>()));
     let template = sizes.get(rows.length);
     if (!template) sizes.set(rows.length, (template = compileTemplate(connection, build, rows)));
     const parameters = [...template.parameters];
     for (const [position, row, field] of template.slots) parameters[position] = (rows[row] as Record<string, unknown>)[field];
-    return CompiledQuery.raw(template.sql, parameters) as CompiledQuery<Row>;
+    return CompiledQuery.raw(template.sql, parameters);
   };
 }
 
