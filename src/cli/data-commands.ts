@@ -1,10 +1,10 @@
-// Database and data commands (contract: operator side): migrate, seed-demo and import.
+// Database and data commands (contract: operator side): migrate, seed-demo and import. The import
+// (its schemas) and the demo (the reference page) load half of the program's modules, so they are
+// loaded when one of their commands runs, not on every start of `wfs`.
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { seedDemo } from '../demo/seed.ts';
-import { importCompanyData } from '../company/import.ts';
+import { DateTime } from 'luxon';
 import { badRequest } from '../platform/errors.ts';
-import { isCalendarDate } from '../platform/period.ts';
 import { operatorAction } from './output.ts';
 
 async function readJsonFile(file: string): Promise<unknown> {
@@ -27,7 +27,7 @@ function demoSeed(value: string): number {
 }
 
 function demoDate(value: string): string {
-  if (!isCalendarDate(value)) throw new InvalidArgumentError('must be a date as YYYY-MM-DD.');
+  if (!DateTime.fromFormat(value, 'yyyy-MM-dd', { zone: 'UTC' }).isValid) throw new InvalidArgumentError('must be a date as YYYY-MM-DD.');
   return value;
 }
 
@@ -52,6 +52,7 @@ export function dataCommands(program: Command): void {
     .option('--seed <n>', 'seed of the demo data (whole number, 0 to 4294967295): the same seed on the same day gives the same departments, employees, contracts and shifts (default 1)', demoSeed)
     .option('--date <YYYY-MM-DD>', 'the day the demo data is dated from, in Europe/Amsterdam (default today): shifts run from 8 days before it to 38 days after', demoDate)
     .action(operatorAction<{ seed?: number; date?: string }>(async ({ db, config }, options) => {
+      const { seedDemo } = await import('../demo/seed.ts');
       const demo = await seedDemo(db, config, { ...(options.seed === undefined ? {} : { seed: options.seed }), ...(options.date === undefined ? {} : { date: options.date }) });
       return {
         json: demo,
@@ -69,6 +70,7 @@ export function dataCommands(program: Command): void {
     .requiredOption('--company <companyId>', 'company id')
     .argument('<file>', 'the import document (JSON)')
     .action(operatorAction<{ company: string }>(async ({ db }, options, [file = '']) => {
+      const { importCompanyData } = await import('../company/import.ts');
       const counts = await importCompanyData(db, options.company, await readJsonFile(file));
       return { json: counts, summary: `Imported ${file} into company ${options.company}:\n${describeCounts(counts)}` };
     }));

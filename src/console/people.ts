@@ -7,12 +7,11 @@ import { newId, newSecret, sha256 } from '../platform/ids.ts';
 import { PATTERNS } from '../platform/schemas.ts';
 import { UNKNOWN_USER_HASH, hashUserSecret, verifyUserSecret } from '../iam/secrets.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
-import type { ConsoleRole, ConsoleUsersTable } from './tables.ts';
+import { CONSOLE_ROLES, type ConsoleRole, type ConsoleUsersTable } from './tables.ts';
 import { matchingStep, newTotpSecret } from './totp.ts';
 import { openTotpSecret, sealTotpSecret } from './totp-secrets.ts';
 
 export const INVITATION_TTL_MS = 72 * 60 * 60_000;
-export const CONSOLE_ROLES: readonly ConsoleRole[] = ['admin', 'viewer'];
 const EMAIL = new RegExp(PATTERNS.email.pattern);
 
 export function isConsoleRole(value: unknown): value is ConsoleRole {

@@ -1,6 +1,7 @@
-// Row types of the console tables (migration 0008). Instants are epoch milliseconds.
+// Row types of the console tables (migration 0008) and the roles a console user can have. Instants are epoch milliseconds.
 
-export type ConsoleRole = 'admin' | 'viewer';
+export const CONSOLE_ROLES = ['admin', 'viewer'] as const;
+export type ConsoleRole = (typeof CONSOLE_ROLES)[number];
 
 export interface ConsoleUsersTable {
   id: string;
