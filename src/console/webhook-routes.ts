@@ -3,11 +3,11 @@
 // 24 hours), enable / disable, a test message, replay of a period and the delivery log with retry.
 // Endpoints belong to a company, as in the endpoints API: every address names the company, which must
 // be the console user's organisation's, and the endpoint is looked up within it (another's is 404).
-// Every action goes through src/webhooks/operations.ts and is audited with the console user as actor.
+// Every action goes through src/webhooks/operations.ts and is audited with the console user as actor;
+// one that shows no secret answers 303 back to the endpoint's page, so a reload repeats nothing.
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
-import { badRequest } from '../platform/errors.ts';
 import { findEndpoint, presentEndpoint } from '../webhooks/endpoints.ts';
 import { CHANGE_TYPES } from '../webhooks/schemas.ts';
 import { changeEndpoint, companyTimezone, deliveryPage, endpointPage, registerEndpoint, replayPeriod, retryEndpointDelivery, rotateEndpointSecret, sendTestMessage, type WebhookCaller } from '../webhooks/operations.ts';
@@ -16,6 +16,7 @@ import { actorOf, auditConsole } from './audit.ts';
 import { orShowProblem } from './forms.ts';
 import { companyOf, organisationOf } from './organisation.ts';
 import { COMPANY_SECTIONS } from './navigation.ts';
+import { checkedTypes, instant, noticeOf } from './webhook-forms.ts';
 
 const Form = Type.Object({
   csrf_token: Type.Optional(Type.String({ maxLength: 128 })),
@@ -33,19 +34,6 @@ const EndpointPage = Type.Object({
   message: Type.Optional(Type.String({ maxLength: 100 })),
   queued: Type.Optional(Type.Integer({ minimum: 0 })),
 });
-type Done = { done?: string; message?: string; queued?: number };
-
-/** What the endpoint's page says after an action (`?done=`); nothing for an unknown one. */
-function noticeOf({ done, message, queued = 0 }: Done): string | undefined {
-  switch (done) {
-    case 'disabled': return 'The endpoint is disabled: messages wait until it is enabled again.';
-    case 'enabled': return 'The endpoint is enabled: delivery resumes with the first undelivered message.';
-    case 'test': return `A test message${message ? ` (${message})` : ''} is queued; its attempts appear in the delivery log.`;
-    case 'retried': return `Message ${message ?? ''} is sent again.`;
-    case 'replayed': return `${queued} message${queued === 1 ? '' : 's'} of the period queued again.`;
-    default: return undefined;
-  }
-}
 const CompanyParams = Type.Object({ companyId: Type.String({ maxLength: 64 }) });
 const EndpointParams = Type.Object({ companyId: Type.String({ maxLength: 64 }), endpointId: Type.String({ maxLength: 100 }) });
 const DeliveryParams = Type.Object({ companyId: Type.String({ maxLength: 64 }), endpointId: Type.String({ maxLength: 100 }), deliveryId: Type.String({ maxLength: 100 }) });
@@ -68,20 +56,6 @@ interface Shown {
   message?: string;
   notice?: string;
   typed?: Typed;
-}
-
-/** The boxes ticked: none means every type (as `types` absent does in the API); an unknown one is a 400. */
-function checkedTypes(value: string | string[] | undefined): string[] | undefined {
-  const types = value === undefined ? [] : [value].flat();
-  const unknown = types.find((type) => !CHANGE_TYPES.includes(type));
-  if (unknown !== undefined) throw badRequest('validation_failed', `Unknown message type ${unknown}.`, [{ path: '/types', message: `has an unknown type ${unknown}` }]);
-  return types.length === 0 ? undefined : [...new Set(types)];
-}
-
-/** A `datetime-local` value is read as UTC, like every time the console shows; a full instant as written. */
-function instant(value: string | undefined): string {
-  const text = (value ?? '').trim();
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(text) ? `${text}Z` : text;
 }
 
 export async function webhookRoutes(app: App, { console: con }: { console: Console }): Promise<void> {

@@ -184,6 +184,9 @@ describe('webhook endpoints in the console', () => {
     assert.match(answer.html, /URL must be an https URL/);
     assert.match(answer.html, /value="ftp:\/\/files.example\/hooks"/);
     assert.match(answer.html, /value="&lt;b&gt;kept&lt;\/b&gt;"/);
+    const unknownType = await agent.submit(listPage(), listPage(), { url: 'http://127.0.0.1:9/typed', types: 'shift.exploded' });
+    assert.equal(unknownType.status, 400);
+    assert.match(unknownType.html, /Message types has an unknown type shift\.exploded\./);
     assert.equal(await count(), before);
   });
 
