@@ -9,6 +9,7 @@ import { sqliteHandleOf, type Db } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
 import { formatInstant } from '../platform/local-time.ts';
 import { watermarkOf } from './watermark.ts';
+import { pacer } from '../platform/cooperative.ts';
 import type { CompanyChangesTable } from './tables.ts';
 
 export type ChangeResourceType = 'user' | 'contract' | 'shift' | 'department' | 'position' | 'shift_type' | 'contract_type' | 'revenue_item' | 'wage_budget_item' | 'timeclock_event';
@@ -68,17 +69,21 @@ const INSERT_CHUNK = 1000;
  * the change itself. The caller announces them (announceChanges) once its transaction has committed.
  */
 export async function recordChanges(trx: Connection, companyId: string, changes: readonly NewChange[], time: ChangeTime): Promise<void> {
-  if (changes.length === 0) return;
   const occurredAt = formatInstant(time.at, time.timezone);
-  const rows = changes.map((change) => ({
-    company_id: companyId,
-    type: `${change.resourceType}.${change.action}`,
-    resource_id: change.resourceId,
-    occurred_at: occurredAt,
-    recorded_at: time.at,
-    data: change.action === 'deleted' ? null : JSON.stringify(change.data),
-  }));
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx.insertInto('company_changes').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+  // A large import records hundreds of thousands: the loop gets a turn between statements (cooperative.ts).
+  const pace = pacer();
+  for (let i = 0; i < changes.length; i += INSERT_CHUNK) {
+    const rows = changes.slice(i, i + INSERT_CHUNK).map((change) => ({
+      company_id: companyId,
+      type: `${change.resourceType}.${change.action}`,
+      resource_id: change.resourceId,
+      occurred_at: occurredAt,
+      recorded_at: time.at,
+      data: change.action === 'deleted' ? null : JSON.stringify(change.data),
+    }));
+    await trx.insertInto('company_changes').values(rows).execute();
+    await pace();
+  }
 }
 
 /**

@@ -35,6 +35,12 @@ export function sqliteHandleOf(db: Db): NodeSqliteDatabase | undefined {
   return sqliteHandles.get(db);
 }
 
+/** Runs `write`, a very large transaction, so that no checkpoint of SQLite's runs on the event loop (see NodeSqliteDatabase). */
+export function withoutInlineCheckpoint<T>(db: Db, write: () => Promise<T>): Promise<T> {
+  const handle = sqliteHandleOf(db);
+  return handle ? handle.withoutInlineCheckpoint(write) : write();
+}
+
 const pgPools = new WeakMap<Db, pg.Pool>();
 
 /** The connection pool behind a PostgreSQL Kysely instance (undefined on SQLite), for /metrics. */
