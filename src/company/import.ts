@@ -6,7 +6,7 @@
 // every few milliseconds (CONTRACT §4); the one transaction keeps the import all-or-nothing.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely, Transaction } from 'kysely';
-import { withoutInlineCheckpoint, type Db } from '../platform/db/database.ts';
+import { inLargeTransaction, type Db } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
 import { badRequest, notFound, type FieldError } from '../platform/errors.ts';
 import { MAX_PROBLEMS, boundProblems, readDocument, type ReadDocument, type ReadImport } from './import-document.ts';
@@ -131,7 +131,7 @@ export async function importReadDocument(db: Db, companyId: string, { doc, error
   // Not an object at all, or already too many problems: there is nothing worth cross-checking.
   if (errors.length >= MAX_PROBLEMS || errors[0]?.path === '') throw invalidImport(errors);
   const pace = pacer();
-  const result = await withoutInlineCheckpoint(db, () => db.transaction().execute(async (trx) => {
+  const result = await inLargeTransaction(db, async (trx) => {
     const company = await trx.selectFrom('companies').select(['organisation_id', 'timezone', 'currency']).where('id', '=', companyId).executeTakeFirst();
     if (!company) throw notFound(`No company ${companyId}.`, 'company_not_found');
     const ctx: PlanContext = {
@@ -152,7 +152,7 @@ export async function importReadDocument(db: Db, companyId: string, { doc, error
       await trx.updateTable('companies').set((eb) => ({ data_version: eb('data_version', '+', 1), updated_at: now })).where('id', '=', companyId).execute();
     }
     return result;
-  }));
+  });
   if (!changed(result)) return result;
   announceChanges(db, companyId);
   // Let every instance's company record from before the commit expire (see tenancy/company-cache.ts), so

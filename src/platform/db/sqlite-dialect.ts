@@ -13,7 +13,7 @@ const STATEMENT_CACHE_SIZE = 500;
  */
 const FALLBACK_AUTOCHECKPOINT_PAGES = 10_000;
 
-function toSqliteValue(value: unknown): SQLInputValue {
+export function toSqliteValue(value: unknown): SQLInputValue {
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value === undefined) return null;
   return value as SQLInputValue;
@@ -113,20 +113,9 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     this.#checkpointer = worker;
   }
 
-  /**
-   * Runs `write`, a transaction far larger than a request's (an import of a whole company), with no
-   * checkpoint inside its commit. Its commit takes the log far past the fallback, and the fallback
-   * checkpoint would then copy it all back on the event loop: 900 ms of CPU after a 64 MiB import.
-   * The background worker copies it instead. (Without one, a CLI's, nothing changes.)
-   */
-  async withoutInlineCheckpoint<T>(write: () => Promise<T>): Promise<T> {
-    if (!this.#checkpointer) return write();
-    this.#db.exec('PRAGMA wal_autocheckpoint = 0');
-    try {
-      return await write();
-    } finally {
-      if (this.#db.isOpen) this.#db.exec(`PRAGMA wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
-    }
+  /** The database file (or `:memory:`). */
+  get path(): string {
+    return this.#path;
   }
 
   close(): void {
