@@ -3,12 +3,14 @@
 // (starting over from the beginning when it reaches the end). Reported as changes per second.
 import { JsonClient } from './client.ts';
 import { percentile, timedPhases, type Measurement } from './measurement.ts';
+import type { Observer } from './resources.ts';
 
 export interface ChangeReadRun {
   url: string;
   idToken: string;
   warmup: number;
   duration: number;
+  observe?: Observer;
 }
 
 const PAGE = '/api/v1/company/changes?limit=1000';
@@ -38,7 +40,7 @@ export async function measureChangeReads(run: ChangeReadRun): Promise<Measuremen
     }
   };
   try {
-    const seconds = await timedPhases(phase, run.warmup, run.duration);
+    const { seconds, resources } = await timedPhases(phase, run.warmup, run.duration, run.observe);
     return {
       perSecond: changes / seconds,
       p99Ms: percentile(latencies, 99),
@@ -47,6 +49,7 @@ export async function measureChangeReads(run: ChangeReadRun): Promise<Measuremen
       samples: latencies.length,
       note: `pages of up to 1,000 changes, one follower; p99 and median are per page`,
       ...(firstFailure ? { note: `first failure: ${firstFailure}` } : {}),
+      ...(resources ? { resources } : {}),
     };
   } finally {
     client.close();

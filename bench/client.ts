@@ -20,7 +20,7 @@ export class JsonClient {
     this.agent = new Agent({ keepAlive: true, maxSockets });
   }
 
-  send(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+  send(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<Answer> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const started = performance.now();
     return new Promise((resolve, reject) => {

@@ -8,6 +8,8 @@ import { measureLoad, type LoadRequest, type LoadSettings } from './load.ts';
 import { measureTimeclock, type Person } from './timeclock.ts';
 import { measureRevenueBatch } from './revenue.ts';
 import { measureChangeReads } from './changes.ts';
+import { measureDeliveries } from './webhooks.ts';
+import { compareTimeclock, type Variant } from './comparison.ts';
 import { JsonClient } from './client.ts';
 import type { Outcome } from './report.ts';
 import type { LoadedCompany } from './company.ts';
@@ -25,6 +27,9 @@ export interface Workload {
 }
 
 type Report = (rowId: string, outcome: Outcome) => void;
+
+/** The run's options plus the watcher of the service under measurement (CPU, memory, event loop). */
+export type RowSettings = BenchOptions & Pick<LoadSettings, 'observe'>;
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
@@ -72,7 +77,7 @@ async function revalidation(url: string, feed: LoadRequest): Promise<LoadRequest
  * The yardstick for the uncompressed feed: the same bytes the service just answered, sent by a bare
  * node:http server from memory with the same number of connections.
  */
-async function measureBareFeed(url: string, feed: LoadRequest, settings: BenchOptions & Pick<LoadSettings, 'observe'>): Promise<Outcome> {
+async function measureBareFeed(url: string, feed: LoadRequest, settings: RowSettings): Promise<Outcome> {
   const response = await fetch(`${url}${feed.path}`, { headers: feed.headers ?? {} });
   const body = Buffer.from(await response.arrayBuffer());
   if (!response.ok) return { skipped: `the feed answered ${response.status}` };
@@ -112,7 +117,7 @@ export async function runPeerTokenRow(options: BenchOptions, report: Report): Pr
   }
 }
 
-export async function runHttpRow(rowId: string, urls: readonly string[], workload: Workload, options: BenchOptions & Pick<LoadSettings, 'observe'>, report: Report): Promise<void> {
+export async function runHttpRow(rowId: string, urls: readonly string[], workload: Workload, options: RowSettings, report: Report): Promise<void> {
   if (DATA_ROWS.has(rowId) && !workload.company) return report(rowId, { skipped: workload.missingData });
   const requests = httpRequests(workload);
   const feed = requests.feed!;
@@ -139,10 +144,8 @@ async function timeclockPeople(url: string, workload: Workload, count: number): 
   }
 }
 
-export async function runTimeclockRow(urls: readonly string[], workload: Workload, options: BenchOptions, report: Report): Promise<void> {
+export async function runTimeclockRow(urls: readonly string[], workload: Workload, options: RowSettings, report: Report): Promise<void> {
   if (!workload.company) return report('timeclock', { skipped: workload.missingData });
-  const problem = await probe(urls[0]!, { method: 'POST', path: '/api/v1/timeclock/events', headers: { ...bearer(workload.tenant.idToken), 'content-type': 'application/json' }, body: '{}' });
-  if (problem === 'endpoint not built yet') return report('timeclock', { skipped: problem });
   workload.people ??= await timeclockPeople(urls[0]!, workload, options.timeclockPeople);
   report('timeclock', {
     measurement: await measureTimeclock({
@@ -153,30 +156,59 @@ export async function runTimeclockRow(urls: readonly string[], workload: Workloa
       concurrency: options.timeclockConcurrency,
       warmup: options.warmup,
       duration: options.duration,
+      observe: options.observe,
     }),
   });
 }
 
-export async function runRevenueRows(url: string, workload: Workload, options: BenchOptions, report: Report): Promise<void> {
+async function departmentIdsOf(url: string, workload: Workload): Promise<string[]> {
   const client = new JsonClient(url, 1, bearer(workload.tenant.idToken));
-  let departmentIds: string[];
   try {
-    departmentIds = (await client.json<{ departments: { id: string }[] }>('GET', '/api/v1/company/configuration')).departments.map((d) => d.id);
+    return (await client.json<{ departments: { id: string }[] }>('GET', '/api/v1/company/configuration')).departments.map((d) => d.id);
   } finally {
     client.close();
   }
+}
+
+/**
+ * The timeclock row and the same load against a build without the change log (bench/comparison.ts,
+ * bench/without-change-log/): `timeclock` and `timeclock-plain`.
+ */
+export async function runTimeclockComparison(withIt: Variant, without: Variant, workload: Workload, options: BenchOptions, report: Report): Promise<void> {
+  if (!workload.company) {
+    for (const rowId of ['timeclock', 'timeclock-plain']) report(rowId, { skipped: workload.missingData });
+    return;
+  }
+  workload.people ??= await timeclockPeople(withIt.urls[0]!, workload, options.timeclockPeople);
+  const load = { idToken: workload.tenant.idToken, people: workload.people, firstEventAt: workload.firstEventAt, concurrency: options.timeclockConcurrency };
+  const measured = await compareTimeclock(withIt, without, load, options.warmup, options.duration);
+  report('timeclock', { measurement: measured.with });
+  report('timeclock-plain', { measurement: measured.without });
+}
+
+export async function runRevenueRows(url: string, workload: Workload, options: RowSettings, report: Report): Promise<void> {
+  const departmentIds = await departmentIdsOf(url, workload);
   const problem = await probe(url, { method: 'POST', path: '/api/v1/company/revenue', headers: { ...bearer(workload.tenant.idToken), 'content-type': 'application/json' }, body: '{"items":[]}' });
   for (const variant of ['new', 'changed'] as const) {
     const rowId = `revenue-${variant}`;
     if (problem === 'endpoint not built yet') report(rowId, { skipped: problem });
     else if (departmentIds.length === 0) report(rowId, { skipped: workload.missingData });
-    else report(rowId, { measurement: await measureRevenueBatch({ url, idToken: workload.tenant.idToken, departmentIds, firstDate: '2024-01-01', runs: options.batchRuns, variant }) });
+    else report(rowId, { measurement: await measureRevenueBatch({ url, idToken: workload.tenant.idToken, departmentIds, firstDate: '2024-01-01', runs: options.batchRuns, variant, observe: options.observe }) });
   }
 }
 
 /** After the writes of the other rows the log holds the import's and the events' changes: read them all. */
-export async function runChangesRow(url: string, workload: Workload, options: BenchOptions, report: Report): Promise<void> {
+export async function runChangesRow(url: string, workload: Workload, options: RowSettings, report: Report): Promise<void> {
   const problem = await probe(url, { path: '/api/v1/company/changes?limit=1', headers: bearer(workload.tenant.idToken) });
   if (problem) return report('changes', { skipped: problem });
-  report('changes', { measurement: await measureChangeReads({ url, idToken: workload.tenant.idToken, warmup: options.warmup, duration: options.duration }) });
+  report('changes', { measurement: await measureChangeReads({ url, idToken: workload.tenant.idToken, warmup: options.warmup, duration: options.duration, observe: options.observe }) });
+}
+
+/** Deliveries of one revenue batch's changes to a local receiver (bench/webhooks.ts). */
+export async function runWebhookRow(url: string, workload: Workload, options: RowSettings, report: Report): Promise<void> {
+  const departmentIds = await departmentIdsOf(url, workload);
+  if (departmentIds.length === 0) return report('webhooks', { skipped: workload.missingData });
+  const problem = await probe(url, { path: '/api/v1/company/webhooks', headers: bearer(workload.tenant.idToken) });
+  if (problem) return report('webhooks', { skipped: problem });
+  report('webhooks', { measurement: await measureDeliveries({ url, idToken: workload.tenant.idToken, departmentIds, changes: options.webhookChanges, observe: options.observe }) });
 }

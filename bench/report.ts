@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Measurement } from './measurement.ts';
 import type { Resources } from './resources.ts';
-import { ROWS, goalText, type Goal } from './scenarios.ts';
+import { ROWS, goalText, type Goal, type Row } from './scenarios.ts';
 
 export type Outcome = { measurement: Measurement } | { skipped: string };
 
@@ -22,11 +22,15 @@ const END = '<!-- bench:results:end -->';
 const number = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const ms = (value: number) => `${number(value, value < 10 ? 1 : 0)} ms`;
 
-function verdict(goal: Goal | undefined, m: Measurement, bare: number | undefined): string | undefined {
+/** What a feature costs: the share of the rate without it that is lost with it. */
+const costOf = (withIt: number, without: number) => 1 - withIt / without;
+
+function verdict(goal: Goal | undefined, m: Measurement, bare: number | undefined, withFeature: number | undefined): string | undefined {
   if (!goal) return undefined;
   let met: boolean | undefined;
   if (goal.kind === 'share-of-bare') met = bare === undefined || m.perSecond === undefined ? undefined : m.perSecond / bare >= goal.min;
   else if (goal.kind === 'per-second') met = m.perSecond === undefined ? undefined : m.perSecond >= goal.min;
+  else if (goal.kind === 'max-cost') met = withFeature === undefined || m.perSecond === undefined ? undefined : costOf(withFeature, m.perSecond) <= goal.max;
   else met = m.medianMs === undefined ? undefined : m.medianMs < goal.maxMs;
   if (met === undefined) return undefined;
   return met && m.failures === 0 ? 'pass' : '**fail**';
@@ -39,6 +43,8 @@ interface Related {
   readonly reference: Outcome | undefined;
   readonly sameBody: Outcome | undefined;
   readonly peer: Outcome | undefined;
+  /** For a row measured without a feature: the same measurement with it. */
+  readonly withFeature: Outcome | undefined;
 }
 
 const percent = (share: number) => `${number(share * 100)} %`;
@@ -53,28 +59,32 @@ export function resourceParts(resources: Resources | undefined): string[] {
   return parts;
 }
 
-function cell(rowId: string, goal: Goal | undefined, outcome: Outcome | undefined, bare: number | undefined, related: Related): string {
+function cell(row: Row, column: Column, outcome: Outcome | undefined, bare: number | undefined, related: Related): string {
   if (!outcome) return '';
   if ('skipped' in outcome) return `n/a (${outcome.skipped})`;
   const m = outcome.measurement;
   if (m.samples === 0) return `no 2xx answer${m.failures > 0 ? ` (${number(m.failures)} failed)` : ' in the window'} · **fail**`;
   const parts: string[] = [];
   if (m.perSecond !== undefined) {
-    parts.push(`${number(m.perSecond)}/s`, `p99 ${ms(m.p99Ms)}`);
-    const share = bare === undefined ? undefined : (m.perSecond / bare) * 100;
-    if (share !== undefined && rowId !== 'bare') parts.push(`${number(share, share < 10 ? 1 : 0)} % of bare`);
+    parts.push(`${number(m.perSecond)}${row.unit ? ` ${row.unit}` : ''}/s`, `p99 ${ms(m.p99Ms)}`);
+    // A rate of something other than requests (changes, deliveries) is no share of a request rate.
+    const share = bare === undefined || row.unit ? undefined : (m.perSecond / bare) * 100;
+    if (share !== undefined && row.id !== 'bare') parts.push(`${number(share, share < 10 ? 1 : 0)} % of bare`);
     const single = perSecondOf(related.reference);
     if (single) parts.push(`×${number(m.perSecond / single, 2)} of 1 instance`);
     const bareSameBody = perSecondOf(related.sameBody);
     if (bareSameBody) parts.push(`${number((m.perSecond / bareSameBody) * 100)} % of the same body from bare`);
     const peer = perSecondOf(related.peer);
     if (peer) parts.push(`×${number(m.perSecond / peer, 2)} of oidc-provider`);
+    const withFeature = perSecondOf(related.withFeature);
+    if (withFeature && row.goal?.kind === 'max-cost') parts.push(`${row.goal.feature} costs ${number(costOf(withFeature, m.perSecond) * 100, 1)} %`);
   } else {
     parts.push(`median ${ms(m.medianMs ?? Number.NaN)}`, `p99 ${ms(m.p99Ms)}`, `${m.samples} runs`);
   }
   parts.push(...resourceParts(m.resources));
   if (m.failures > 0) parts.push(`${number(m.failures)} failed`);
-  const mark = verdict(goal, m, bare);
+  const judged = !row.goal?.only || column.id.startsWith(row.goal.only);
+  const mark = judged ? verdict(row.goal, m, bare, perSecondOf(related.withFeature)) : undefined;
   if (mark) parts.push(mark);
   return parts.join(' · ');
 }
@@ -97,8 +107,13 @@ export function renderTable(columns: readonly Column[]): string {
   for (const row of used) {
     const cells = columns.map((c) => {
       const reference = c.scalesFrom ? columns.find((o) => o.id === c.scalesFrom)?.outcomes.get(row.id) : undefined;
-      const related = { reference, sameBody: row.sameBody ? c.outcomes.get(row.sameBody) : undefined, peer: row.peer ? c.outcomes.get(row.peer) : undefined };
-      return cell(row.id, row.goal, c.outcomes.get(row.id), bare, related);
+      const related = {
+        reference,
+        sameBody: row.sameBody ? c.outcomes.get(row.sameBody) : undefined,
+        peer: row.peer ? c.outcomes.get(row.peer) : undefined,
+        withFeature: row.goal?.kind === 'max-cost' ? c.outcomes.get(row.goal.with) : undefined,
+      };
+      return cell(row, c, c.outcomes.get(row.id), bare, related);
     });
     lines.push(`| ${row.label} | ${goalText(row.goal)} | ${cells.join(' | ')} |`);
   }

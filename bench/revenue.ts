@@ -4,6 +4,7 @@
 import { JsonClient } from './client.ts';
 import { addDays } from '../src/platform/period.ts';
 import { percentile, type Measurement } from './measurement.ts';
+import type { Observer, Resources } from './resources.ts';
 
 export const BATCH_SIZE = 5000;
 const KINDS = ['realised', 'prognosis'] as const;
@@ -37,6 +38,8 @@ export interface RevenueRun {
   firstDate: string;
   runs: number;
   variant: 'new' | 'changed';
+  /** Watches the timed batches (not the untimed first one). */
+  observe?: Observer;
 }
 
 export async function measureRevenueBatch(run: RevenueRun): Promise<Measurement> {
@@ -45,9 +48,11 @@ export async function measureRevenueBatch(run: RevenueRun): Promise<Measurement>
   const times: number[] = [];
   let failures = 0;
   let firstFailure: string | undefined;
+  let resources: Resources | undefined;
   try {
     // Not timed: the first batch warms the code path; for "changed", it also stores what later runs change.
     await post(`${run.variant}-base`, 0);
+    const stopObserving = await run.observe?.();
     for (let r = 1; r <= run.runs; r++) {
       const answer = run.variant === 'new' ? await post(`new-${r}`, 0) : await post('changed-base', r);
       const expected = run.variant === 'new' ? 'created' : 'updated';
@@ -58,6 +63,7 @@ export async function measureRevenueBatch(run: RevenueRun): Promise<Measurement>
         firstFailure ??= `${answer.status} ${answer.body.slice(0, 200)}`;
       }
     }
+    resources = await stopObserving?.();
   } finally {
     client.close();
   }
@@ -67,5 +73,6 @@ export async function measureRevenueBatch(run: RevenueRun): Promise<Measurement>
     failures,
     samples: times.length,
     ...(firstFailure ? { note: `first failure: ${firstFailure}` } : {}),
+    ...(resources ? { resources } : {}),
   };
 }

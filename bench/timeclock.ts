@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { JsonClient } from './client.ts';
 import { percentile, timedPhases, type Measurement } from './measurement.ts';
+import type { Observer } from './resources.ts';
 
 const TYPES = ['clock_in', 'break_start', 'break_end', 'clock_out'] as const;
 
@@ -24,6 +25,7 @@ export interface TimeclockRun {
   concurrency: number;
   warmup: number;
   duration: number;
+  observe?: Observer;
 }
 
 function nextEvent(person: Person, index: number, firstEventAt: number) {
@@ -61,14 +63,16 @@ export async function measureTimeclock(run: TimeclockRun): Promise<Measurement> 
   };
 
   try {
-    const seconds = await timedPhases(phase, run.warmup, run.duration);
+    const { seconds, resources } = await timedPhases(phase, run.warmup, run.duration, run.observe);
     return {
       perSecond: latencies.length / seconds,
       p99Ms: percentile(latencies, 99),
       medianMs: percentile(latencies, 50),
       failures,
       samples: latencies.length,
+      seconds,
       ...(firstFailure ? { note: `first failure: ${firstFailure}` } : {}),
+      ...(resources ? { resources } : {}),
     };
   } finally {
     for (const client of clients) client.close();

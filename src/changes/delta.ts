@@ -2,7 +2,8 @@
 // open up to `wait` seconds until one arrives. The cursor is a signed position in the log, bound to
 // the company and to the types filter it was read with (a filtered page may move past changes of
 // other types, so its cursor cannot serve another filter); an unfiltered cursor serves any filter.
-import { decodeCursor, encodeCursor, type CursorScope } from '../platform/collection.ts';
+import { encodeCursor, type CursorScope } from '../platform/collection.ts';
+import { pageRequest, readPage, type PageRequest } from '../platform/paged-collection.ts';
 import { badRequest, ProblemError, queryParameter } from '../platform/errors.ts';
 import type { Db } from '../platform/db/database.ts';
 import { CHANGE_TYPES, prunedThrough, readChangeWindow, watermarkBehind, type Change } from './change-log.ts';
@@ -12,12 +13,6 @@ import type { ChangeNotifier } from './notifier.ts';
 const IDLE_POLL_MS = 500;
 /** How soon it looks again while some change is committed but not yet readable (the watermark is behind). */
 const CATCH_UP_POLL_MS = 25;
-
-export interface DeltaPosition {
-  seq: number;
-  /** The types filter the position was reached with, as `filterKey` writes it ('' = all). */
-  filter: string;
-}
 
 /** The types of a `types` query parameter, checked: every one must be a change type. */
 export function parseTypes(raw: string | undefined): string[] {
@@ -35,27 +30,31 @@ function filterKey(types: readonly string[]): string {
   return types.join(',');
 }
 
-function scopeOf(key: Buffer, companyId: string): CursorScope {
+/** The change log's cursors are bound to the company, not to the query: the types filter travels in the position. */
+function changesScope(key: Buffer, companyId: string): CursorScope {
   return { key, tenant: companyId, query: 'changes' };
 }
 
-export function encodeDeltaCursor(key: Buffer, companyId: string, position: DeltaPosition): string {
-  return encodeCursor(scopeOf(key, companyId), [position.seq, position.filter]);
+/** A cursor at `seq`, for any types filter (the head of the log). */
+export function headCursor(key: Buffer, companyId: string, seq: number): string {
+  return encodeCursor(changesScope(key, companyId), [seq, '']);
 }
 
-/** The position of a cursor; 400 when tampered, another company's, or reached with another filter. */
-export function decodeDeltaCursor(key: Buffer, companyId: string, cursor: string, types: readonly string[]): DeltaPosition {
-  const [seq, filter] = decodeCursor(scopeOf(key, companyId), cursor);
+/** The page a delta query asks for; its cursor a 400 when tampered, another company's, or reached with another filter. */
+export function deltaPageRequest(key: Buffer, companyId: string, query: { limit?: number; cursor?: string }, types: readonly string[]): PageRequest {
+  const page = pageRequest(changesScope(key, companyId), query);
+  if (page.after === undefined) return page;
+  const [seq, filter] = page.after;
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0 || typeof filter !== 'string' || (filter !== '' && filter !== filterKey(types))) {
     throw badRequest('invalid_cursor', 'The cursor is invalid: pass nextCursor unchanged, with the same types.', [{ path: queryParameter('cursor'), message: 'is not a cursor issued for this company and these types' }]);
   }
-  return { seq, filter };
+  return page;
 }
 
 export interface DeltaRequest {
   companyId: string;
-  after: DeltaPosition | undefined;
-  limit: number;
+  /** Its limit, and its position: the seq it resumes after and the types filter it was reached with ('' = all). */
+  page: PageRequest;
   types: readonly string[];
   waitMs: number;
   /** Ends a wait early (the client went away, the server is closing). */
@@ -64,23 +63,32 @@ export interface DeltaRequest {
 
 export interface DeltaPage {
   data: Change[];
-  next: DeltaPosition;
+  /** Always a cursor: a log resumes even after an empty page. */
+  nextCursor: string;
   hasMore: boolean;
 }
 
-async function readPage(db: Db, request: DeltaRequest): Promise<DeltaPage> {
-  const afterSeq = request.after?.seq ?? 0;
-  const window = await readChangeWindow(db, request.companyId, { afterSeq, limit: request.limit + 1, types: request.types });
-  // Read after the page: a prune that removed rows the page should have held has raised it by now.
-  if (request.after && afterSeq < (await prunedThrough(db, request.companyId))) {
-    throw new ProblemError({ code: 'cursor_expired', detail: 'Changes after this cursor are past retention and gone: read the collections again, then follow the changes from GET /api/v1/company/changes/head.' });
-  }
-  const hasMore = window.changes.length > request.limit;
-  const data = hasMore ? window.changes.slice(0, request.limit) : window.changes;
-  // A page that is not full read everything up to throughSeq, so the cursor moves there (past other
-  // companies' and filtered-out changes); a full one resumes after its last change.
-  const seq = hasMore ? (data.at(-1)?.seq ?? afterSeq) : Math.max(afterSeq, window.throughSeq);
-  return { data, next: { seq, filter: filterKey(request.types) }, hasMore };
+async function readOnce(db: Db, request: DeltaRequest): Promise<DeltaPage> {
+  const after = request.page.after;
+  const afterSeq = after === undefined ? 0 : (after[0] as number);
+  const filter = filterKey(request.types);
+  let throughSeq = afterSeq;
+  const page = await readPage(request.page, {
+    rows: async (count) => {
+      const window = await readChangeWindow(db, request.companyId, { afterSeq, limit: count, types: request.types });
+      // Read after the page: a prune that removed rows the page should have held has raised it by now.
+      if (after && afterSeq < (await prunedThrough(db, request.companyId))) {
+        throw new ProblemError({ code: 'cursor_expired', detail: 'Changes after this cursor are past retention and gone: read the collections again, then follow the changes from GET /api/v1/company/changes/head.' });
+      }
+      throughSeq = window.throughSeq;
+      return window.changes;
+    },
+    position: (change) => [change.seq, filter],
+    present: (change) => change,
+  });
+  // A full page resumes after its last change; one that is not read everything up to throughSeq, so
+  // its cursor moves there (past other companies' and filtered-out changes).
+  return { data: page.data, nextCursor: page.nextCursor ?? encodeCursor(request.page.scope, [Math.max(afterSeq, throughSeq), filter]), hasMore: page.nextCursor !== null };
 }
 
 /** Resolves after `ms`, at the next notification for the company, or when `signal` aborts; true when notified. */
@@ -113,7 +121,7 @@ export async function readDelta(db: Db, notifier: ChangeNotifier, request: Delta
     });
     let page: DeltaPage;
     try {
-      page = await readPage(db, request);
+      page = await readOnce(db, request);
     } finally {
       unsubscribe();
     }

@@ -5,8 +5,9 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../platform/http.ts';
 import type { AppContext } from '../app/context.ts';
 import { problemResponses, withExamples } from '../platform/schemas.ts';
+import { PageQuery } from '../platform/paged-collection.ts';
 import { CHANGE_TYPES, readableSeq } from './change-log.ts';
-import { decodeDeltaCursor, encodeDeltaCursor, parseTypes, readDelta } from './delta.ts';
+import { deltaPageRequest, headCursor, parseTypes, readDelta } from './delta.ts';
 import { changesExample, headExample } from './examples.ts';
 
 const MAX_WAIT_SECONDS = 30;
@@ -33,7 +34,7 @@ const ChangesPage = Type.Object({
 const ChangesQuery = Type.Object(
   {
     cursor: Type.Optional(Type.String({ maxLength: 2000, description: 'nextCursor of a previous page, or the cursor of /changes/head. Without it: from the oldest change kept.' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 500, description: 'Page size, 1 to 1000.' })),
+    limit: PageQuery.limit,
     types: Type.Optional(Type.String({ maxLength: 2000, description: `Comma-separated change types to keep (${CHANGE_TYPES.join(', ')}); another value is \`400\`.` })),
     wait: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_SECONDS, default: 0, description: 'Seconds (0 to 30) to hold an empty answer until a change arrives (long poll).' })),
   },
@@ -73,21 +74,20 @@ export async function changeRoutes(app: App, { ctx }: { ctx: AppContext }): Prom
       const { companyId } = request.principal;
       const query: Static<typeof ChangesQuery> = request.query;
       const types = parseTypes(query.types);
-      const after = query.cursor === undefined ? undefined : decodeDeltaCursor(ctx.cursorKey, companyId, query.cursor, types);
+      const page = deltaPageRequest(ctx.cursorKey, companyId, query, types);
       const gone = new AbortController();
       // The response closing before it was sent: the client went away, nobody waits for the answer.
       reply.raw.once('close', () => gone.abort());
-      const page = await readDelta(ctx.db, ctx.changeNotifier, {
+      const delta = await readDelta(ctx.db, ctx.changeNotifier, {
         companyId,
-        after,
-        limit: query.limit ?? 500,
+        page,
         types,
         waitMs: (query.wait ?? 0) * 1000,
         signal: AbortSignal.any([gone.signal, closing.signal]),
       });
       // Answered because the server is closing: the connection must not stay open for keep-alive.
       if (closing.signal.aborted) reply.header('connection', 'close');
-      return { data: page.data, nextCursor: encodeDeltaCursor(ctx.cursorKey, companyId, page.next), hasMore: page.hasMore };
+      return delta;
     },
   );
 
@@ -104,6 +104,6 @@ export async function changeRoutes(app: App, { ctx }: { ctx: AppContext }): Prom
         response: { 200: withExamples(Type.Object({ cursor: Type.String() }), headExample), ...problemResponses(400, 401, 429) },
       },
     },
-    async (request) => ({ cursor: encodeDeltaCursor(ctx.cursorKey, request.principal.companyId, { seq: await readableSeq(ctx.db), filter: '' }) }),
+    async (request) => ({ cursor: headCursor(ctx.cursorKey, request.principal.companyId, await readableSeq(ctx.db)) }),
   );
 }

@@ -1,8 +1,9 @@
-// Database and data commands (contract: operator side): migrate, seed-demo and import.
+// Database and data commands (contract: operator side): migrate, seed-demo and import. The import
+// (its schemas) and the demo (the reference page) load half of the program's modules, so they are
+// loaded when one of their commands runs, not on every start of `wfs`.
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { seedDemo } from '../demo/seed.ts';
-import { importCompanyData } from '../company/import.ts';
+import { DateTime } from 'luxon';
 import { badRequest } from '../platform/errors.ts';
 import { operatorAction } from './output.ts';
 
@@ -25,6 +26,11 @@ function demoSeed(value: string): number {
   return Number(value);
 }
 
+function demoDate(value: string): string {
+  if (!DateTime.fromFormat(value, 'yyyy-MM-dd', { zone: 'UTC' }).isValid) throw new InvalidArgumentError('must be a date as YYYY-MM-DD.');
+  return value;
+}
+
 function describeCounts(counts: Record<string, { created: number; updated: number; deleted: number }>): string {
   return Object.entries(counts)
     .map(([entity, c]) => `  ${`${entity}:`.padEnd(15)}${c.created} created, ${c.updated} updated, ${c.deleted} deleted`)
@@ -44,8 +50,10 @@ export function dataCommands(program: Command): void {
     .command('seed-demo')
     .description('create a demo organisation, company, API Client and API User (prints the secrets once)')
     .option('--seed <n>', 'seed of the demo data (whole number, 0 to 4294967295): the same seed on the same day gives the same departments, employees, contracts and shifts (default 1)', demoSeed)
-    .action(operatorAction<{ seed?: number }>(async ({ db, config }, options) => {
-      const demo = await seedDemo(db, config, options.seed === undefined ? {} : { seed: options.seed });
+    .option('--date <YYYY-MM-DD>', 'the day the demo data is dated from, in Europe/Amsterdam (default today): shifts run from 8 days before it to 38 days after', demoDate)
+    .action(operatorAction<{ seed?: number; date?: string }>(async ({ db, config }, options) => {
+      const { seedDemo } = await import('../demo/seed.ts');
+      const demo = await seedDemo(db, config, { ...(options.seed === undefined ? {} : { seed: options.seed }), ...(options.date === undefined ? {} : { date: options.date }) });
       return {
         json: demo,
         summary: [
@@ -62,6 +70,7 @@ export function dataCommands(program: Command): void {
     .requiredOption('--company <companyId>', 'company id')
     .argument('<file>', 'the import document (JSON)')
     .action(operatorAction<{ company: string }>(async ({ db }, options, [file = '']) => {
+      const { importCompanyData } = await import('../company/import.ts');
       const counts = await importCompanyData(db, options.company, await readJsonFile(file));
       return { json: counts, summary: `Imported ${file} into company ${options.company}:\n${describeCounts(counts)}` };
     }));

@@ -1,7 +1,7 @@
 // getCompanyContracts: contracts overlapping the period (by default: active today).
 import { Type, type Static } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
-import { afterPosition, toPage, type PageRequest, type SortKey } from '../platform/collection.ts';
+import { afterPosition, type SortKey } from '../platform/collection.ts';
 import type { Period } from '../platform/period.ts';
 import { overlapsPeriod } from './date-range.ts';
 import { formatInstant } from '../platform/local-time.ts';
@@ -53,7 +53,7 @@ export function presentContract(row: ContractsTable, timezone: string): Contract
   };
 }
 
-export async function listContracts(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
-  const rows = await contractsQuery(db, company.id, period, page.after).limit(page.limit + 1).execute();
-  return toPage(rows, page.limit, page.scope, (row) => [row.start_date, row.id], (row) => presentContract(row, company.timezone));
+/** Sort key of the listing (startDate, then id): the columns the query orders by. */
+export function contractPosition(row: ContractsTable): SortKey {
+  return [row.start_date, row.id];
 }

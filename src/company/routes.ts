@@ -1,17 +1,17 @@
 // The company API (contract: secured company API): every handler acts on the token's company only.
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import type { App } from '../platform/http.ts';
 import type { AppContext } from '../app/context.ts';
 import type { Db } from '../platform/db/database.ts';
-import { pageRequest, PageQuery, type PageRequest } from '../platform/collection.ts';
+import type { SortKey } from '../platform/collection.ts';
+import { pagedQuery, pagedResponses, replyPage, type Listing } from '../platform/paged-collection.ts';
 import { replyCached } from '../platform/response-cache.ts';
 import { PeriodQuery, resolvePeriod, today, type Period } from '../platform/period.ts';
-import { Collection, NotModified, PATTERNS, problemResponses, withExamples } from '../platform/schemas.ts';
+import { NotModified, PATTERNS, problemResponses, withExamples } from '../platform/schemas.ts';
 import { Configuration, getConfiguration } from './configuration.ts';
-import type { CompanySummary } from '../tenancy/companies.ts';
-import { ACTIVE_OR_FUTURE_END, CompanyUser, listUsers } from './users.ts';
-import { Contract, listContracts } from './contracts.ts';
-import { listShifts, Shift } from './shifts.ts';
+import { ACTIVE_OR_FUTURE_END, CompanyUser, presentUser, userPosition, usersQuery } from './users.ts';
+import { Contract, contractPosition, contractsQuery, presentContract } from './contracts.ts';
+import { presentShift, Shift, shiftPosition, shiftsQuery } from './shifts.ts';
 import { feedDate, TimetableFeed, timetableFeed } from './feed.ts';
 import { configurationExample, contractsExample, feedExample, timetableExample, usersExample } from './examples.ts';
 
@@ -29,7 +29,7 @@ const LISTING_RULES =
 type PageBody = { data: unknown[]; nextCursor: string | null };
 
 /** A paged, period-filtered collection of the token's company: what sets one apart from the others. */
-interface CollectionRoute {
+interface CollectionRoute<Row> {
   /** The route's full path, also the listing its cursors are bound to. */
   path: string;
   operationId: string;
@@ -40,10 +40,13 @@ interface CollectionRoute {
   example: PageBody;
   /** The period when from and to are absent, and the longest one allowed (default: today, 92 days). */
   period?: (timezone: string, now: number) => { maxDays?: number; fallback?: Period };
-  list(db: Db, company: Static<typeof CompanySummary>, period: Period, page: PageRequest): Promise<PageBody>;
+  /** The company's rows of the period after a position, in the listing's order. */
+  query: (db: Db, companyId: string, period: Period, after: SortKey | undefined) => { limit(count: number): { execute(): Promise<Row[]> } };
+  position: (row: Row) => SortKey;
+  present: (row: Row, timezone: string) => unknown;
 }
 
-function collectionRoute(app: App, ctx: AppContext, route: CollectionRoute): void {
+function collectionRoute<Row>(app: App, ctx: AppContext, route: CollectionRoute<Row>): void {
   app.get(
     route.path,
     {
@@ -53,17 +56,21 @@ function collectionRoute(app: App, ctx: AppContext, route: CollectionRoute): voi
         summary: route.summary,
         description: route.description,
         security: [{ idToken: [] }],
-        querystring: Type.Object({ ...PeriodQuery, ...PageQuery }, { additionalProperties: false }),
-        response: { 200: withExamples(Collection(route.item), route.example), 304: NotModified, ...problemResponses(400, 401, 429) },
+        querystring: pagedQuery(PeriodQuery),
+        response: pagedResponses(route.item, route.example, 400, 401, 429),
       },
     },
     async (request, reply) => {
       const company = await ctx.companies.find(request.principal.companyId);
       const now = ctx.clock.now();
       const period = resolvePeriod(request.query, company.timezone, now, route.period?.(company.timezone, now));
-      const page = pageRequest(ctx.cursorKey, company.id, route.path, request.query);
-      const key = [route.path, company.id, company.dataVersion, period.from, period.to, page.limit, request.query.cursor ?? ''].join('|');
-      return replyCached(request, reply, ctx.responseCache, key, () => route.list(ctx.db, company, period, page));
+      const listing: Listing<Row, unknown> = {
+        rows: (count, after) => route.query(ctx.db, company.id, period, after).limit(count).execute(),
+        position: route.position,
+        present: (row) => route.present(row, company.timezone),
+      };
+      const binding = { key: ctx.cursorKey, tenant: company.id, listing: route.path };
+      return replyPage(request, reply, binding, listing, { store: ctx.responseCache, key: [company.dataVersion, period.from, period.to] });
     },
   );
 }
@@ -98,7 +105,9 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     item: CompanyUser,
     example: usersExample,
     period: (timezone, now) => ({ maxDays: NO_LIMIT, fallback: { from: today(timezone, now), to: ACTIVE_OR_FUTURE_END } }),
-    list: listUsers,
+    query: usersQuery,
+    position: userPosition,
+    present: presentUser,
   });
 
   collectionRoute(app, ctx, {
@@ -109,7 +118,9 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     item: Contract,
     example: contractsExample,
     period: () => ({ maxDays: NO_LIMIT }),
-    list: listContracts,
+    query: contractsQuery,
+    position: contractPosition,
+    present: presentContract,
   });
 
   collectionRoute(app, ctx, {
@@ -119,7 +130,9 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     description: 'Shifts whose date (the local day the shift starts) lies in the period; default today; one of from/to alone means that single day; at most 92 days (to ≤ from + 91, else `400 period_too_long`). Ordered by date, startsAt, id. ' + LISTING_RULES,
     item: Shift,
     example: timetableExample,
-    list: listShifts,
+    query: shiftsQuery,
+    position: shiftPosition,
+    present: presentShift,
   });
 
   app.get(

@@ -1,7 +1,7 @@
 // getTimetable: shifts whose (company-local) date lies in the period, in start order.
 import { Type, type Static } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
-import { afterPosition, toPage, type PageRequest, type SortKey } from '../platform/collection.ts';
+import { afterPosition, type SortKey } from '../platform/collection.ts';
 import type { Period } from '../platform/period.ts';
 import { ShiftCategory } from './configuration.ts';
 import { formatInstant } from '../platform/local-time.ts';
@@ -63,7 +63,7 @@ export function shiftsQuery(db: Db, companyId: string, period: Period, after: So
   return query.orderBy('shifts.date').orderBy('shifts.starts_at').orderBy('shifts.id');
 }
 
-export async function listShifts(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
-  const rows = await shiftsQuery(db, company.id, period, page.after).limit(page.limit + 1).execute();
-  return toPage(rows, page.limit, page.scope, (row) => [row.date, row.starts_at, row.id], (row) => presentShift(row, company.timezone));
+/** Sort key of the listing (date, startsAt, then id): the columns the query orders by. */
+export function shiftPosition(row: ShiftRow): SortKey {
+  return [row.date, row.starts_at, row.id];
 }

@@ -1,7 +1,7 @@
 // getCompanyUsers: employees whose employment overlaps the period (by default: active or future).
 import { Type, type Static } from 'typebox';
 import type { Db } from '../platform/db/database.ts';
-import { afterPosition, toPage, type PageRequest, type SortKey } from '../platform/collection.ts';
+import { afterPosition, type SortKey } from '../platform/collection.ts';
 import type { Period } from '../platform/period.ts';
 import { overlapsPeriod } from './date-range.ts';
 import { formatInstant } from '../platform/local-time.ts';
@@ -55,7 +55,7 @@ export function presentUser(row: UserRow, timezone: string): CompanyUser {
   };
 }
 
-export async function listUsers(db: Db, company: { id: string; timezone: string }, period: Period, page: PageRequest) {
-  const rows = await usersQuery(db, company.id, period, page.after).limit(page.limit + 1).execute();
-  return toPage(rows, page.limit, page.scope, (row) => [row.employee_number, row.id], (row) => presentUser(row, company.timezone));
+/** Sort key of the listing (employeeNumber, then id): the columns the query orders by. */
+export function userPosition(row: UserRow): SortKey {
+  return [row.employee_number, row.id];
 }

@@ -1,11 +1,12 @@
 // The operator's console command (CONTRACT §6): `wfs invite-console-user` invites the first admin of
-// an organisation (or anyone else); the invitation link is a credential and is printed once.
+// an organisation (or anyone else); the invitation link is a credential and is printed once. The
+// people module (and the schemas it checks with) is loaded when the command runs, not on every start
+// of `wfs`.
 import { Option, type Command } from 'commander';
 import { operatorAction } from '../cli/output.ts';
 import { OPERATOR } from '../iam/audit.ts';
 import { auditConsole } from './audit.ts';
-import { CONSOLE_ROLES, inviteConsoleUser } from './people.ts';
-import type { ConsoleRole } from './tables.ts';
+import { CONSOLE_ROLES, type ConsoleRole } from './tables.ts';
 
 export function consoleCommands(program: Command): void {
   program
@@ -15,6 +16,7 @@ export function consoleCommands(program: Command): void {
     .requiredOption('--email <email>', 'the person\'s email address (their console sign-in)')
     .addOption(new Option('--role <role>', 'what the person may do').choices(CONSOLE_ROLES).default('admin'))
     .action(operatorAction<{ org: string; email: string; role: ConsoleRole }>(async ({ db, config }, options) => {
+      const { inviteConsoleUser } = await import('./people.ts');
       const now = Date.now();
       const invitation = await inviteConsoleUser(db, { organisationId: options.org, email: options.email, role: options.role, invitedBy: null }, config.authUrl, now);
       await auditConsole(db, { event: 'operator_change', outcome: 'success', organisationId: options.org, actor: OPERATOR, detail: 'console_user_invited', context: { email: invitation.email, role: options.role } }, now);

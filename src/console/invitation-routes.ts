@@ -9,6 +9,7 @@ import { auditConsole } from './audit.ts';
 import { choosePassword, completeInvitation, openInvitation, passwordProblem, type OpenInvitation } from './people.ts';
 import { completeSignIn } from './sessions.ts';
 import { totpUri } from './totp.ts';
+import { openTotpSecret } from './totp-secrets.ts';
 
 const Params = Type.Object({ token: Type.String({ maxLength: 64 }) });
 const Form = Type.Object({
@@ -46,7 +47,7 @@ export async function invitationRoutes(app: App, { console: con }: { console: Co
     const password = request.body.password ?? '';
     const problem = passwordProblem(password);
     if (problem) return passwordPage(request, reply, token, found, 400, problem);
-    const secret = await choosePassword(ctx.db, found, password, con.sealer);
+    const secret = await choosePassword(ctx.db, found, password, con.secrets);
     return enrolPage(request, reply, token, found, secret, 200);
   });
 
@@ -55,9 +56,9 @@ export async function invitationRoutes(app: App, { console: con }: { console: Co
     const found = await invitation(token);
     if (!found.pendingTotpSecret) return reply.redirect(con.url(`/invitations/${token}`), 303);
     await con.attempt(request);
-    const created = await completeInvitation(ctx.db, found, request.body.code ?? '', con.sealer, now());
+    const created = await completeInvitation(ctx.db, found, request.body.code ?? '', con.secrets, now());
     if (created) await con.succeeded(request);
-    if (!created) return enrolPage(request, reply, token, found, con.sealer.open(found.pendingTotpSecret), 400, 'That code is not right. Check the time on your device and type the code the app shows now.');
+    if (!created) return enrolPage(request, reply, token, found, openTotpSecret(con.secrets, found.pendingTotpSecret, found.email), 400, 'That code is not right. Check the time on your device and type the code the app shows now.');
     con.setSessionCookie(reply, await completeSignIn(ctx.db, created.userId, now()));
     await auditConsole(ctx.db, { event: 'console_invitation_accepted', outcome: 'success', organisationId: found.organisationId, actor: { kind: 'console_user', id: created.userId, email: found.email }, address: request.ip, context: { role: found.role } }, now());
     return reply.redirect(con.root, 303);

@@ -6,12 +6,12 @@ import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
 import { newId, newSecret, sha256 } from '../platform/ids.ts';
 import { PATTERNS } from '../platform/schemas.ts';
 import { UNKNOWN_USER_HASH, hashUserSecret, verifyUserSecret } from '../iam/secrets.ts';
-import type { Sealer } from './sealed.ts';
-import type { ConsoleRole, ConsoleUsersTable } from './tables.ts';
+import type { SecretBox } from '../platform/sealed-secrets.ts';
+import { CONSOLE_ROLES, type ConsoleRole, type ConsoleUsersTable } from './tables.ts';
 import { matchingStep, newTotpSecret } from './totp.ts';
+import { openTotpSecret, sealTotpSecret } from './totp-secrets.ts';
 
 export const INVITATION_TTL_MS = 72 * 60 * 60_000;
-export const CONSOLE_ROLES: readonly ConsoleRole[] = ['admin', 'viewer'];
 const EMAIL = new RegExp(PATTERNS.email.pattern);
 
 export function isConsoleRole(value: unknown): value is ConsoleRole {
@@ -78,11 +78,11 @@ export async function openInvitation(db: Db, token: string, now: number): Promis
 }
 
 /** The password step of accepting: keeps the password's hash and a new TOTP secret until the code step. */
-export async function choosePassword(db: Db, invitation: OpenInvitation, password: string, sealer: Sealer): Promise<string> {
+export async function choosePassword(db: Db, invitation: OpenInvitation, password: string, box: SecretBox): Promise<string> {
   const secret = newTotpSecret();
   await db
     .updateTable('console_invitations')
-    .set({ pending_password_hash: await hashUserSecret(password), pending_totp_secret: sealer.seal(secret) })
+    .set({ pending_password_hash: await hashUserSecret(password), pending_totp_secret: sealTotpSecret(box, secret, invitation.email) })
     .where('token_hash', '=', invitation.tokenHash)
     .execute();
   return secret;
@@ -92,9 +92,9 @@ export async function choosePassword(db: Db, invitation: OpenInvitation, passwor
  * The code step: a right code creates the console user (its step recorded, so the same code cannot
  * sign in again) and uses the invitation up, both in one transaction. Undefined when the code is wrong.
  */
-export async function completeInvitation(db: Db, invitation: OpenInvitation, code: string, sealer: Sealer, now: number): Promise<{ userId: string } | undefined> {
+export async function completeInvitation(db: Db, invitation: OpenInvitation, code: string, box: SecretBox, now: number): Promise<{ userId: string } | undefined> {
   if (!invitation.pendingTotpSecret || !invitation.pendingPasswordHash) return undefined;
-  const step = await matchingStep(sealer.open(invitation.pendingTotpSecret), code, now);
+  const step = await matchingStep(openTotpSecret(box, invitation.pendingTotpSecret, invitation.email), code, now);
   if (step === undefined) return undefined;
   const userId = newId('cus', now);
   return db.transaction().execute(async (trx) => {

@@ -11,12 +11,13 @@ import type { App } from '../platform/http.ts';
 import type { AppContext } from '../app/context.ts';
 import { ProblemError, titleFor } from '../platform/errors.ts';
 import { sharedSecret } from '../platform/db/shared-secret.ts';
+import type { SecretBox } from '../platform/sealed-secrets.ts';
+import { loadSecretBox } from '../sso/secrets-key.ts';
 import { LoginCsrf } from '../iam/csrf.ts';
 import { MemoryThrottleStore, RedisThrottleStore, Throttle } from '../iam/throttle.ts';
 import { ConsoleCsrf, EXPIRED_FORM, READ_ONLY, admitted } from './access.ts';
 import { renderPage, type PageContext, type PageData } from './pages.ts';
 import { readSession, steppedUp } from './sessions.ts';
-import { Sealer } from './sealed.ts';
 import { signInRoutes } from './sign-in-routes.ts';
 import { invitationRoutes } from './invitation-routes.ts';
 import { peopleRoutes } from './people-routes.ts';
@@ -30,7 +31,8 @@ import { ssoRoutes } from './sso-routes.ts';
 export interface Console {
   ctx: AppContext;
   root: string;
-  sealer: Sealer;
+  /** Seals TOTP secrets (totp-secrets.ts). */
+  secrets: SecretBox;
   /**
    * Failed passwords and TOTP codes (sign-in, step-up, enrolment) are penalised per address like API
    * User logins: an attempt is reserved (counted as failed) before the check, refused with 429 while a
@@ -87,7 +89,7 @@ export async function consoleRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   const shared: Console = {
     ctx,
     root,
-    sealer: await Sealer.fromDatabase(ctx.db),
+    secrets: await loadSecretBox(ctx.db, ctx.config, (message) => app.log.warn(message)),
     attempt: async (request) => {
       const blocked = await throttle.attempt(THROTTLE_KEY, request.ip);
       if (blocked) throw tooManyAttempts(blocked.retryAfter);

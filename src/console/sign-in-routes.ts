@@ -8,6 +8,7 @@ import { actorOf, auditConsole } from './audit.ts';
 import { checkPassword, consoleUserById } from './people.ts';
 import { completeSignIn, endSession, recordStepUp, startSignIn } from './sessions.ts';
 import { acceptUserCode } from './totp.ts';
+import { openTotpSecret } from './totp-secrets.ts';
 
 const WRONG_CREDENTIALS = 'The email or password is not correct.';
 const WRONG_CODE = 'That code is not right, or it was used already. Wait for the next code and try again.';
@@ -58,7 +59,7 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
     const session = request.consoleSession!;
     await con.attempt(request);
     const user = await consoleUserById(ctx.db, session.user.id);
-    const accepted = user !== undefined && (await acceptUserCode(ctx.db, user, con.sealer.open(user.totp_secret), request.body.code ?? '', now()));
+    const accepted = user !== undefined && (await acceptUserCode(ctx.db, user, openTotpSecret(con.secrets, user.totp_secret, user.email), request.body.code ?? '', now()));
     const audit = { event: 'console_sign_in', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip } as const;
     if (!accepted) {
       await auditConsole(ctx.db, { ...audit, outcome: 'failure', detail: 'bad_code' }, now());
@@ -78,7 +79,7 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
     const next = safeNext(con.root, request.body.next);
     await con.attempt(request);
     const user = await checkPassword(ctx.db, session.user.email, request.body.password ?? '');
-    const accepted = user?.id === session.user.id && (await acceptUserCode(ctx.db, user, con.sealer.open(user.totp_secret), request.body.code ?? '', now()));
+    const accepted = user?.id === session.user.id && (await acceptUserCode(ctx.db, user, openTotpSecret(con.secrets, user.totp_secret, user.email), request.body.code ?? '', now()));
     const audit = { event: 'console_step_up', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip } as const;
     if (!accepted) {
       await auditConsole(ctx.db, { ...audit, outcome: 'failure' }, now());

@@ -1,6 +1,7 @@
-// Row types of the console tables (migration 0008). Instants are epoch milliseconds.
+// Row types of the console tables (migration 0008) and the roles a console user can have. Instants are epoch milliseconds.
 
-export type ConsoleRole = 'admin' | 'viewer';
+export const CONSOLE_ROLES = ['admin', 'viewer'] as const;
+export type ConsoleRole = (typeof CONSOLE_ROLES)[number];
 
 export interface ConsoleUsersTable {
   id: string;
@@ -9,7 +10,7 @@ export interface ConsoleUsersTable {
   role: ConsoleRole;
   /** scrypt$N$r$p$salt$hash */
   password_hash: string;
-  /** The base32 TOTP secret, sealed with AES-256-GCM (see sealed.ts). */
+  /** The base32 TOTP secret, sealed with the secret box, bound to the email (see totp-secrets.ts). */
   totp_secret: string;
   /** The last RFC 6238 time step accepted for this person: a step is accepted once. */
   last_totp_step: number;

@@ -24,6 +24,8 @@ export interface DemoOptions {
   /** Same seed, same day: same data. */
   seed?: number;
   now?: number;
+  /** The day (YYYY-MM-DD, in the demo's zone) the data is dated from; default today there. */
+  date?: string;
 }
 
 const DEMO_TIMEZONE = 'Europe/Amsterdam';
@@ -33,11 +35,12 @@ export async function seedDemo(db: Db, config: Config, options: DemoOptions = {}
   const { organisationId } = await createOrganisation(db, { name: 'Demo Hospitality Group' });
   const { companyId } = await createCompany(db, { organisationId, name: 'Café de Demo', timezone: DEMO_TIMEZONE, currency: 'EUR', locale: 'nl-NL' });
   // The company data goes in like any customer's: one import document, checked and applied whole.
-  await importCompanyData(db, companyId, demoCompanyDocument(today(DEMO_TIMEZONE, now), options.seed), now);
+  await importCompanyData(db, companyId, demoCompanyDocument(options.date ?? today(DEMO_TIMEZONE, now), options.seed), now);
   const redirectUri = `${config.baseUrl}/demo/callback`;
   // The loopback URI lets `wfs login` run its own listener on any port (RFC 8252 §7.3).
-  // The reference page (/docs) runs the authorization-code flow with itself as redirect URI.
-  const redirectUris = [redirectUri, 'http://127.0.0.1/callback', referenceRedirectUri(config.baseUrl)];
+  // The reference page (/docs) runs the authorization-code flow with itself as redirect URI: at
+  // BASE_URL, and opened as 127.0.0.1 too (BASE_URL's default host is localhost; any port matches).
+  const redirectUris = [redirectUri, 'http://127.0.0.1/callback', referenceRedirectUri(config.baseUrl), referenceRedirectUri('http://127.0.0.1')];
   const { clientId, clientSecret } = await createApiClient(db, { companyId, name: 'Demo integration', redirectUris });
   const user = await createApiUser(db, { clientId, email: `api-user+${companyId.slice(-6).toLowerCase()}@demo.example` });
   return { organisationId, companyId, clientId, clientSecret, redirectUri, userEmail: user.email, userSecret: user.secret };
@@ -95,6 +98,8 @@ export function demoInstructions(config: Config, demo: DemoCredentials, invitati
     : [];
   const authorize = new URL(`${config.authUrl}/oauth/authorize`);
   authorize.search = new URLSearchParams({ response_type: 'code', scope: 'all', client_id: demo.clientId, state: 'demo-state', redirect_uri: demo.redirectUri }).toString();
+  const reference = new URL(referenceRedirectUri(config.baseUrl));
+  reference.search = new URLSearchParams({ client_id: demo.clientId }).toString();
   return framed([
     'Demo organisation created. Keep these; the secrets are shown only once.',
     `  API Client id:      ${demo.clientId}`,
@@ -114,6 +119,11 @@ export function demoInstructions(config: Config, demo: DemoCredentials, invitati
     '4. When it expires, renew it with the refresh_token:',
     `   curl -s -X POST ${config.issuer}/idToken -H "Authorization: Bearer <REFRESH_TOKEN>"`,
     ...(consoleLines.length ? ['', ...consoleLines] : []),
+    '',
+    'Or call the API from the reference page: open the address below; under Authentication click the',
+    'gear beside "Authorize via oauth", enter the API Client secret above, Authorize, and log in as the',
+    'API User in the window that opens; then "Test Request" on any operation sends it with the token:',
+    `   ${reference.toString()}`,
     '',
     `Reference page: ${config.baseUrl}/docs    Console: ${config.authUrl}/console`,
   ]);

@@ -9,7 +9,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import ipaddr from 'ipaddr.js';
-import { LRUCache } from 'lru-cache';
 import type { Clock } from '../platform/clock.ts';
 
 export const FAILURE_WINDOW_MS = 15 * 60_000;
@@ -49,12 +48,19 @@ export function nextPenalty(previous: Penalty | undefined, failures: number, now
   return { penalty: { until: now + ms, level }, ttlMs: ms + FAILURE_WINDOW_MS };
 }
 
-/** Entries no older than their expiry, in an LRU of at most `max` keys: O(1) insert, read and eviction. */
+/**
+ * Entries no older than their expiry, at most `max` keys, the least recently used evicted first: a
+ * Map keeps insertion order, so a read moves its key to the end and the first key is the oldest. O(1)
+ * insert, read, delete and eviction. (lru-cache refilled its `max`-slot arrays whenever its last
+ * entry was deleted — every successful client authentication of a lone client: 14 % of a token
+ * request's CPU in the bench's profile.)
+ */
 class ExpiringCache<T extends object> {
-  readonly #entries: LRUCache<string, { value: T; expiresAt: number }>;
+  readonly #entries = new Map<string, { value: T; expiresAt: number }>();
+  readonly #max: number;
 
   constructor(max: number) {
-    this.#entries = new LRUCache({ max });
+    this.#max = max;
   }
 
   get size(): number {
@@ -63,13 +69,17 @@ class ExpiringCache<T extends object> {
 
   get(key: string, now: number): T | undefined {
     const entry = this.#entries.get(key);
-    if (entry && entry.expiresAt > now) return entry.value;
-    if (entry) this.#entries.delete(key);
-    return undefined;
+    if (!entry) return undefined;
+    this.#entries.delete(key);
+    if (entry.expiresAt <= now) return undefined;
+    this.#entries.set(key, entry);
+    return entry.value;
   }
 
   set(key: string, value: T, expiresAt: number): void {
+    this.#entries.delete(key);
     this.#entries.set(key, { value, expiresAt });
+    if (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value as string);
   }
 
   delete(key: string): void {

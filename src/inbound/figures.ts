@@ -5,6 +5,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { Period } from '../platform/period.ts';
 import { addDays } from '../platform/period.ts';
 import { afterPosition, type SortKey } from '../platform/collection.ts';
+import type { Listing } from '../platform/paged-collection.ts';
 import type { InboundStream } from './tables.ts';
 import { orNull, PATTERNS } from '../platform/schemas.ts';
 import { formatInstant } from '../platform/local-time.ts';
@@ -58,13 +59,16 @@ export function presentFigure<Values extends object>(row: FigureRow, timezone: s
   return { id: row.id, departmentId: row.department_id, date: row.date, week: row.week, ...values, updatedAt: formatInstant(row.updated_at, timezone) };
 }
 
-/** Sort key of the listing: the first day of the figure's period, then its id. */
-export function figurePosition(row: FigureRow): SortKey {
-  return [row.period_start, row.id];
+/**
+ * The stream's figures overlapping the period as a paged listing, ordered by the first day of the
+ * figure's period, then its id; each shown by `present`.
+ */
+export function figureListing<Item>(db: Db, companyId: string, stream: InboundStream, filter: FigureFilter, present: (row: FigureRow) => Item): Listing<FigureRow, Item> {
+  return { rows: (count, after) => listFigures(db, companyId, stream, filter, count, after), position: (row) => [row.period_start, row.id], present };
 }
 
-/** Up to `limit + 1` figures overlapping the period, after the cursor position when given. */
-export async function listFigures(db: Db, companyId: string, stream: InboundStream, filter: FigureFilter, limit: number, after?: SortKey): Promise<FigureRow[]> {
+/** Up to `count` figures overlapping the period, after the position when given. */
+async function listFigures(db: Db, companyId: string, stream: InboundStream, filter: FigureFilter, count: number, after: SortKey | undefined): Promise<FigureRow[]> {
   let query = db
     .selectFrom('inbound_items')
     .select(['id', 'department_id', 'date', 'week', 'kind', 'category', 'amount_minor', 'hours_centi', 'period_start', 'updated_at'])
@@ -77,6 +81,6 @@ export async function listFigures(db: Db, companyId: string, stream: InboundStre
   if (filter.departmentId !== undefined) query = query.where('department_id', '=', filter.departmentId);
   if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
   if (after) query = query.where(afterPosition(['period_start', 'id'], after));
-  const rows = await query.orderBy('period_start').orderBy('id').limit(limit + 1).execute();
+  const rows = await query.orderBy('period_start').orderBy('id').limit(count).execute();
   return rows.map((row) => ({ ...row, amount_minor: Number(row.amount_minor), hours_centi: row.hours_centi === null ? null : Number(row.hours_centi) }));
 }

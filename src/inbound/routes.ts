@@ -7,11 +7,11 @@ import { BATCH_BODY_LIMIT, acceptJsonOnly, toProblem, validationErrors, type App
 import { plainJson, type JsonBodyParser } from '../platform/json-body.ts';
 import { badRequest, type FieldError } from '../platform/errors.ts';
 import type { AppContext } from '../app/context.ts';
-import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
-import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
+import { problemResponses, withExamples } from '../platform/schemas.ts';
+import { pagedQuery, pagedResponses, replyPage } from '../platform/paged-collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
 import { MAX_BATCH_ITEMS, batchTooLarge, ingestBatch, pathIndex, type BatchItem, type StreamRules } from './batch.ts';
-import { BatchOutcome, figurePosition, listFigures, type FigureRow } from './figures.ts';
+import { BatchOutcome, figureListing, type FigureRow } from './figures.ts';
 import { parseJsonKeepingNumbers } from './exact-json.ts';
 import { RevenueItem, RevenueItemInput, RevenueKind, presentRevenue, revenueRules } from './revenue.ts';
 import { WageBudgetItem, WageBudgetItemInput, presentWageBudget, wageBudgetRules } from './wage-budget.ts';
@@ -100,8 +100,8 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
         summary: `Reads back stored ${spec.noun} items by period`,
         description: LIST_RULES,
         security: [{ idToken: [] }],
-        querystring: Type.Object({ ...PeriodQuery, departmentId: Type.Optional(Type.String({ maxLength: 100 })), ...spec.filters, ...PageQuery }, { additionalProperties: false }),
-        response: { 200: withExamples(Collection(spec.output), spec.examples.page), 304: NotModified, ...problemResponses(400, 401, 429) },
+        querystring: pagedQuery({ ...PeriodQuery, departmentId: Type.Optional(Type.String({ maxLength: 100 })), ...spec.filters }),
+        response: pagedResponses(spec.output, spec.examples.page, 400, 401, 429),
       },
     },
     async (request, reply) => {
@@ -110,9 +110,8 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
       const { timezone } = await ctx.companies.find(companyId);
       const period = resolvePeriod(query, timezone, ctx.clock.now());
       const filter = { ...period, ...(query.departmentId ? { departmentId: query.departmentId } : {}), ...(query.kind ? { kind: query.kind } : {}) };
-      const page = pageRequest(ctx.cursorKey, companyId, spec.path, request.query);
-      const rows = await listFigures(ctx.db, companyId, spec.rules.stream, filter, page.limit, page.after);
-      return replyWithEtag(request, reply, toPage(rows, page.limit, page.scope, figurePosition, (row) => spec.present(row, timezone)));
+      const listing = figureListing(ctx.db, companyId, spec.rules.stream, filter, (row) => spec.present(row, timezone));
+      return replyPage(request, reply, { key: ctx.cursorKey, tenant: companyId, listing: spec.path }, listing);
     },
   );
 }

@@ -1,16 +1,11 @@
-// Collections (contract: secured company API): `{data, nextCursor}`, keyset-paged with `limit` and an opaque cursor.
-// A cursor is HMAC-signed with a key shared through the database, and bound to the company and the
-// query it came from, so a changed or transplanted cursor is a 400, never another tenant's page.
+// The parts of a collection (contract: secured company API): keyset positions, signed cursors and ETags;
+// paged-collection.ts puts them together. A cursor is HMAC-signed with a key shared through the
+// database, and bound to the company and the query it came from, so a changed or transplanted cursor
+// is a 400, never another tenant's page.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type RawBuilder } from 'kysely';
-import { Type } from 'typebox';
 import { badRequest, queryParameter } from './errors.ts';
-
-export const PageQuery = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 500, description: 'Page size, 1 to 1000.' })),
-  cursor: Type.Optional(Type.String({ maxLength: 2000, description: 'Opaque cursor from a previous page\'s nextCursor.' })),
-};
 
 export type SortKey = ReadonlyArray<string | number>;
 
@@ -53,17 +48,6 @@ export function decodeCursor(scope: CursorScope, cursor: string): SortKey {
 }
 
 /**
- * Given rows fetched with `limit + 1`, returns the page and the cursor of the next one.
- * `position` extracts a row's sort key (the same columns, in order, that the query sorts by).
- */
-export function toPage<Row, Item>(rows: Row[], limit: number, scope: CursorScope, position: (row: Row) => SortKey, present: (row: Row) => Item): { data: Item[]; nextCursor: string | null } {
-  const more = rows.length > limit;
-  const pageRows = more ? rows.slice(0, limit) : rows;
-  const last = pageRows[pageRows.length - 1];
-  return { data: pageRows.map(present), nextCursor: more && last !== undefined ? encodeCursor(scope, position(last)) : null };
-}
-
-/**
  * Answers a 200 collection with a strong ETag computed from the body as serialised by the route's
  * response schema (hashing what is sent, not serialising twice), or an empty 304 when If-None-Match
  * matches it, so a client polling an unchanged collection downloads nothing.
@@ -100,24 +84,6 @@ function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body: string
   reply.header('etag', etag).header('cache-control', 'private, no-cache');
   if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
   return reply.type('application/json; charset=utf-8').send(body);
-}
-
-/** The page a request asks for: its size, where it resumes, and the scope that binds its cursors. */
-export interface PageRequest {
-  limit: number;
-  after: SortKey | undefined;
-  scope: CursorScope;
-}
-
-/**
- * Reads `limit` and `cursor` from a validated query. The cursor is bound to the tenant, the listing
- * and every other parameter as sent, so it only resumes the very listing it came from.
- */
-export function pageRequest(key: Buffer, tenant: string, listing: string, query: Record<string, unknown>): PageRequest {
-  const { limit, cursor, ...filters } = query;
-  const parameters = Object.entries(filters).flatMap(([name, value]): [string, string][] => (value === undefined ? [] : [[name, typeof value === 'object' ? JSON.stringify(value) : String(value as string | number | boolean)]])).sort();
-  const scope: CursorScope = { key, tenant, query: `${listing}?${new URLSearchParams(parameters).toString()}` };
-  return { limit: typeof limit === 'number' ? limit : 500, after: typeof cursor === 'string' ? decodeCursor(scope, cursor) : undefined, scope };
 }
 
 /** Keyset condition "strictly after this position" on the sort columns, as one row-value comparison. */

@@ -5,8 +5,18 @@
 // plugin serves only the bundle.
 //
 // Everything host-dependent is taken from the request, so the page works from whatever host name
-// opened it (127.0.0.1, localhost, a proxy's name): the document's server is relative (`/`) and the
-// OAuth URLs and redirect URI given to the page are absolute on the page's own origin.
+// opened it (127.0.0.1, localhost, a proxy's name): the document's server is relative (`/`), and the
+// token URL and redirect URI given to the page are absolute on the page's own origin. The login page
+// alone stays on AUTH_URL even when that is the same service under another name: its form posts to
+// AUTH_URL and its CSRF cookie lives there, so a login started on another host name fails with 403.
+//
+// Logging in from the page (docs/client.md): "Authorize via oauth" beside the idToken field opens
+// the login page in a popup (authorization code, PKCE S256, scope `all`, redirect URI `{origin}/docs`),
+// reads the code from the popup once it is back on this origin, and exchanges it at the token
+// endpoint with the API Client's id and secret (HTTP Basic); the ID token lands in the idToken field.
+// There is no page-wide client: each organisation logs in through its own API Client, which must have
+// `{origin}/docs` registered. `/docs?client_id=…` fills the id in (the demo's start-up box links it);
+// the secret is typed by the person and kept only in the page's memory (persistAuth off).
 import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import scalarPlugin from '@scalar/fastify-api-reference';
@@ -28,10 +38,18 @@ function pageOrigin(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
 }
 
+// Client ids are opaque letters, digits, `_` and `-`; anything else in the query is ignored.
+const CLIENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** The API Client id to fill in: `?client_id=` when it looks like one. */
+function requestedClientId(request: FastifyRequest): string | undefined {
+  const { client_id: clientId } = request.query as Record<string, unknown>;
+  return typeof clientId === 'string' && CLIENT_ID.test(clientId) ? clientId : undefined;
+}
+
 /** Scalar's configuration for one request: the OAuth endpoints and redirect URI on the page's origin. */
-function scalarConfiguration(config: Config, origin: string): Record<string, unknown> {
-  // The login page lives on AUTH_URL; when it is the API's own host, follow the page's host name.
-  const authOrigin = config.authUrl === config.baseUrl ? origin : config.authUrl;
+function scalarConfiguration(config: Config, origin: string, clientId: string | undefined): Record<string, unknown> {
+  const tokenUrl = `${origin}/api/v1/iam/oauth/token`;
   return {
     url: '/openapi.json',
     // The document's server is `/`; Scalar joins it to paths with a doubled slash, so name the origin.
@@ -48,17 +66,24 @@ function scalarConfiguration(config: Config, origin: string): Record<string, unk
     operationTitleSource: 'summary',
     // The service's own name only: no vendor link on the page.
     customCss: 'a[href*="//www.scalar.com"] { display: none; }',
+    // The client secret typed into the page never reaches localStorage.
+    persistAuth: false,
     authentication: {
       preferredSecurityScheme: 'idToken',
       securitySchemes: {
         oauth: {
           flows: {
             authorizationCode: {
-              authorizationUrl: `${authOrigin}/oauth/authorize`,
-              tokenUrl: `${origin}/api/v1/iam/oauth/token`,
+              authorizationUrl: `${config.authUrl}/oauth/authorize`,
+              tokenUrl,
+              // Scalar's "Refresh" speaks RFC 6749 (grant_type=refresh_token with client
+              // authentication), which idToken (the document's refreshUrl) does not: point it at the
+              // token endpoint, where it works for clients with the refresh_token grant.
+              refreshUrl: tokenUrl,
               'x-scalar-redirect-uri': referenceRedirectUri(origin),
               'x-usePkce': 'SHA-256',
               selectedScopes: ['all'],
+              ...(clientId ? { 'x-scalar-client-id': clientId } : {}),
             },
           },
         },
@@ -107,7 +132,7 @@ export async function registerReferencePage(app: App, config: Config): Promise<v
 
   app.get(REFERENCE_PATH, { schema: { hide: true } }, async (request, reply) => {
     const nonce = randomBytes(16).toString('base64');
-    const html = renderApiReference({ config: scalarConfiguration(config, pageOrigin(request)), cdn: BUNDLE_PATH, nonce, pageTitle: PAGE_TITLE });
+    const html = renderApiReference({ config: scalarConfiguration(config, pageOrigin(request), requestedClientId(request)), cdn: BUNDLE_PATH, nonce, pageTitle: PAGE_TITLE });
     return reply
       .headers({
         'content-type': 'text/html; charset=utf-8',

@@ -103,3 +103,27 @@ export function secretBox(db: Db, config: Pick<Config, 'secretsKey' | 'secretsKe
   }
   return box;
 }
+
+/** Where a kind of sealed value lives: how to read it and its context off a row, and how to write it back. */
+export interface SealedColumn<Row> {
+  sealed(row: Row): string | null;
+  context(row: Row): string;
+  /** Writes the new value only where the row still holds the old one (a concurrent change wins). */
+  store(row: Row, value: string): Promise<unknown>;
+}
+
+/**
+ * Seals again with the current key each value of `rows` that an older key sealed (after a SECRETS_KEY
+ * rotation, with the old key in SECRETS_KEY_PREVIOUS). Returns how many were sealed again.
+ */
+export async function resealStale<Row>(box: SecretBox, rows: readonly Row[], column: SealedColumn<Row>): Promise<number> {
+  let count = 0;
+  for (const row of rows) {
+    const sealed = column.sealed(row);
+    if (sealed === null || !box.isStale(sealed)) continue;
+    const context = column.context(row);
+    await column.store(row, box.seal(box.open(sealed, context), context));
+    count += 1;
+  }
+  return count;
+}

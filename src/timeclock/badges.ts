@@ -5,6 +5,7 @@ import { Type, type Static } from 'typebox';
 import { formatInstant } from '../platform/local-time.ts';
 import type { Db } from '../platform/db/database.ts';
 import { afterPosition, type SortKey } from '../platform/collection.ts';
+import type { Listing } from '../platform/paged-collection.ts';
 
 export const Badge = Type.Object({
   id: Type.String({ description: 'The badge id (items of this collection are badges).' }),
@@ -30,12 +31,13 @@ export interface BadgeRow {
   timezone: string;
 }
 
-export function badgePosition(row: BadgeRow): SortKey {
-  return [row.badge_id];
+/** The organisation's badges (or one company's) as a paged listing, ordered by badge id. */
+export function badgeListing(db: Db, organisationId: string, companyId: string | undefined): Listing<BadgeRow, Badge> {
+  return { rows: (count, after) => listBadges(db, organisationId, companyId, count, after), position: (row) => [row.badge_id], present: presentBadge };
 }
 
-/** Up to `limit + 1` badges after the cursor position, when given. */
-export async function listBadges(db: Db, organisationId: string, companyId: string | undefined, limit: number, after?: SortKey): Promise<BadgeRow[]> {
+/** Up to `count` badges after the position, when given. */
+function listBadges(db: Db, organisationId: string, companyId: string | undefined, count: number, after: SortKey | undefined): Promise<BadgeRow[]> {
   let query = db
     .selectFrom('employees as p')
     .innerJoin('companies as c', 'c.id', 'p.company_id')
@@ -45,7 +47,7 @@ export async function listBadges(db: Db, organisationId: string, companyId: stri
     .where('p.badge_id', 'is not', null);
   if (companyId !== undefined) query = query.where('p.company_id', '=', companyId);
   if (after) query = query.where(afterPosition(['p.badge_id'], after));
-  return query.orderBy('p.badge_id').limit(limit + 1).$narrowType<{ badge_id: NotNull }>().execute();
+  return query.orderBy('p.badge_id').limit(count).$narrowType<{ badge_id: NotNull }>().execute();
 }
 
 export function presentBadge(row: BadgeRow): Badge {

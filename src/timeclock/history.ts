@@ -5,6 +5,8 @@ import { DateTime } from 'luxon';
 import type { Db } from '../platform/db/database.ts';
 import type { Period } from '../platform/period.ts';
 import { afterPosition, type SortKey } from '../platform/collection.ts';
+import type { Listing } from '../platform/paged-collection.ts';
+import { presentEvent, type TimeclockEvent } from './events.ts';
 import type { TimeclockEventsTable } from './tables.ts';
 
 export interface EventFilter {
@@ -14,10 +16,6 @@ export interface EventFilter {
 
 export type EventRow = TimeclockEventsTable & { timezone: string };
 
-export function eventPosition(row: EventRow): SortKey {
-  return [row.occurred_at, row.id];
-}
-
 /** The instants [start, end) covering the days of `period` in `zone`. */
 export function periodInstants(period: Period, zone: string): { start: number; end: number } {
   return {
@@ -26,8 +24,13 @@ export function periodInstants(period: Period, zone: string): { start: number; e
   };
 }
 
-/** Up to `limit + 1` events in [start, end), after the cursor position when given. */
-export async function listEvents(db: Db, organisationId: string, range: { start: number; end: number }, filter: EventFilter, limit: number, after?: SortKey): Promise<EventRow[]> {
+/** The organisation's events in [start, end) as a paged listing, each in its company's offset. */
+export function eventListing(db: Db, organisationId: string, range: { start: number; end: number }, filter: EventFilter): Listing<EventRow, TimeclockEvent> {
+  return { rows: (count, after) => listEvents(db, organisationId, range, filter, count, after), position: (row) => [row.occurred_at, row.id], present: (row) => presentEvent(row, row.timezone) };
+}
+
+/** Up to `count` events in [start, end), after the position when given. */
+function listEvents(db: Db, organisationId: string, range: { start: number; end: number }, filter: EventFilter, count: number, after: SortKey | undefined): Promise<EventRow[]> {
   let query = db
     .selectFrom('timeclock_events as e')
     .innerJoin('companies as c', 'c.id', 'e.company_id')
@@ -39,5 +42,5 @@ export async function listEvents(db: Db, organisationId: string, range: { start:
   if (filter.userId !== undefined) query = query.where('e.employee_id', '=', filter.userId);
   if (filter.companyId !== undefined) query = query.where('e.company_id', '=', filter.companyId);
   if (after) query = query.where(afterPosition(['e.occurred_at', 'e.id'], after));
-  return query.orderBy('e.occurred_at').orderBy('e.id').limit(limit + 1).execute();
+  return query.orderBy('e.occurred_at').orderBy('e.id').limit(count).execute();
 }

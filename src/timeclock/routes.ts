@@ -3,12 +3,12 @@
 import { Type } from 'typebox';
 import { acceptJsonOnly, type App } from '../platform/http.ts';
 import type { AppContext } from '../app/context.ts';
-import { Collection, NotModified, problemResponses, withExamples } from '../platform/schemas.ts';
-import { PageQuery, pageRequest, replyWithEtag, toPage } from '../platform/collection.ts';
+import { problemResponses, withExamples } from '../platform/schemas.ts';
+import { pagedQuery, pagedResponses, replyPage } from '../platform/paged-collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
-import { Badge, badgePosition, listBadges, presentBadge } from './badges.ts';
-import { TimeclockEvent, TimeclockEventInput, presentEvent } from './events.ts';
-import { eventPosition, listEvents, periodInstants } from './history.ts';
+import { Badge, badgeListing } from './badges.ts';
+import { TimeclockEvent, TimeclockEventInput } from './events.ts';
+import { eventListing, periodInstants } from './history.ts';
 import { requireOrganisationCompany } from '../tenancy/companies.ts';
 import { recordEvent } from './record.ts';
 import { badgesExample, clockInExample, clockInStoredExample, eventsExample } from './examples.ts';
@@ -36,17 +36,15 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
           '(a company outside the organisation is `404`); ordered by badge id, which is unique within the organisation. ' +
           'Paged with `limit` (1 to 1000, default 500) and `cursor` (one from another query is `400 invalid_cursor`); answers `If-None-Match` with `304`.',
         security: [{ idToken: [] }],
-        querystring: Type.Object({ companyId: CompanyFilter, ...PageQuery }, { additionalProperties: false }),
-        response: { 200: withExamples(Collection(Badge), badgesExample), 304: NotModified, ...problemResponses(400, 401, 404, 429) },
+        querystring: pagedQuery({ companyId: CompanyFilter }),
+        response: pagedResponses(Badge, badgesExample, 400, 401, 404, 429),
       },
     },
     async (request, reply) => {
       const { organisationId } = request.principal;
       const { companyId } = request.query;
       if (companyId !== undefined) await requireOrganisationCompany(ctx.db, organisationId, companyId);
-      const page = pageRequest(ctx.cursorKey, organisationId, '/api/v1/timeclock/badges', request.query);
-      const rows = await listBadges(ctx.db, organisationId, companyId, page.limit, page.after);
-      return replyWithEtag(request, reply, toPage(rows, page.limit, page.scope, badgePosition, presentBadge));
+      return replyPage(request, reply, { key: ctx.cursorKey, tenant: organisationId, listing: '/api/v1/timeclock/badges' }, badgeListing(ctx.db, organisationId, companyId));
     },
   );
 
@@ -82,11 +80,8 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
           'A date not as YYYY-MM-DD is `400 validation_failed`, an impossible one (2026-02-30) `400 invalid_date`, `from` after `to` `400 invalid_period`, a cursor from another query `400 invalid_cursor`. ' +
           'Paged with `limit` (1 to 1000, default 500) and `cursor`; answers `If-None-Match` with `304`.',
         security: [{ idToken: [] }],
-        querystring: Type.Object(
-          { ...PeriodQuery, userId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only this person\'s events.' })), companyId: CompanyFilter, ...PageQuery },
-          { additionalProperties: false },
-        ),
-        response: { 200: withExamples(Collection(TimeclockEvent), eventsExample), 304: NotModified, ...problemResponses(400, 401, 404, 429) },
+        querystring: pagedQuery({ ...PeriodQuery, userId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only this person\'s events.' })), companyId: CompanyFilter }),
+        response: pagedResponses(TimeclockEvent, eventsExample, 400, 401, 404, 429),
       },
     },
     async (request, reply) => {
@@ -96,9 +91,8 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
       const { timezone } = await ctx.companies.find(tokenCompanyId);
       const period = resolvePeriod(request.query, timezone, ctx.clock.now());
       const filter = { ...(userId !== undefined ? { userId } : {}), ...(companyId !== undefined ? { companyId } : {}) };
-      const page = pageRequest(ctx.cursorKey, organisationId, '/api/v1/timeclock/events', request.query);
-      const rows = await listEvents(ctx.db, organisationId, periodInstants(period, timezone), filter, page.limit, page.after);
-      return replyWithEtag(request, reply, toPage(rows, page.limit, page.scope, eventPosition, (row) => presentEvent(row, row.timezone)));
+      const listing = eventListing(ctx.db, organisationId, periodInstants(period, timezone), filter);
+      return replyPage(request, reply, { key: ctx.cursorKey, tenant: organisationId, listing: '/api/v1/timeclock/events' }, listing);
     },
   );
 }

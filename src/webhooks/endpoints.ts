@@ -5,7 +5,8 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
 import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
-import type { SecretBox } from '../platform/sealed-secrets.ts';
+import { resealStale, type SecretBox } from '../platform/sealed-secrets.ts';
+import type { Listing } from '../platform/paged-collection.ts';
 import { formatInstant } from '../platform/local-time.ts';
 import { checkDestination, DestinationRefused, type DestinationPolicy } from './destination.ts';
 import { newEndpointSecret } from './signing.ts';
@@ -91,10 +92,17 @@ export async function findEndpoint(db: Db, companyId: string, id: string): Promi
   return row;
 }
 
-export async function listEndpoints(db: Db, companyId: string, limit: number, afterId: string | undefined): Promise<EndpointRow[]> {
-  let query = db.selectFrom('webhook_endpoints').selectAll().where('company_id', '=', companyId);
-  if (afterId !== undefined) query = query.where('id', '>', afterId);
-  return query.orderBy('id').limit(limit + 1).execute();
+/** The company's endpoints as a paged listing, ordered by id. */
+export function endpointListing(db: Db, companyId: string, timezone: string): Listing<EndpointRow, Endpoint> {
+  return {
+    rows: (count, after) => {
+      let query = db.selectFrom('webhook_endpoints').selectAll().where('company_id', '=', companyId);
+      if (after !== undefined) query = query.where('id', '>', after[0] as string);
+      return query.orderBy('id').limit(count).execute();
+    },
+    position: (row) => [row.id],
+    present: (row) => presentEndpoint(row, timezone),
+  };
 }
 
 export async function updateEndpoint(db: Db, env: EndpointEnvironment, companyId: string, id: string, changes: EndpointChanges): Promise<EndpointRow> {
@@ -142,4 +150,22 @@ export function signingSecrets(row: Pick<EndpointRow, 'id' | 'secret_sealed' | '
   const secrets = [box.open(row.secret_sealed, secretContext(row.id))];
   if (row.previous_secret_sealed && (row.previous_secret_until ?? 0) > now) secrets.push(box.open(row.previous_secret_sealed, secretContext(row.id)));
   return secrets;
+}
+
+/** Seals again with the current key every endpoint's secret (and previous secret) sealed with an older one. */
+export async function resealEndpointSecrets(db: Db, box: SecretBox): Promise<number> {
+  const endpoints = await db.selectFrom('webhook_endpoints').select(['id', 'secret_sealed', 'previous_secret_sealed']).execute();
+  const context = (endpoint: { id: string }) => secretContext(endpoint.id);
+  const current = await resealStale<(typeof endpoints)[number]>(box, endpoints, {
+    sealed: (endpoint) => endpoint.secret_sealed,
+    context,
+    store: (endpoint, value) => db.updateTable('webhook_endpoints').set({ secret_sealed: value }).where('id', '=', endpoint.id).where('secret_sealed', '=', endpoint.secret_sealed).execute(),
+  });
+  const previous = await resealStale<(typeof endpoints)[number]>(box, endpoints, {
+    sealed: (endpoint) => endpoint.previous_secret_sealed,
+    context,
+    store: (endpoint, value) =>
+      db.updateTable('webhook_endpoints').set({ previous_secret_sealed: value }).where('id', '=', endpoint.id).where('previous_secret_sealed', '=', endpoint.previous_secret_sealed).execute(),
+  });
+  return current + previous;
 }

@@ -7,11 +7,11 @@ import type { AppContext } from '../app/context.ts';
 import { badRequest } from '../platform/errors.ts';
 import { secretBox } from '../platform/sealed-secrets.ts';
 import { Collection, problemResponses } from '../platform/schemas.ts';
-import { PageQuery, pageRequest, toPage } from '../platform/collection.ts';
+import { collectionPageRequest, pagedQuery, readPage } from '../platform/paged-collection.ts';
 import { formatInstant } from '../platform/local-time.ts';
 import { changeLog } from './change-stream.ts';
-import { createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, presentEndpoint, rotateSecret, updateEndpoint, type EndpointEnvironment } from './endpoints.ts';
-import { listDeliveries, presentDelivery } from './deliveries.ts';
+import { createEndpoint, deleteEndpoint, endpointListing, findEndpoint, presentEndpoint, rotateSecret, updateEndpoint, type EndpointEnvironment } from './endpoints.ts';
+import { deliveryListing } from './deliveries.ts';
 import { queueReplay, queueTestMessage, retryDelivery } from './messages.ts';
 import { wakeDelivery } from './delivery-plugin.ts';
 import { CreatedEndpoint, Delivery, DeliveryParams, Endpoint, EndpointChanges, EndpointInput, EndpointParams, Queued, ReplayPeriod, RotatedSecret } from './schemas.ts';
@@ -66,15 +66,13 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     schema: {
       tags: TAGS, operationId: 'listWebhookEndpoints', security: SECURITY,
       summary: 'Lists the company\'s webhook endpoints',
-      querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+      querystring: pagedQuery({}),
       response: { 200: Collection(Endpoint), ...problemResponses(400, 401, 429) },
     },
   }, async (request) => {
     const companyId = request.principal.companyId;
-    const page = pageRequest(ctx.cursorKey, companyId, '/company/webhooks', request.query);
-    const rows = await listEndpoints(ctx.db, companyId, page.limit, page.after?.[0] as string | undefined);
-    const timezone = await timezoneOf(ctx, companyId);
-    return toPage(rows, page.limit, page.scope, (row) => [row.id], (row) => presentEndpoint(row, timezone));
+    const page = collectionPageRequest({ key: ctx.cursorKey, tenant: companyId, listing: '/company/webhooks' }, request.query);
+    return readPage(page, endpointListing(ctx.db, companyId, await timezoneOf(ctx, companyId)));
   });
 
   app.get('/api/v1/company/webhooks/:id', {
@@ -154,16 +152,14 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       summary: 'The endpoint\'s delivery log, newest first',
       description: 'One item per attempt, kept as long as the change log keeps changes (CHANGES_RETENTION_SECONDS, 30 days).',
       params: EndpointParams,
-      querystring: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+      querystring: pagedQuery({}),
       response: { 200: Collection(Delivery), ...problemResponses(400, 401, 404, 429) },
     },
   }, async (request) => {
     const companyId = request.principal.companyId;
     const endpoint = await findEndpoint(ctx.db, companyId, request.params.id);
-    const page = pageRequest(ctx.cursorKey, companyId, `/company/webhooks/${endpoint.id}/deliveries`, request.query);
-    const rows = await listDeliveries(ctx.db, endpoint.id, page.limit, page.after);
-    const timezone = await timezoneOf(ctx, companyId);
-    return toPage(rows, page.limit, page.scope, (row) => [row.attempted_at, row.ordinal], (row) => presentDelivery(row, timezone));
+    const page = collectionPageRequest({ key: ctx.cursorKey, tenant: companyId, listing: `/company/webhooks/${endpoint.id}/deliveries` }, request.query);
+    return readPage(page, deliveryListing(ctx.db, endpoint.id, await timezoneOf(ctx, companyId)));
   });
 
   app.post('/api/v1/company/webhooks/:id/deliveries/:deliveryId/retry', {

@@ -28,7 +28,7 @@ const LAYERS: Record<string, readonly string[]> = {
   sso: [...FLOOR, 'iam', 'admin'],
   // The customer console: pages over identity and single sign-on; its wfs commands use the CLI's output.
   console: [...FLOOR, 'iam', 'cli', 'sso'],
-  cli: [...FLOOR, 'iam', 'company', 'admin', 'demo', 'console', 'sso'],
+  cli: [...FLOOR, 'iam', 'company', 'admin', 'demo', 'console', 'sso', 'webhooks'],
 };
 /** The app factory, the server and the context: the one layer that may import everything. */
 const TOP = 'app';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../src/platform/config.ts';
 import { closeContext, createContext } from '../../src/app/bootstrap.ts';
 import { buildApp } from '../../src/app/app.ts';
-import { freshDatabase } from '../support/database.ts';
+import { migratedDatabase } from '../support/database.ts';
 
 const ROOT = new URL('../../', import.meta.url);
 const ROW = /^\| `([A-Z]+)` \| `([^`]+)` \| `([^`]+)` \|/;
@@ -29,7 +29,7 @@ function documentedRoutes(): Row[] {
 
 /** What the app registers, as the table writes it: HEAD beside its GET left out, the reference page's assets as one `/docs/*`. */
 async function registeredRoutes(): Promise<string[]> {
-  const database = await freshDatabase();
+  const database = await migratedDatabase();
   const ctx = await createContext(loadConfig({ DATABASE_URL: database.url }), { poll: false });
   const routes = new Set<string>();
   try {

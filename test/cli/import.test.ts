@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freshDatabase, type FreshDatabase } from '../support/database.ts';
+import { migratedDatabase, type FreshDatabase } from '../support/database.ts';
 import { baseDocument, contract, createdCounts, NOTHING_CHANGED, user } from '../company/fixtures.ts';
 import { createDatabase } from '../../src/platform/db/database.ts';
 import { lastJson } from '../support/processes.ts';
@@ -16,7 +16,7 @@ let dir: string;
 let companyId: string;
 
 before(async () => {
-  database = await freshDatabase();
+  database = await migratedDatabase();
   dir = mkdtempSync(join(tmpdir(), 'wfs-import-'));
   const { organisationId } = (await wfsJson(database.url, ['create-organisation', '--name', 'Acme'])) as { organisationId: string };
   ({ companyId } = (await wfsJson(database.url, ['create-company', '--org', organisationId, '--name', 'Acme Utrecht', '--timezone', 'Europe/Amsterdam', '--currency', 'EUR'])) as { companyId: string });

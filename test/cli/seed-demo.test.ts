@@ -1,11 +1,11 @@
 // `wfs seed-demo --seed <n>`, run as a real process: the demo data is the same for the same seed (on
 // the same day) on any database, another seed gives other data, no --seed means seed 1, and a seed
-// that is not a whole number from 0 to 2^32 − 1 is a usage error.
+// that is not a whole number from 0 to 2^32 − 1 is a usage error. Every run is dated from one day
+// (`--date`), so no run of this file depends on when it happens (near midnight in Amsterdam, say).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DateTime } from 'luxon';
-import { freshDatabase, type FreshDatabase } from '../support/database.ts';
+import { migratedDatabase, type FreshDatabase } from '../support/database.ts';
 import { createDatabase } from '../../src/platform/db/database.ts';
 import { lastJson } from '../support/processes.ts';
 import { wfs, wfsJson } from './wfs.ts';
@@ -44,8 +44,11 @@ async function companyContent(url: string, companyId: string): Promise<Content> 
   }
 }
 
+/** The day every seed of this file is dated from: today in Amsterdam, as the demo's default is. */
+const DAY = DateTime.now().setZone('Europe/Amsterdam').toISODate() ?? '';
+
 async function seedDemo(database: FreshDatabase, args: string[] = []): Promise<Content> {
-  const demo = (await wfsJson(database.url, ['seed-demo', ...args])) as { companyId: string };
+  const demo = (await wfsJson(database.url, ['seed-demo', '--date', DAY, ...args])) as { companyId: string };
   return companyContent(database.url, demo.companyId);
 }
 
@@ -53,10 +56,7 @@ let first: FreshDatabase;
 let second: FreshDatabase;
 
 before(async () => {
-  [first, second] = await Promise.all([freshDatabase(), freshDatabase()]);
-  // The demo is dated from today in Europe/Amsterdam: keep every run of this file on one day there.
-  const untilMidnight = DateTime.now().setZone('Europe/Amsterdam').plus({ days: 1 }).startOf('day').toMillis() - Date.now();
-  if (untilMidnight < 120_000) await sleep(untilMidnight + 1_000);
+  [first, second] = await Promise.all([migratedDatabase(), migratedDatabase()]);
 });
 after(async () => {
   await Promise.all([first?.drop(), second?.drop()]);
@@ -78,15 +78,29 @@ test('seed-demo --seed gives the same data on two fresh databases, another seed 
   assert.notDeepEqual(one, seven);
 });
 
-test('--seed must be a whole number from 0 to 4294967295 (exit 2), and seed-demo --help describes it', async () => {
-  const runs = await Promise.all(['soon', '-1', '1.5', '1e3', '4294967296', ''].map((seed) => wfs(first.url, ['seed-demo', '--seed', seed, '--json'])));
+test('--date dates the demo from that day: its shifts run from 8 days before it to 38 days after', async () => {
+  const shifts = (await seedDemo(second, ['--seed', '3', '--date', '2027-02-10'])).shifts?.map((shift) => String(shift.date)).sort() ?? [];
+  assert.ok(shifts.length > 500);
+  assert.deepEqual([shifts[0], shifts.at(-1)], ['2027-02-02', '2027-03-20']);
+});
+
+test('--seed must be a whole number from 0 to 4294967295 and --date a date (exit 2), and seed-demo --help describes them', async () => {
+  const [runs, dates] = await Promise.all([
+    Promise.all(['soon', '-1', '1.5', '1e3', '4294967296', ''].map((seed) => wfs(first.url, ['seed-demo', '--seed', seed, '--json']))),
+    Promise.all(['2027-02-30', 'tomorrow'].map((date) => wfs(first.url, ['seed-demo', '--date', date, '--json']))),
+  ]);
   for (const run of runs) {
     assert.equal(run.code, 2, run.stdout + run.stderr);
     assert.match(String(lastJson(run).error), /--seed <n>.*whole number from 0 to 4294967295/);
+  }
+  for (const run of dates) {
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.match(String(lastJson(run).error), /--date <YYYY-MM-DD>.*must be a date as YYYY-MM-DD/);
   }
   const help = await wfs(first.url, ['seed-demo', '--help']);
   assert.equal(help.code, 0);
   const text = help.stdout.replace(/\s+/g, ' ');
   assert.match(text, /--seed <n> seed of the demo data \(whole number, 0 to 4294967295\)/);
   assert.match(text, /the same seed on the same day gives the same .* \(default 1\)/);
+  assert.match(text, /--date <YYYY-MM-DD> the day the demo data is dated from, in Europe\/Amsterdam \(default today\)/);
 });

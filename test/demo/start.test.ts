@@ -45,6 +45,8 @@ test('npm start on an empty database prints working demo credentials once; a sec
     // Framed after the log lines, with the reference page and the console.
     assert.match(output, /^═+\nDemo organisation created\./m);
     assert.match(output, new RegExp(`^Reference page: ${instance.url}/docs +Console: ${instance.url}/console\\n═+\\n`, 'm'));
+    // …and the reference page once more with the demo client's id filled in, to log in from there.
+    assert.match(output, new RegExp(`^ +${instance.url}/docs\\?client_id=${clientId}$`, 'm'));
     assert.match(email, /@demo\.example$/);
     assert.equal(occurrences(output, clientSecret), 1, 'the client secret is printed exactly once');
     assert.equal(occurrences(output, userSecret), 1, 'the user secret is printed exactly once');

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { freshDatabase } from '../support/database.ts';
+import { migratedDatabase } from '../support/database.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { setGrantEnabled } from '../../src/iam/provisioning.ts';
 import { FAILURE_WINDOW_MS, MemoryThrottleStore, RedisThrottleStore, Throttle, type ThrottleStore } from '../../src/iam/throttle.ts';
@@ -257,7 +257,7 @@ test('the memory store stays within its bound under a flood of made-up client id
 });
 
 test('two instances sharing Redis share the penalties', async () => {
-  const database = await freshDatabase();
+  const database = await migratedDatabase();
   cleanups.push(() => database.drop());
   const a = await server({ DATABASE_URL: database.url, REDIS_URL });
   const b = await server({ DATABASE_URL: database.url, REDIS_URL });

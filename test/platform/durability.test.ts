@@ -2,48 +2,37 @@
 // and on SQLite share one commit with the writes that arrive with them; a failing durable
 // transaction stores nothing; on SQLite the connection's own mode stays NORMAL (the WAL is synced
 // asynchronously after the commit instead).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { createDatabase, sqliteHandleOf, type Db } from '../../src/platform/db/database.ts';
-import { migrateToLatest } from '../../src/platform/db/migrate.ts';
+import { sqliteHandleOf, type Db } from '../../src/platform/db/database.ts';
 import { durably, durablyGrouped, grouped } from '../../src/platform/db/durability.ts';
-import { freshDatabase, testDialect, type FreshDatabase } from '../support/database.ts';
+import { testDialect, useMigratedDatabase } from '../support/database.ts';
 
-let database: FreshDatabase;
-let db: Db;
-before(async () => {
-  database = await freshDatabase();
-  db = createDatabase(database.url);
-  await migrateToLatest(db);
-});
-after(async () => {
-  await db.destroy();
-  await database.drop();
-});
+const database = useMigratedDatabase();
 
 const secret = (name: string) => (trx: Db) => trx.insertInto('app_secrets').values({ name, value: 'v', created_at: 1 }).execute();
 
 test('concurrent grouped writes each settle on their own: a unique violation rejects only its writer', async () => {
   const names = Array.from({ length: 20 }, (_, i) => `grouped-${i}`);
-  const outcomes = await Promise.allSettled([...names, 'grouped-3'].map((name) => durablyGrouped(db, secret(name))));
+  const outcomes = await Promise.allSettled([...names, 'grouped-3'].map((name) => durablyGrouped(database.db, secret(name))));
   assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 20);
   assert.equal(outcomes.filter((o) => o.status === 'rejected').length, 1);
-  const stored = await db.selectFrom('app_secrets').select('name').where('name', 'like', 'grouped-%').execute();
+  const stored = await database.db.selectFrom('app_secrets').select('name').where('name', 'like', 'grouped-%').execute();
   assert.equal(stored.length, 20);
 });
 
 for (const [name, run] of [['durable', durablyGrouped], ['plain', grouped]] as const) {
   // On PostgreSQL grouped writes run as they are, one statement at a time, like any other write.
   test(`${name} grouped writes that fail undo only themselves, statements already run included`, { skip: testDialect !== 'sqlite' && 'SQLite only' }, async () => {
-    const writes = [`${name}-a`, `${name}-b`].map((value) => run(db, secret(value)));
-    const failing = run(db, async (trx) => {
+    const writes = [`${name}-a`, `${name}-b`].map((value) => run(database.db, secret(value)));
+    const failing = run(database.db, async (trx) => {
       await secret(`${name}-half`)(trx);
       throw new Error('fails after its first statement');
     });
     await Promise.all(writes);
     await assert.rejects(failing, /fails after its first statement/);
-    const stored = await db.selectFrom('app_secrets').select('name').where('name', 'like', `${name}-%`).orderBy('name').execute();
+    const stored = await database.db.selectFrom('app_secrets').select('name').where('name', 'like', `${name}-%`).orderBy('name').execute();
     assert.deepEqual(stored.map((row) => row.name), [`${name}-a`, `${name}-b`]);
   });
 }
@@ -51,9 +40,9 @@ for (const [name, run] of [['durable', durablyGrouped], ['plain', grouped]] as c
 test('on SQLite writes that arrive together share one commit', { skip: testDialect !== 'sqlite' && 'SQLite only' }, async () => {
   // A second, read-only connection sees committed rows only: while the last write runs, neither the
   // writes queued before it nor itself are committed yet, so all three are in one transaction.
-  const committed = () => sqliteHandleOf(db)?.readCommittedRow("select count(*) as n from app_secrets where name like 'together-%'", [])?.n;
+  const committed = () => sqliteHandleOf(database.db)?.readCommittedRow("select count(*) as n from app_secrets where name like 'together-%'", [])?.n;
   const seen = await Promise.all(['together-1', 'together-2', 'together-3'].map((name) =>
-    grouped(db, async (trx) => {
+    grouped(database.db, async (trx) => {
       await secret(name)(trx);
       return committed();
     })));
@@ -62,17 +51,17 @@ test('on SQLite writes that arrive together share one commit', { skip: testDiale
 });
 
 test('a durable write that fails stores nothing and leaves the connection usable', async () => {
-  await assert.rejects(durably(db, (connection) => connection.transaction().execute(async (trx) => {
+  await assert.rejects(durably(database.db, (connection) => connection.transaction().execute(async (trx) => {
     await secret('half-written')(trx);
     throw new Error('fails after its first statement');
   })));
-  assert.equal(await db.selectFrom('app_secrets').select('name').where('name', '=', 'half-written').executeTakeFirst(), undefined);
-  await durably(db, secret('after-failure'));
-  assert.ok(await db.selectFrom('app_secrets').select('name').where('name', '=', 'after-failure').executeTakeFirst());
+  assert.equal(await database.db.selectFrom('app_secrets').select('name').where('name', '=', 'half-written').executeTakeFirst(), undefined);
+  await durably(database.db, secret('after-failure'));
+  assert.ok(await database.db.selectFrom('app_secrets').select('name').where('name', '=', 'after-failure').executeTakeFirst());
 });
 
 test('on SQLite a durable write leaves the connection in synchronous = NORMAL', { skip: testDialect !== 'sqlite' && 'SQLite only' }, async () => {
-  await durablyGrouped(db, secret('mode-check'));
-  const { rows } = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(db);
+  await durablyGrouped(database.db, secret('mode-check'));
+  const { rows } = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(database.db);
   assert.equal(rows[0]?.synchronous, 1, 'NORMAL');
 });

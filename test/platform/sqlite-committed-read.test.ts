@@ -3,16 +3,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDatabase, sqliteHandleOf } from '../../src/platform/db/database.ts';
-import { migrateToLatest } from '../../src/platform/db/migrate.ts';
 import { createCompany, createOrganisation } from '../../src/iam/provisioning.ts';
 import { findCompany } from '../../src/tenancy/companies.ts';
-import { freshDatabase, testDialect } from '../support/database.ts';
+import { migratedDatabase, testDialect } from '../support/database.ts';
 
 test('findCompany on SQLite sees a data version only once its transaction commits', { skip: testDialect !== 'sqlite' && 'SQLite only' }, async () => {
-  const database = await freshDatabase();
+  const database = await migratedDatabase();
   const db = createDatabase(database.url);
   try {
-    await migrateToLatest(db);
     assert.ok(sqliteHandleOf(db), 'a SQLite handle');
     const { organisationId } = await createOrganisation(db, { name: 'Org' });
     const { companyId } = await createCompany(db, { organisationId, name: 'Co', timezone: 'Europe/Amsterdam', currency: 'EUR' });

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
-import { freshDatabase, type FreshDatabase } from '../support/database.ts';
+import { migratedDatabase, type FreshDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { codeExchange, type TokenBody } from '../support/login.ts';
 import { configurationWith, postToken } from '../iam/helpers.ts';
@@ -20,7 +20,7 @@ let first: TestServer;
 let second: TestServer;
 let idp: IdentityProvider;
 before(async () => {
-  database = await freshDatabase();
+  database = await migratedDatabase();
   first = await startTestServer({ DATABASE_URL: database.url, SSO_ALLOW_INSECURE: '1' });
   // The same public addresses: the second instance answers for the first's BASE_URL and AUTH_URL.
   second = await startTestServer({ DATABASE_URL: database.url, SSO_ALLOW_INSECURE: '1', BASE_URL: first.config.baseUrl, AUTH_URL: first.config.authUrl });

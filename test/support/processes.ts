@@ -39,9 +39,10 @@ process.once('exit', () => {
 
 function childEnvironment(env: Record<string, string>): Record<string, string> {
   // A clean environment: nothing from the developer's shell (a stray DATABASE_URL) or from the test
-  // runner (NODE_TEST_CONTEXT) leaks into the server.
+  // runner (NODE_TEST_CONTEXT) leaks into the server. NODE_COMPILE_CACHE (set by `npm test`) passes:
+  // every child loads the same ~1,500 modules, and reusing their compiled code saves a third of it.
   const inherited: Record<string, string> = {};
-  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ']) {
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'NODE_COMPILE_CACHE']) {
     const value = process.env[name];
     if (value !== undefined) inherited[name] = value;
   }

@@ -1,4 +1,4 @@
-// Starts the real application on a real port over a fresh database, as a test's fixture.
+// Starts the real application on a real port over a fresh (already migrated) database, as a test's fixture.
 import { createServer } from 'node:net';
 import type { Writable } from 'node:stream';
 import { after, before } from 'node:test';
@@ -7,7 +7,7 @@ import { closeContext, createContext } from '../../src/app/bootstrap.ts';
 import type { AppContext } from '../../src/app/context.ts';
 import { buildApp } from '../../src/app/app.ts';
 import type { App } from '../../src/platform/http.ts';
-import { freshDatabase } from './database.ts';
+import { migratedDatabase } from './database.ts';
 import type { Clock } from '../../src/platform/clock.ts';
 
 export interface TestServer {
@@ -32,7 +32,7 @@ export async function freePort(): Promise<number> {
 
 /** `env` overrides configuration variables (contract: addresses and configuration), e.g. `{ AUTH_CODE_TTL: '1' }`. */
 export async function startTestServer(env: Record<string, string> = {}, options: { logStream?: Writable; clock?: Clock } = {}): Promise<TestServer> {
-  const database = env.DATABASE_URL ? undefined : await freshDatabase();
+  const database = env.DATABASE_URL ? undefined : await migratedDatabase();
   const port = await freePort();
   const config = loadConfig({
     RATE_LIMIT_TOKEN_PER_MINUTE: '100000',

@@ -1,11 +1,11 @@
 // What the multi-instance suites share: a fresh database that separate server processes use, the
 // ports they will listen on (BASE_URL, and so the issuer, names the first), and the test's own
-// handle on that database for provisioning and for minting tokens. Opening the handle migrates the
-// database before any instance starts.
+// handle on that database for provisioning and for minting tokens. The database is migrated before
+// any instance starts.
 import { loadConfig } from '../../src/platform/config.ts';
 import { closeContext, createContext } from '../../src/app/bootstrap.ts';
 import type { AppContext } from '../../src/app/context.ts';
-import { freshDatabase, testDialect, type FreshDatabase } from './database.ts';
+import { migratedDatabase, testDialect, type FreshDatabase } from './database.ts';
 import { freePorts } from './processes.ts';
 
 /** For `describe(…, { skip: needsPostgres })`: several processes on one database need PostgreSQL. */
@@ -31,7 +31,7 @@ export interface SharedDatabaseOptions {
 }
 
 export async function openSharedDatabase(options: SharedDatabaseOptions = {}): Promise<SharedDatabase> {
-  const database = await freshDatabase();
+  const database = await migratedDatabase();
   try {
     const ports = await freePorts(options.instances ?? 1);
     const env = { DATABASE_URL: database.url, BASE_URL: `http://127.0.0.1:${ports[0]}`, ...options.env };

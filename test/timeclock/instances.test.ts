@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { freshDatabase, type FreshDatabase } from '../support/database.ts';
+import { migratedDatabase, type FreshDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
 import type { Tenant } from '../support/tenants.ts';
@@ -16,7 +16,7 @@ let tenant: Tenant;
 let token: string;
 
 before(async () => {
-  database = await freshDatabase();
+  database = await migratedDatabase();
   // One public address (the issuer of the tokens) in front of both, as behind a load balancer.
   const shared = { DATABASE_URL: database.url, BASE_URL: 'https://wfs.example.com' };
   instances = [await startTestServer(shared), await startTestServer(shared)];
