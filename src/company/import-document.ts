@@ -34,6 +34,12 @@ export interface ReadImport {
 
 const validators = Object.fromEntries(SECTIONS.map((section) => [section, Compile(ENTRY_SCHEMAS[section])])) as Record<Section, ReturnType<typeof Compile>>;
 
+/**
+ * Problems listed at most (with the first found): a 64 MiB document of empty entries has a hundred
+ * million, more than any reader can use or any answer can carry. Reading stops at this many.
+ */
+export const MAX_PROBLEMS = 1000;
+
 interface SchemaError {
   keyword: string;
   instancePath: string;
@@ -45,6 +51,8 @@ interface SchemaError {
 function toFieldErrors(base: string, errors: Iterable<SchemaError>): FieldError[] {
   const messages = new Map<string, string[]>();
   const add = (path: string, message: string) => {
+    // One entry with millions of unknown fields: no more than can be listed.
+    if (messages.size >= MAX_PROBLEMS && !messages.has(path)) return;
     const list = messages.get(path) ?? [];
     if (!list.includes(message)) list.push(message);
     messages.set(path, list);
@@ -67,11 +75,6 @@ export function emptyDocument(): ReadDocument {
   return Object.fromEntries(SECTIONS.map((section) => [section, { upserts: [], deletions: [], malformed: new Set<string>() }])) as unknown as ReadDocument;
 }
 
-/**
- * Problems listed at most (with the first found): a 64 MiB document of empty entries has a hundred
- * million, more than any reader can use or any answer can carry. Reading stops at this many.
- */
-export const MAX_PROBLEMS = 1000;
 /** A path or message longer than this (a property name of megabytes) is cut, marked with "…". */
 const MAX_PROBLEM_TEXT = 300;
 
