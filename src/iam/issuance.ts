@@ -3,37 +3,16 @@
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
 import type { KeyRing } from './keys.ts';
-import { DEFAULT_AUDIENCE, signIdToken, signRefreshToken, type AccessClaims, type TokenSettings } from './tokens.ts';
-
-export interface TokenResponse {
-  access_token: string;
-  id_token: string;
-  refresh_token?: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  scope: 'all';
-}
+import { insertRefreshToken } from './refresh-tokens.ts';
+import { signIdToken, signRefreshToken, type AccessClaims, type TokenSettings, type TokenSubject } from './tokens.ts';
+import type { TokenResponse } from './oauth-schemas.ts';
 
 export interface IssuanceSettings extends TokenSettings {
   refreshTokenTtl: number;
 }
 
-/** Who an ID token is for: the grant, its client, its user and the company. */
-export interface IdTokenSubject {
-  grantId: string;
-  clientId: string;
-  userId: string | null;
-  email: string | null;
-  companyId: string;
-  organisationId: string;
-  authTime: number;
-  audience: string;
-  /** Issuer of the SSO provider the login came through (adds `amr: ["fed"]` and `idp`). */
-  idp?: string | null;
-}
-
 /** A grant resolved for issuing: an ID token's subject, and the cap on its refresh-token chain. */
-export interface GrantContext extends IdTokenSubject {
+export interface GrantContext extends TokenSubject {
   chainExpiresAt: number;
 }
 
@@ -42,47 +21,6 @@ export interface LoadedGrant extends GrantContext {
   revokedAt: number | null;
   clientDisabled: boolean;
   userDisabled: boolean;
-}
-
-export async function loadGrantContext(db: Db, grantId: string): Promise<LoadedGrant | undefined> {
-  const row = await db
-    .selectFrom('grants')
-    .innerJoin('api_clients', 'api_clients.id', 'grants.client_id')
-    .innerJoin('companies', 'companies.id', 'api_clients.company_id')
-    .leftJoin('api_users', 'api_users.id', 'grants.user_id')
-    .select([
-      'grants.id as grantId',
-      'grants.client_id as clientId',
-      'grants.user_id as userId',
-      'grants.auth_time as authTime',
-      'grants.chain_expires_at as chainExpiresAt',
-      'grants.revoked_at as revokedAt',
-      'grants.audience as audience',
-      'grants.idp as idp',
-      'api_users.email as email',
-      'api_users.disabled as userDisabled',
-      'api_clients.disabled as clientDisabled',
-      'companies.id as companyId',
-      'companies.organisation_id as organisationId',
-    ])
-    .where('grants.id', '=', grantId)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  return {
-    grantId: row.grantId,
-    clientId: row.clientId,
-    userId: row.userId,
-    email: row.email,
-    companyId: row.companyId,
-    organisationId: row.organisationId,
-    authTime: row.authTime,
-    chainExpiresAt: row.chainExpiresAt,
-    audience: row.audience ?? DEFAULT_AUDIENCE,
-    idp: row.idp,
-    revokedAt: row.revokedAt,
-    clientDisabled: row.clientDisabled === 1,
-    userDisabled: row.userDisabled === 1,
-  };
 }
 
 /** Why a grant may no longer issue tokens, or undefined when it may. */
@@ -107,7 +45,7 @@ export async function issueRefreshToken(
   // it, so exp − iat is exactly REFRESH_TOKEN_TTL (unless the chain's end comes first).
   const issuedAt = Math.floor(now / 1000) * 1000;
   const expiresAt = Math.min(issuedAt + settings.refreshTokenTtl * 1000, grant.chainExpiresAt);
-  await db.insertInto('refresh_tokens').values({ jti, grant_id: grant.grantId, parent_jti: parentJti, issued_at: issuedAt, expires_at: expiresAt, superseded_at: null }).execute();
+  await insertRefreshToken(db, { jti, grantId: grant.grantId, parentJti, issuedAt, expiresAt });
   return signRecordedRefreshToken(keys, settings, grant, { jti, issuedAt, expiresAt });
 }
 
@@ -134,22 +72,11 @@ export function signRecordedRefreshToken(
 export async function issueIdToken(
   keys: KeyRing,
   settings: IssuanceSettings,
-  grant: IdTokenSubject,
+  grant: TokenSubject,
   now: number,
   extra: { audience?: string; nonce?: string | null } = {},
 ): Promise<{ token: string; claims: AccessClaims }> {
-  return signIdToken(keys, settings, {
-    clientId: grant.clientId,
-    userId: grant.userId,
-    email: grant.email,
-    companyId: grant.companyId,
-    organisationId: grant.organisationId,
-    grantId: grant.grantId,
-    audience: extra.audience ?? grant.audience,
-    authTime: grant.authTime,
-    nonce: extra.nonce ?? null,
-    idp: grant.idp ?? null,
-  }, now);
+  return signIdToken(keys, settings, { ...grant, audience: extra.audience ?? grant.audience, nonce: extra.nonce ?? null }, now);
 }
 
 export function tokenResponse(idToken: string, settings: IssuanceSettings, refreshToken?: string): TokenResponse {
