@@ -14,6 +14,7 @@ import { eachPaced, pacer, type Pace } from '../platform/cooperative.ts';
 import { planImport, TABLE_OF, type CompanyRows, type ImportPlan, type PlanContext } from './import-plan.ts';
 import { SECTIONS, type Section } from './import-schema.ts';
 import { IMPORT_SETTLE_MS } from '../tenancy/company-cache.ts';
+import { bumpDataVersion, companySettings } from '../tenancy/companies.ts';
 import { importChanges } from './import-changes.ts';
 import { recordChanges } from '../changes/change-log.ts';
 import { announceChanges } from '../changes/notifier.ts';
@@ -132,15 +133,15 @@ export async function importReadDocument(db: Db, companyId: string, { doc, error
   if (errors.length >= MAX_PROBLEMS || errors[0]?.path === '') throw invalidImport(errors);
   const pace = pacer();
   const result = await inLargeTransaction(db, async (trx) => {
-    const company = await trx.selectFrom('companies').select(['organisation_id', 'timezone', 'currency']).where('id', '=', companyId).executeTakeFirst();
+    const company = await companySettings(trx, companyId);
     if (!company) throw notFound(`No company ${companyId}.`, 'company_not_found');
     const ctx: PlanContext = {
       companyId,
-      organisationId: company.organisation_id,
+      organisationId: company.organisationId,
       timezone: company.timezone,
       currency: company.currency,
       now,
-      badgesElsewhere: await badgesElsewhere(trx, company.organisation_id, companyId, doc, pace),
+      badgesElsewhere: await badgesElsewhere(trx, company.organisationId, companyId, doc, pace),
     };
     const rows = await loadRows(trx, companyId, pace);
     const plan = await planImport(doc, rows, ctx, errors, pace);
@@ -149,7 +150,7 @@ export async function importReadDocument(db: Db, companyId: string, { doc, error
     await recordChanges(trx, companyId, await importChanges(plan, rows, company.timezone, pace), { at: now, timezone: company.timezone });
     const result = counts(plan);
     if (changed(result)) {
-      await trx.updateTable('companies').set((eb) => ({ data_version: eb('data_version', '+', 1), updated_at: now })).where('id', '=', companyId).execute();
+      await bumpDataVersion(trx, companyId, now);
     }
     return result;
   });
