@@ -9,6 +9,7 @@ import { measureTimeclock, type Person } from './timeclock.ts';
 import { measureRevenueBatch } from './revenue.ts';
 import { measureChangeReads } from './changes.ts';
 import { measureDeliveries } from './webhooks.ts';
+import { compareTimeclock, type Variant } from './comparison.ts';
 import { JsonClient } from './client.ts';
 import type { Outcome } from './report.ts';
 import type { LoadedCompany } from './company.ts';
@@ -145,8 +146,6 @@ async function timeclockPeople(url: string, workload: Workload, count: number): 
 
 export async function runTimeclockRow(urls: readonly string[], workload: Workload, options: RowSettings, report: Report): Promise<void> {
   if (!workload.company) return report('timeclock', { skipped: workload.missingData });
-  const problem = await probe(urls[0]!, { method: 'POST', path: '/api/v1/timeclock/events', headers: { ...bearer(workload.tenant.idToken), 'content-type': 'application/json' }, body: '{}' });
-  if (problem === 'endpoint not built yet') return report('timeclock', { skipped: problem });
   workload.people ??= await timeclockPeople(urls[0]!, workload, options.timeclockPeople);
   report('timeclock', {
     measurement: await measureTimeclock({
@@ -169,6 +168,22 @@ async function departmentIdsOf(url: string, workload: Workload): Promise<string[
   } finally {
     client.close();
   }
+}
+
+/**
+ * The timeclock row and the same load against a build without the change log (bench/comparison.ts,
+ * bench/without-change-log/): `timeclock` and `timeclock-plain`.
+ */
+export async function runTimeclockComparison(withIt: Variant, without: Variant, workload: Workload, options: BenchOptions, report: Report): Promise<void> {
+  if (!workload.company) {
+    for (const rowId of ['timeclock', 'timeclock-plain']) report(rowId, { skipped: workload.missingData });
+    return;
+  }
+  workload.people ??= await timeclockPeople(withIt.urls[0]!, workload, options.timeclockPeople);
+  const load = { idToken: workload.tenant.idToken, people: workload.people, firstEventAt: workload.firstEventAt, concurrency: options.timeclockConcurrency };
+  const measured = await compareTimeclock(withIt, without, load, options.warmup, options.duration);
+  report('timeclock', { measurement: measured.with });
+  report('timeclock-plain', { measurement: measured.without });
 }
 
 export async function runRevenueRows(url: string, workload: Workload, options: RowSettings, report: Report): Promise<void> {

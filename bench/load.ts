@@ -73,7 +73,8 @@ export function parseWrk(output: string): WrkResult {
 }
 
 async function fire(baseUrl: string, scriptFile: string, connections: number, seconds: number): Promise<WrkResult> {
-  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', scriptFile, baseUrl];
+  // wrk takes whole seconds only.
+  const args = ['-t1', `-c${connections}`, `-d${Math.max(1, Math.round(seconds))}s`, '--timeout', '10s', '--latency', '-s', scriptFile, baseUrl];
   const { stdout } = await run('wrk', args, { maxBuffer: 1024 * 1024 });
   return parseWrk(stdout);
 }

@@ -9,6 +9,8 @@ export interface Measurement {
   /** Answers that were not 2xx, or failed connections and timeouts: any of them makes the figure suspect. */
   readonly failures: number;
   readonly samples: number;
+  /** Seconds of the measured phase, for a rate (so that segments can be added up). */
+  readonly seconds?: number;
   readonly note?: string;
   /** The service's (and PostgreSQL's) CPU, memory and event-loop delay over the measured phase. */
   readonly resources?: Resources;

@@ -33,6 +33,10 @@ export interface BenchOptions {
   readonly write: boolean;
 }
 
+/** Defaults of a full run, and those --short replaces. */
+const DEFAULTS = { duration: '5', warmup: '1', days: '46', 'batch-runs': '10', 'webhook-changes': '5000' };
+const SHORT: typeof DEFAULTS = { duration: '1', warmup: '0.5', days: '9', 'batch-runs': '3', 'webhook-changes': '1000' };
+
 const HELP = `npm run bench -- [options]
   --only ids          comma-separated rows (config,token,idtoken,feed,timetable,users,timeclock,revenue,changes,webhooks);
                       the bare baseline is always measured (the other rows are compared with it);
@@ -55,6 +59,10 @@ const HELP = `npm run bench -- [options]
                       with a dash), e.g. --server-node-options="--cpu-prof --cpu-prof-dir=/tmp/prof":
                       a CPU profile of each instance under the bench's load (it costs throughput)
   --no-write          print the table without writing docs/benchmarks.md
+  --short             a smoke run (under 2 minutes for every row on both databases): the defaults
+                      become 1 s per measurement after 0.5 s, 9 days, 3 batch runs, 1,000 webhook
+                      changes, no two-instance column, no writing; a number given still wins.
+                      Shows the bench works, measures nothing worth keeping.
 Each row against the service reports service (and PostgreSQL) CPU share over the measured phase,
 the service's RSS after it and its event-loop p99 (from /proc and GET /metrics): take figures on a
 quiet machine only.
@@ -91,6 +99,7 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
       'log-level': { type: 'string' },
       'server-node-options': { type: 'string' },
       'no-write': { type: 'boolean' },
+      short: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -104,27 +113,29 @@ export function readOptions(argv: string[] = process.argv.slice(2), env: NodeJS.
     if (typeof fromArgv === 'string') return fromArgv;
     return env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`] ?? fallback;
   };
-  const flag = (name: 'no-two-instances' | 'no-write'): boolean => values[name] === true || env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`] === '1';
+  const flag = (name: 'no-two-instances' | 'no-write' | 'short'): boolean => values[name] === true || env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`] === '1';
+  const short = flag('short');
+  const defaults = short ? SHORT : DEFAULTS;
   const databases = list(pick('db', 'sqlite,postgres'));
   for (const d of databases) if (d !== 'sqlite' && d !== 'postgres') throw new Error(`--db takes sqlite and/or postgres, got "${d}"`);
   return Object.freeze({
     only: list(pick('only', '')),
     databases: databases as Dialect[],
-    duration: positive('duration', pick('duration', '5')),
-    warmup: Number(pick('warmup', '1')),
+    duration: positive('duration', pick('duration', defaults.duration)),
+    warmup: Number(pick('warmup', defaults.warmup)),
     connections: Math.round(positive('connections', pick('connections', '32'))),
     dataConnections: Math.round(positive('data-connections', pick('data-connections', '8'))),
-    days: Math.round(positive('days', pick('days', '46'))),
+    days: Math.round(positive('days', pick('days', defaults.days))),
     employees: Math.round(positive('employees', pick('employees', '1000'))),
     shiftsPerDay: Math.round(positive('shifts-per-day', pick('shifts-per-day', '2000'))),
     timeclockPeople: Math.round(positive('people', pick('people', '500'))),
     timeclockConcurrency: Math.round(positive('concurrency', pick('concurrency', '64'))),
-    batchRuns: Math.round(positive('batch-runs', pick('batch-runs', '10'))),
-    webhookChanges: Math.min(5000, Math.round(positive('webhook-changes', pick('webhook-changes', '5000')))),
-    twoInstances: !flag('no-two-instances'),
+    batchRuns: Math.round(positive('batch-runs', pick('batch-runs', defaults['batch-runs']))),
+    webhookChanges: Math.min(5000, Math.round(positive('webhook-changes', pick('webhook-changes', defaults['webhook-changes'])))),
+    twoInstances: !short && !flag('no-two-instances'),
     logLevel: pick('log-level', 'warn'),
     serverNodeOptions: pick('server-node-options', ''),
     postgresUrl: env.WFS_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-    write: !flag('no-write'),
+    write: !short && !flag('no-write'),
   });
 }

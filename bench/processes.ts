@@ -54,13 +54,18 @@ export interface ServiceSettings {
   logLevel: string;
   /** NODE_OPTIONS of the instances (profiling flags); empty for none. */
   nodeOptions: string;
+  /** Bench-only: the timeclock write path without its change-log insert (bench/without-change-log/). */
+  withoutChangeLog?: boolean;
 }
+
+const WITHOUT_CHANGE_LOG = `--import=${new URL('./without-change-log/register.ts', import.meta.url).href}`;
 
 /** The /metrics bearer the instances run with: the service is measured as a monitored install runs. */
 export const BENCH_METRICS_TOKEN = 'bench-metrics-token-0123456789';
 
 /** Instances of the service on one database, limits raised far above anything the run reaches. */
 export async function startService(settings: ServiceSettings, instances: number): Promise<Target> {
+  const nodeOptions = [settings.nodeOptions, settings.withoutChangeLog ? WITHOUT_CHANGE_LOG : ''].filter((o) => o !== '').join(' ');
   const cluster: Cluster = await startCluster(await freePorts(instances), {
     DATABASE_URL: settings.databaseUrl,
     BASE_URL: settings.baseUrl,
@@ -72,7 +77,7 @@ export async function startService(settings: ServiceSettings, instances: number)
     METRICS_TOKEN: BENCH_METRICS_TOKEN,
     // The webhooks row delivers to a receiver on 127.0.0.1 over http.
     WEBHOOK_ALLOW_INSECURE: '1',
-    ...(settings.nodeOptions ? { NODE_OPTIONS: settings.nodeOptions } : {}),
+    ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
   });
   return { urls: cluster.instances.map((i) => i.url), pids: cluster.instances.flatMap((i) => (i.child.pid === undefined ? [] : [i.child.pid])), stop: () => cluster.stop() };
 }

@@ -22,11 +22,15 @@ const END = '<!-- bench:results:end -->';
 const number = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const ms = (value: number) => `${number(value, value < 10 ? 1 : 0)} ms`;
 
-function verdict(goal: Goal | undefined, m: Measurement, bare: number | undefined): string | undefined {
+/** What a feature costs: the share of the rate without it that is lost with it. */
+const costOf = (withIt: number, without: number) => 1 - withIt / without;
+
+function verdict(goal: Goal | undefined, m: Measurement, bare: number | undefined, withFeature: number | undefined): string | undefined {
   if (!goal) return undefined;
   let met: boolean | undefined;
   if (goal.kind === 'share-of-bare') met = bare === undefined || m.perSecond === undefined ? undefined : m.perSecond / bare >= goal.min;
   else if (goal.kind === 'per-second') met = m.perSecond === undefined ? undefined : m.perSecond >= goal.min;
+  else if (goal.kind === 'max-cost') met = withFeature === undefined || m.perSecond === undefined ? undefined : costOf(withFeature, m.perSecond) <= goal.max;
   else met = m.medianMs === undefined ? undefined : m.medianMs < goal.maxMs;
   if (met === undefined) return undefined;
   return met && m.failures === 0 ? 'pass' : '**fail**';
@@ -39,6 +43,8 @@ interface Related {
   readonly reference: Outcome | undefined;
   readonly sameBody: Outcome | undefined;
   readonly peer: Outcome | undefined;
+  /** For a row measured without a feature: the same measurement with it. */
+  readonly withFeature: Outcome | undefined;
 }
 
 const percent = (share: number) => `${number(share * 100)} %`;
@@ -70,13 +76,15 @@ function cell(row: Row, column: Column, outcome: Outcome | undefined, bare: numb
     if (bareSameBody) parts.push(`${number((m.perSecond / bareSameBody) * 100)} % of the same body from bare`);
     const peer = perSecondOf(related.peer);
     if (peer) parts.push(`×${number(m.perSecond / peer, 2)} of oidc-provider`);
+    const withFeature = perSecondOf(related.withFeature);
+    if (withFeature && row.goal?.kind === 'max-cost') parts.push(`${row.goal.feature} costs ${number(costOf(withFeature, m.perSecond) * 100, 1)} %`);
   } else {
     parts.push(`median ${ms(m.medianMs ?? Number.NaN)}`, `p99 ${ms(m.p99Ms)}`, `${m.samples} runs`);
   }
   parts.push(...resourceParts(m.resources));
   if (m.failures > 0) parts.push(`${number(m.failures)} failed`);
   const judged = !row.goal?.only || column.id.startsWith(row.goal.only);
-  const mark = judged ? verdict(row.goal, m, bare) : undefined;
+  const mark = judged ? verdict(row.goal, m, bare, perSecondOf(related.withFeature)) : undefined;
   if (mark) parts.push(mark);
   return parts.join(' · ');
 }
@@ -99,7 +107,12 @@ export function renderTable(columns: readonly Column[]): string {
   for (const row of used) {
     const cells = columns.map((c) => {
       const reference = c.scalesFrom ? columns.find((o) => o.id === c.scalesFrom)?.outcomes.get(row.id) : undefined;
-      const related = { reference, sameBody: row.sameBody ? c.outcomes.get(row.sameBody) : undefined, peer: row.peer ? c.outcomes.get(row.peer) : undefined };
+      const related = {
+        reference,
+        sameBody: row.sameBody ? c.outcomes.get(row.sameBody) : undefined,
+        peer: row.peer ? c.outcomes.get(row.peer) : undefined,
+        withFeature: row.goal?.kind === 'max-cost' ? c.outcomes.get(row.goal.with) : undefined,
+      };
       return cell(row, c, c.outcomes.get(row.id), bare, related);
     });
     lines.push(`| ${row.label} | ${goalText(row.goal)} | ${cells.join(' | ')} |`);

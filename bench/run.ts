@@ -4,11 +4,11 @@
 // writes it into docs/benchmarks.md. Bounded in time; everything it starts, it stops.
 import { readOptions, type Dialect } from './options.ts';
 import { freshBenchDatabase } from './databases.ts';
-import { BENCH_METRICS_TOKEN, startBareServer, startService, type Target } from './processes.ts';
+import { BENCH_METRICS_TOKEN, startBareServer, startService, type ServiceSettings, type Target } from './processes.ts';
 import { measureLoad, requireWrk } from './load.ts';
 import { BENCH_BASE_URL, openBenchContext, provisionBenchTenant, closeContext } from './tenant.ts';
 import { loadCompany, type LoadedCompany } from './company.ts';
-import { runChangesRow, runHttpRow, runPeerTokenRow, runRevenueRows, runTimeclockRow, runWebhookRow, type Workload } from './columns.ts';
+import { runChangesRow, runHttpRow, runPeerTokenRow, runRevenueRows, runTimeclockComparison, runTimeclockRow, runWebhookRow, type Workload } from './columns.ts';
 import { observer } from './resources.ts';
 import { ROWS, groupOf } from './scenarios.ts';
 import { renderNotes, renderTable, writeSection, type Column, type Outcome } from './report.ts';
@@ -73,22 +73,50 @@ async function prepareWorkload(databaseUrl: string, dialect: Dialect): Promise<W
   }
 }
 
+const watch = (service: Target, dialect: Dialect) => observer({ pids: service.pids, urls: service.urls, metricsToken: BENCH_METRICS_TOKEN, postgres: dialect === 'postgres' });
+
 async function runColumn(column: Column, dialect: Dialect, service: Target, workload: Workload, rows: readonly string[]): Promise<void> {
   const report = recorder(column);
   const { urls } = service;
-  const observe = observer({ pids: service.pids, urls, metricsToken: BENCH_METRICS_TOKEN, postgres: dialect === 'postgres' });
-  const settings = { ...options, observe };
-  for (const rowId of HTTP_ROWS) {
-    if (!rows.includes(rowId) || !wants(groupOf(rowId))) continue;
-    await runHttpRow(rowId, urls, workload, settings, report);
-    // The peer right after, in the same conditions, so the ratio compares like with like.
-    if (rowId === 'token') await runPeerTokenRow(options, report);
+  const settings = { ...options, observe: watch(service, dialect) };
+  for (const rowId of rows.filter((id) => wants(groupOf(id)))) {
+    if (HTTP_ROWS.includes(rowId)) {
+      await runHttpRow(rowId, urls, workload, settings, report);
+      // The peer right after, in the same conditions, so the ratio compares like with like.
+      if (rowId === 'token') await runPeerTokenRow(options, report);
+    } else if (rowId === 'timeclock') await runTimeclockRow(urls, workload, settings, report);
+    else if (rowId === 'revenue') await runRevenueRows(urls[0]!, workload, settings, report);
+    else if (rowId === 'changes') await runChangesRow(urls[0]!, workload, settings, report);
+    else if (rowId === 'webhooks') await runWebhookRow(urls[0]!, workload, settings, report);
   }
-  if (rows.includes('timeclock') && wants('timeclock')) await runTimeclockRow(urls, workload, settings, report);
-  if (rows.includes('revenue') && wants('revenue')) await runRevenueRows(urls[0]!, workload, settings, report);
-  if (rows.includes('changes') && wants('changes')) await runChangesRow(urls[0]!, workload, settings, report);
-  // Last: its endpoint is deleted afterwards, but nothing else should share the column with deliveries.
-  if (rows.includes('webhooks') && wants('webhooks')) await runWebhookRow(urls[0]!, workload, settings, report);
+}
+
+async function withService(settings: ServiceSettings, instances: number, body: (service: Target) => Promise<void>): Promise<void> {
+  const service = await startService(settings, instances);
+  try {
+    await body(service);
+  } finally {
+    await service.stop();
+  }
+}
+
+/**
+ * The single-instance column: the HTTP rows in one service; then, in a second one, the timeclock row
+ * alternating with a build without the change log started beside it on the same database
+ * (bench/comparison.ts), and the other write and change rows. Webhooks last: nothing else should
+ * share the service with deliveries.
+ */
+async function runSingleColumn(column: Column, dialect: Dialect, settings: ServiceSettings, workload: Workload): Promise<void> {
+  if (HTTP_ROWS.some((id) => wants(groupOf(id)))) await withService(settings, 1, (service) => runColumn(column, dialect, service, workload, HTTP_ROWS));
+  const writes = ['revenue', 'changes', 'webhooks'];
+  if (!wants('timeclock') && !writes.some(wants)) return;
+  await withService(settings, 1, async (service) => {
+    if (wants('timeclock')) {
+      await withService({ ...settings, withoutChangeLog: true }, 1, (plain) =>
+        runTimeclockComparison({ urls: service.urls, observe: watch(service, dialect) }, { urls: plain.urls, observe: watch(plain, dialect) }, workload, options, recorder(column)));
+    }
+    await runColumn(column, dialect, service, workload, writes);
+  });
 }
 
 /** A set-up that cannot start (PostgreSQL down, a server that will not boot) fails its column, not the run. */
@@ -113,21 +141,11 @@ async function runDatabase(dialect: Dialect, columns: Column[]): Promise<LoadedC
       const workload = await prepareWorkload(database.url, dialect);
       company = workload.company;
       const settings = { databaseUrl: database.url, baseUrl: BENCH_BASE_URL, logLevel: options.logLevel, nodeOptions: options.serverNodeOptions };
-      const one = await startService(settings, 1);
-      try {
-        await runColumn(single, dialect, one, workload, [...HTTP_ROWS, 'timeclock', 'revenue', 'changes', 'webhooks']);
-      } finally {
-        await one.stop();
-      }
+      await runSingleColumn(single, dialect, settings, workload);
       if (dialect === 'postgres' && options.twoInstances && (wants('config') || wants('timeclock'))) {
         const double: Column = { id: 'postgres-2', title: 'PostgreSQL, 2 instances (same 2 cores)', outcomes: new Map(), scalesFrom: 'postgres' };
         await runColumnSafely(double, columns, async () => {
-          const two = await startService(settings, 2);
-          try {
-            await runColumn(double, dialect, two, workload, ['config', 'timeclock']);
-          } finally {
-            await two.stop();
-          }
+          await withService(settings, 2, (two) => runColumn(double, dialect, two, workload, ['config', 'timeclock']));
         });
       }
     } finally {

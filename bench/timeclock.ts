@@ -70,6 +70,7 @@ export async function measureTimeclock(run: TimeclockRun): Promise<Measurement> 
       medianMs: percentile(latencies, 50),
       failures,
       samples: latencies.length,
+      seconds,
       ...(firstFailure ? { note: `first failure: ${firstFailure}` } : {}),
       ...(resources ? { resources } : {}),
     };

@@ -2,6 +2,7 @@
 // phone width. It starts the service on a throwaway SQLite database with a demo organisation, walks
 // the console in headless Chromium as a new admin would, and photographs each page on the way.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +20,10 @@ const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, 
 const PORT = 48_000 + Math.floor(Math.random() * 1000);
 
 const dir = mkdtempSync(join(tmpdir(), 'wfs-screens-'));
-const config = loadConfig({ PORT: String(PORT), DATABASE_URL: `sqlite:${join(dir, 'wfs.db')}`, LOG_LEVEL: 'silent' });
+// Webhooks go to a receiver on this machine (answering 204), which only WEBHOOK_ALLOW_INSECURE admits.
+const config = loadConfig({ PORT: String(PORT), DATABASE_URL: `sqlite:${join(dir, 'wfs.db')}`, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_INSECURE: '1' });
+const receiver = createServer((request, response) => request.resume().on('end', () => response.writeHead(204).end()));
+await new Promise<void>((resolve) => receiver.listen(PORT + 1, '127.0.0.1', resolve));
 const clock = new ManualClock(Date.parse('2026-11-25T09:30:00Z'));
 const ctx = await createContext(config, { clock });
 const app = await buildApp(ctx, { logger: false });
@@ -90,7 +94,24 @@ try {
   await shoot(page, '12-audit-log');
   await page.goto(`${config.authUrl}/console/step-up?next=/console`);
   await shoot(page, '13-step-up');
+
+  await page.goto(`${config.authUrl}/console/companies/${demo.companyId}/webhooks`);
+  await page.getByLabel('URL').fill(`http://127.0.0.1:${PORT + 1}/wfs/hooks`);
+  await page.getByLabel('shift.created').check();
+  await page.getByLabel('shift.updated').check();
+  await page.getByLabel('Description').fill('Payroll: shifts');
+  await shoot(page, '14-webhooks');
+  await click(page, 'Add endpoint');
+  await shoot(page, '15-webhook-created');
+  await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Go to the endpoint' }).click()]);
+  await click(page, 'Send a test message');
+  for (let tries = 0; tries < 50 && (await page.getByTestId('delivery-status').count()) === 0; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await page.reload();
+  }
+  await shoot(page, '16-webhook-endpoint');
 } finally {
+  receiver.close();
   await browser.close();
   await app.close();
   await closeContext(ctx);

@@ -8,7 +8,8 @@ import { setUserDisabled } from '../iam/user-admin.ts';
 import { OPERATOR } from '../iam/audit.ts';
 import { EVERY_ORGANISATION } from '../iam/organisation-scope.ts';
 import { rotateSigningKey } from '../iam/keys.ts';
-import type { ClientCredentials, ClientState, RotatedSigningKey, UserState } from './schemas.ts';
+import type { ClientCredentials } from '../iam/provisioning-schemas.ts';
+import type { ClientState, RotatedSigningKey, UserState } from './schemas.ts';
 
 /**
  * A new key must be seen by every verifier before it signs: instances reload the key table every

@@ -11,25 +11,18 @@ import { endSecretOverlap } from '../iam/client-admin.ts';
 import { approveGrantRequest, declineGrantRequest, listGrantRequests } from '../iam/grant-requests.ts';
 import { OPERATOR } from '../iam/audit.ts';
 import { newClientSecret, newSigningKey, switchClient, switchUser } from './operations.ts';
+import { ClientCredentials, CreatedApiUser, CreatedCompany, CreatedOrganisation, NewApiClient, NewApiUser, NewCompany, NewOrganisation } from '../iam/provisioning-schemas.ts';
 import {
-  ClientCredentials,
   ClientGrants,
   ClientParams,
   ClientState,
   CompanyParams,
-  CreatedApiUser,
-  CreatedCompany,
-  CreatedOrganisation,
   DeclineGrantRequestBody,
   GrantParams,
   GrantRequest,
   GrantRequestList,
   GrantRequestParams,
   GrantRequestQuery,
-  NewApiClientBody,
-  NewApiUserBody,
-  NewCompanyBody,
-  NewOrganisationBody,
   RotateClientSecretBody,
   RotateSigningKeyBody,
   RotatedSigningKey,
@@ -56,16 +49,16 @@ export async function adminRoutes(app: App, { ctx }: { ctx: AppContext }): Promi
   app.addHook('onRequest', async (request) => requireOperator(ctx.config.adminToken, request));
   const { db } = ctx;
 
-  app.post('/api/v1/admin/organisations', { schema: { body: NewOrganisationBody, ...operatorSchema('adminCreateOrganisation', 'Create a customer organisation', 201, CreatedOrganisation, 400) } },
+  app.post('/api/v1/admin/organisations', { schema: { body: NewOrganisation, ...operatorSchema('adminCreateOrganisation', 'Create a customer organisation', 201, CreatedOrganisation, 400) } },
     async (request, reply) => reply.code(201).send(await createOrganisation(db, request.body)));
 
-  app.post('/api/v1/admin/companies', { schema: { body: NewCompanyBody, ...operatorSchema('adminCreateCompany', 'Create a company in an organisation', 201, CreatedCompany, 400) } },
+  app.post('/api/v1/admin/companies', { schema: { body: NewCompany, ...operatorSchema('adminCreateCompany', 'Create a company in an organisation', 201, CreatedCompany, 400) } },
     async (request, reply) => reply.code(201).send(await createCompany(db, request.body)));
 
-  app.post('/api/v1/admin/api-clients', { schema: { body: NewApiClientBody, ...operatorSchema('adminCreateApiClient', 'Create an API Client; the secret is shown once', 201, ClientCredentials, 400) } },
+  app.post('/api/v1/admin/api-clients', { schema: { body: NewApiClient, ...operatorSchema('adminCreateApiClient', 'Create an API Client; the secret is shown once', 201, ClientCredentials, 400) } },
     async (request, reply) => reply.code(201).send(await createApiClient(db, request.body)));
 
-  app.post('/api/v1/admin/api-users', { schema: { body: NewApiUserBody, ...operatorSchema('adminCreateApiUser', 'Create the API User of a client; the secret is generated and shown once', 201, CreatedApiUser, 400, 409) } },
+  app.post('/api/v1/admin/api-users', { schema: { body: NewApiUser, ...operatorSchema('adminCreateApiUser', 'Create the API User of a client; the secret is generated and shown once', 201, CreatedApiUser, 400, 409) } },
     async (request, reply) => reply.code(201).send(await createApiUser(db, request.body)));
 
   app.post('/api/v1/admin/api-clients/:clientId/grants/:grant', { schema: { params: GrantParams, ...operatorSchema('adminEnableGrant', 'Enable client_credentials, refresh_token or sso for a client', 200, ClientGrants, 400) } },

@@ -33,7 +33,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   await migrateToLatest(db, (names) =>
     options.onWarning?.(`the database has migrations this release does not know (${names.join(', ')}); serving without migrating`),
   );
-  await ensureSigningKey(db);
+  const clock = options.clock ?? systemClock;
+  await ensureSigningKey(db, clock.now());
   sqliteHandleOf(db)?.checkpointInBackground(CHECKPOINT_INTERVAL_MS, (message) => options.onBackgroundError?.(new Error(`SQLite checkpoint failed: ${message}`)));
   const revocations = new RevocationList(db, (config.accessTokenTtl + config.clockSkewSeconds) * 1000);
   await revocations.refresh();
@@ -41,7 +42,6 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
   redis?.on('error', options.onBackgroundError ?? (() => {}));
   const cursorKey = Buffer.from(await sharedSecret(db, 'cursor_hmac'), 'base64url');
-  const clock = options.clock ?? systemClock;
   const changeNotifier = new ChangeNotifier(db, dialectOf(config.databaseUrl) === 'postgres' ? config.databaseUrl : undefined);
   useNotifier(db, changeNotifier);
   const changeRetention = new ChangeRetention(db, clock, config.changesRetentionSeconds);
@@ -49,7 +49,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     await changeNotifier.listen(options.onBackgroundError ?? (() => {}));
     changeRetention.start(options.onBackgroundError ?? (() => {}));
   }
-  return { config, clock, changeNotifier, changeRetention, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs), revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES), companies: new CompanyCache(db), metrics: new Metrics({ db, exposed: config.metricsToken !== undefined }) };
+  return { config, clock, changeNotifier, changeRetention, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs, clock), revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES), companies: new CompanyCache(db), metrics: new Metrics({ db, exposed: config.metricsToken !== undefined }) };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

@@ -8,7 +8,7 @@ import { secretsCommands } from './secrets-commands.ts';
 import { grantRequestCommands } from './grant-request-commands.ts';
 import { registerIntegratorCommands } from '../../packages/cli/src/commands.ts';
 import { runProgram } from '../../packages/cli/src/program.ts';
-import { consoleCommands } from '../console/commands.ts';
+import { consoleCommands } from './console-commands.ts';
 
 /** Every command group: the operator's, then the integrator's (login, api). */
 await runProgram('Operate the workforce scheduling service. Acts on the database named by DATABASE_URL.', [identityCommands, grantRequestCommands, dataCommands, consoleCommands, ssoCommands, secretsCommands, registerIntegratorCommands]);

@@ -1,8 +1,7 @@
 // Reads an import document's shape: every entry checked against its section's schema on its own, so
 // each problem is reported at its exact JSON path (`/shifts/3/start`), and every problem at once.
-import { Compile } from 'typebox/compile';
 import type { FieldError } from '../platform/errors.ts';
-import { patternMessage } from '../platform/schemas.ts';
+import { schemaErrors } from '../platform/validation.ts';
 import { ENTRY_SCHEMAS, SECTIONS, type ContractEntry, type ContractTypeEntry, type DepartmentEntry, type PositionEntry, type Section, type ShiftEntry, type ShiftTypeEntry, type UserEntry } from './import-schema.ts';
 
 export interface EntryTypes {
@@ -25,33 +24,6 @@ export interface Located<T> {
  * too malformed to use (so references to them are not reported a second time).
  */
 export type ReadDocument = { [S in Section]: { upserts: Located<EntryTypes[S]>[]; deletions: Located<{ ref: string }>[]; malformed: Set<string> } };
-
-const validators = Object.fromEntries(SECTIONS.map((section) => [section, Compile(ENTRY_SCHEMAS[section])])) as Record<Section, ReturnType<typeof Compile>>;
-
-interface SchemaError {
-  keyword: string;
-  instancePath: string;
-  params: Record<string, unknown>;
-  message: string;
-}
-
-/** One message per path; the branches of a union (a shift category, a wage period) are joined with "or". */
-function toFieldErrors(base: string, errors: Iterable<SchemaError>): FieldError[] {
-  const messages = new Map<string, string[]>();
-  const add = (path: string, message: string) => {
-    const list = messages.get(path) ?? [];
-    if (!list.includes(message)) list.push(message);
-    messages.set(path, list);
-  };
-  for (const error of errors) {
-    const path = `${base}${error.instancePath}`;
-    if (error.keyword === 'required') for (const name of error.params.requiredProperties as string[]) add(`${path}/${name}`, 'is required');
-    else if (error.keyword === 'additionalProperties') for (const name of error.params.additionalProperties as string[]) add(`${path}/${name}`, 'is not a known field');
-    else if (error.keyword === 'pattern') add(path, patternMessage(error.params.pattern) ?? error.message);
-    else if (error.keyword !== 'anyOf' && error.keyword !== 'boolean') add(path, error.message);
-  }
-  return [...messages].map(([path, list]) => ({ path, message: list.join(' or ') }));
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -95,8 +67,7 @@ export function readDocument(document: unknown, errors: FieldError[]): ReadDocum
         else read[section].deletions.push({ path, entry: { ref } });
         return;
       }
-      const validator = validators[section];
-      const problems = validator.Check(item) ? [] : toFieldErrors(path, validator.Errors(item) as Iterable<SchemaError>);
+      const problems = schemaErrors(ENTRY_SCHEMAS[section], item, path);
       if (problems.length > 0) {
         errors.push(...problems);
         if (typeof ref === 'string') read[section].malformed.add(ref);

@@ -5,7 +5,6 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
-import { notFound } from '../platform/errors.ts';
 import { getClient, listClients, listCompanies } from '../iam/organisation-reads.ts';
 import { OPTIONAL_GRANTS, createClient } from '../iam/provisioning.ts';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS, endSecretOverlap, rotateClientSecretWithOverlap, setClientDisabled, updateRedirectUris } from '../iam/client-admin.ts';
@@ -13,7 +12,7 @@ import { requestGrant } from '../iam/grant-requests.ts';
 import type { Console } from './routes.ts';
 import { actorOf } from './audit.ts';
 import { lines, orShowProblem } from './forms.ts';
-import { organisationOf } from './organisation.ts';
+import { companyOf, organisationOf } from './organisation.ts';
 import { COMPANY_SECTIONS } from './navigation.ts';
 import { consoleDateTime } from './format.ts';
 
@@ -45,10 +44,9 @@ export async function clientRoutes(app: App, { console: con }: { console: Consol
 
   async function companyPage(request: FastifyRequest, reply: FastifyReply, companyId: string, status = 200, extra: { message?: string; form?: FormValues } = {}): Promise<FastifyReply> {
     const organisationId = orgOf(request);
-    const company = (await listCompanies(ctx.db, organisationId)).find((c) => c.id === companyId);
-    if (!company) throw notFound(`No company ${companyId}.`);
+    const company = await companyOf(ctx.db, organisationId, companyId);
     const [organisation, clients] = await Promise.all([organisationOf(ctx.db, organisationId), listClients(ctx.db, organisationId, companyId)]);
-    return con.render(request, reply, 'company', { title: company.name, organisation, company, clients, companySections: COMPANY_SECTIONS, stepUp: con.stepUpDue(request, `/companies/${companyId}`), ...extra }, status);
+    return con.render(request, reply, 'company', { title: company.name, organisation, company, clients, companySections: COMPANY_SECTIONS, currentSection: '', stepUp: con.stepUpDue(request, `/companies/${companyId}`), ...extra }, status);
   }
 
   async function clientPage(request: FastifyRequest, reply: FastifyReply, clientId: string, status = 200, extra: { message?: string; notice?: string; form?: FormValues } = {}): Promise<FastifyReply> {

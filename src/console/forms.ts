@@ -17,6 +17,10 @@ const LABELS: [RegExp, (match: RegExpExecArray) => string][] = [
   [/^\/clientSecret$/, () => 'Client secret'],
   [/^\/domains$/, () => 'Domains'],
   [/^\/domains\/(\d+)$/, (m) => `Domain on line ${Number(m[1]) + 1}`],
+  [/^\/url$/, () => 'URL'],
+  [/^\/types$/, () => 'Message types'],
+  [/^\/from$/, () => 'From'],
+  [/^\/to$/, () => 'To'],
 ];
 
 function labelled(path: string): string {

@@ -19,4 +19,7 @@ export const ORGANISATION_SECTIONS: NavSection[] = [
 ];
 
 /** Sections of one company, as tabs of its page; `path` follows /companies/{companyId}. */
-export const COMPANY_SECTIONS: NavSection[] = [{ label: 'API Clients', path: '' }];
+export const COMPANY_SECTIONS: NavSection[] = [
+  { label: 'API Clients', path: '' },
+  { label: 'Webhooks', path: '/webhooks' },
+];

@@ -26,6 +26,7 @@ import { clientRoutes } from './client-routes.ts';
 import { userRoutes } from './user-routes.ts';
 import { auditRoutes } from './audit-routes.ts';
 import { ssoRoutes } from './sso-routes.ts';
+import { webhookRoutes } from './webhook-routes.ts';
 
 /** What the console's route files share. */
 export interface Console {
@@ -145,5 +146,6 @@ export async function consoleRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   await app.register(userRoutes, { console: shared });
   await app.register(auditRoutes, { console: shared });
   await app.register(ssoRoutes, { console: shared });
+  await app.register(webhookRoutes, { console: shared });
   await app.register(peopleRoutes, { console: shared });
 }

@@ -3,7 +3,7 @@
 // Rows hold no secret, code or token by construction (see audit.ts), so nothing is masked here.
 import type { Db } from '../platform/db/database.ts';
 import { badRequest, type FieldError } from '../platform/errors.ts';
-import { rejectIf } from './provisioning.ts';
+import { rejectIf } from '../platform/validation.ts';
 
 export interface AuditFilter {
   /** Event types (`login`, `token_issued`, `console_change`, …); any of them matches. */

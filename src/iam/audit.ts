@@ -3,7 +3,7 @@
 // happened and how it ended. Never a secret, a token or a code: `detail` is a short reason code.
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
-import { grouped } from '../platform/db/durability.ts';
+import { grouped, type PendingInsert } from '../platform/db/durability.ts';
 
 export type AuditEvent =
   | 'login'
@@ -52,13 +52,20 @@ export function changeEvent(actor: Actor): AuditEvent {
 /**
  * Stores the entry before it returns; outside a transaction it shares one commit with the entries and
  * grouped writes of the moment (see `grouped`), as the busiest token endpoints write one per request.
- * The organisation, when the caller does not name it, is looked up in the same statement.
  */
 export async function recordAudit(db: Db, entry: AuditEntry, now = Date.now()): Promise<void> {
+  await grouped(db, (connection) => auditInsert(entry, now)(connection).execute());
+}
+
+/**
+ * The insert of an audit entry, not yet run (see `bookkeeping`). The organisation, when the caller
+ * does not name it, is looked up in the same statement.
+ */
+export function auditInsert(entry: AuditEntry, now: number): PendingInsert {
   const clientId = entry.clientId ?? null;
   const userId = entry.userId ?? null;
   const actor = entry.actor ?? null;
-  await grouped(db, (connection) => connection
+  return (db) => db
     .insertInto('audit_log')
     .values({
       id: newId('aud'),
@@ -69,16 +76,15 @@ export async function recordAudit(db: Db, entry: AuditEntry, now = Date.now()): 
       user_id: userId,
       address: entry.address ?? null,
       detail: entry.detail ?? null,
-      organisation_id: entry.organisationId ?? (clientId === null && userId === null ? null : connection
+      organisation_id: entry.organisationId ?? (clientId === null && userId === null ? null : db
         .selectFrom('api_clients')
         .innerJoin('companies', 'companies.id', 'api_clients.company_id')
         .select('companies.organisation_id')
-        .where('api_clients.id', '=', clientId ?? connection.selectFrom('api_users').select('api_users.client_id').where('api_users.id', '=', userId ?? ''))
+        .where('api_clients.id', '=', clientId ?? db.selectFrom('api_users').select('api_users.client_id').where('api_users.id', '=', userId ?? ''))
         .limit(1)),
       actor_kind: actor?.kind ?? null,
       actor_id: actor?.kind === 'console_user' ? actor.id : null,
       actor_email: actor?.kind === 'console_user' ? actor.email : null,
       context: entry.context ? JSON.stringify(entry.context) : null,
-    })
-    .execute());
+    });
 }

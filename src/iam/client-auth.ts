@@ -1,6 +1,7 @@
 // Client authentication at the token and revocation endpoints, with the failure penalties of
-// The contract's identity rate limits: attempts are counted per client and address before the secret is checked (so
-// parallel guesses cannot all slip past the penalty), a success clears them.
+// the contract's identity rate limits: attempts are counted per client and address before the secret is checked (so
+// parallel guesses cannot all slip past the penalty), a success clears them. A secret that passed on
+// this instance lately is no guess: it is only checked against a penalty in force (see `knownSecret`).
 import type { FastifyRequest } from 'fastify';
 import { OAuthError, oauth } from '../platform/errors.ts';
 import type { Db } from '../platform/db/database.ts';
@@ -28,16 +29,21 @@ export async function authenticateClient(
   const credentials = presentedCredentials(request.headers.authorization, body);
   if (!credentials) throw oauth.invalidClient('Client authentication is required: client_id and client_secret, or HTTP Basic.');
   const who = { clientId: credentials.clientId, address: request.ip };
-  const blocked = await throttle.attempt(who.clientId, who.address);
+  const secret = credentials.secret;
+  const known = secret !== undefined && throttle.knownSecret(who.clientId, secret);
+  const blocked = known ? await throttle.penalised(who.clientId, who.address) : await throttle.attempt(who.clientId, who.address);
   if (blocked) {
     await recordAudit(db, { event: 'client_authentication', outcome: 'throttled', ...who });
     throw tooManyRequests(blocked.retryAfter);
   }
   const client = await verifyClient(db, credentials, now);
+  if (secret !== undefined) throttle.secretChecked(who.clientId, secret, client !== undefined);
   if (!client) {
+    // A known secret skipped its reservation: its failure is counted now.
+    if (known) await throttle.attempt(who.clientId, who.address);
     await recordAudit(db, { event: 'client_authentication', outcome: 'failure', ...who, detail: 'bad_credentials_or_disabled' });
     throw oauth.invalidClient();
   }
-  await throttle.succeeded(who.clientId, who.address);
+  if (!known) await throttle.succeeded(who.clientId, who.address);
   return client;
 }

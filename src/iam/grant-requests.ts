@@ -7,7 +7,8 @@ import { ProblemError, badRequest, conflict, notFound, type FieldError } from '.
 import { newId } from '../platform/ids.ts';
 import type { Actor } from './audit.ts';
 import { auditChange, reachOf, requireClient } from './organisation-scope.ts';
-import { checkedGrant, rejectIf, setGrantEnabled, type OptionalGrant } from './provisioning.ts';
+import { checkedGrant, setGrantEnabled, type OptionalGrant } from './provisioning.ts';
+import { rejectIf } from '../platform/validation.ts';
 import type { GrantRequestsTable } from './tables.ts';
 
 export const GRANT_REQUEST_STATUSES = ['pending', 'approved', 'declined'] as const;

@@ -2,6 +2,7 @@
 // descends from it. Revoking a grant kills its refresh tokens at once (checked in the database) and
 // its ID tokens within seconds (through every instance's RevocationList).
 import type { Db } from '../platform/db/database.ts';
+import type { PendingInsert } from '../platform/db/durability.ts';
 import { newId } from '../platform/ids.ts';
 import type { RevocationList } from './revocations.ts';
 
@@ -29,26 +30,28 @@ export function newGrantId(): string {
   return newId('sid');
 }
 
+/** The insert of a grant, not yet run (see `bookkeeping`). */
+export function grantInsert(grant: NewGrant & { id: string }, now: number): PendingInsert {
+  return (db) => db.insertInto('grants').values({
+    id: grant.id,
+    client_id: grant.clientId,
+    user_id: grant.userId,
+    kind: grant.kind,
+    auth_time: grant.authTime,
+    created_at: now,
+    // The chain is capped from the login, not from when the code was exchanged.
+    chain_expires_at: grant.authTime + grant.chainMaxSeconds * 1000,
+    audience: grant.audience ?? null,
+    revoked_at: null,
+    revoked_reason: null,
+    sso_provider_id: grant.federation?.providerId ?? null,
+    idp: grant.federation?.issuer ?? null,
+  });
+}
+
 export async function createGrant(db: Db, grant: NewGrant, now = Date.now()): Promise<string> {
   const id = grant.id ?? newGrantId();
-  await db
-    .insertInto('grants')
-    .values({
-      id,
-      client_id: grant.clientId,
-      user_id: grant.userId,
-      kind: grant.kind,
-      auth_time: grant.authTime,
-      created_at: now,
-      // The chain is capped from the login, not from when the code was exchanged.
-      chain_expires_at: grant.authTime + grant.chainMaxSeconds * 1000,
-      audience: grant.audience ?? null,
-      revoked_at: null,
-      revoked_reason: null,
-      sso_provider_id: grant.federation?.providerId ?? null,
-      idp: grant.federation?.issuer ?? null,
-    })
-    .execute();
+  await grantInsert({ ...grant, id }, now)(db).execute();
   return id;
 }
 

@@ -2,13 +2,12 @@
 // refresh token when the presented one is past half its life. POST as documented; GET also accepted.
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { TokenResponse } from './issuance.ts';
 import type { App } from '../platform/http.ts';
 import type { AppContext } from '../app/context.ts';
 import { oauth } from '../platform/errors.ts';
 import { bearerToken } from './bearer-authentication.ts';
 import { enforceRateLimit } from './client-auth.ts';
-import { NO_STORE, TokenResponseBody, oauthErrorResponses } from './oauth-schemas.ts';
+import { NO_STORE, TokenResponse, oauthErrorResponses } from './oauth-schemas.ts';
 import { RenewalRefused, renewTokens, verifyPresentedRefreshToken } from './renewal.ts';
 import type { Throttle } from './throttle.ts';
 
@@ -42,7 +41,7 @@ export async function idTokenRoutes(app: App, { ctx, throttle }: { ctx: AppConte
       'A superseded refresh token works for REFRESH_GRACE_SECONDS more; used later, the whole login is revoked.',
     security: [{ refreshToken: [] }],
     querystring: NoQuery,
-    response: { 200: TokenResponseBody, ...oauthErrorResponses(401, 429, 503) },
+    response: { 200: TokenResponse, ...oauthErrorResponses(401, 429, 503) },
   });
   app.post('/api/v1/iam/idToken', { config: { errorFormat: 'oauth' }, schema: schema('idToken') }, renew);
   app.get('/api/v1/iam/idToken', { config: { errorFormat: 'oauth' }, schema: schema('idTokenGet') }, renew);

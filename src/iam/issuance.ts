@@ -3,37 +3,15 @@
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
 import type { KeyRing } from './keys.ts';
-import { DEFAULT_AUDIENCE, signIdToken, signRefreshToken, type AccessClaims, type TokenSettings } from './tokens.ts';
-
-export interface TokenResponse {
-  access_token: string;
-  id_token: string;
-  refresh_token?: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  scope: 'all';
-}
+import { DEFAULT_AUDIENCE, signIdToken, signRefreshToken, type AccessClaims, type TokenSettings, type TokenSubject } from './tokens.ts';
+import type { TokenResponse } from './oauth-schemas.ts';
 
 export interface IssuanceSettings extends TokenSettings {
   refreshTokenTtl: number;
 }
 
-/** Who an ID token is for: the grant, its client, its user and the company. */
-export interface IdTokenSubject {
-  grantId: string;
-  clientId: string;
-  userId: string | null;
-  email: string | null;
-  companyId: string;
-  organisationId: string;
-  authTime: number;
-  audience: string;
-  /** Issuer of the SSO provider the login came through (adds `amr: ["fed"]` and `idp`). */
-  idp?: string | null;
-}
-
 /** A grant resolved for issuing: an ID token's subject, and the cap on its refresh-token chain. */
-export interface GrantContext extends IdTokenSubject {
+export interface GrantContext extends TokenSubject {
   chainExpiresAt: number;
 }
 
@@ -134,22 +112,11 @@ export function signRecordedRefreshToken(
 export async function issueIdToken(
   keys: KeyRing,
   settings: IssuanceSettings,
-  grant: IdTokenSubject,
+  grant: TokenSubject,
   now: number,
   extra: { audience?: string; nonce?: string | null } = {},
 ): Promise<{ token: string; claims: AccessClaims }> {
-  return signIdToken(keys, settings, {
-    clientId: grant.clientId,
-    userId: grant.userId,
-    email: grant.email,
-    companyId: grant.companyId,
-    organisationId: grant.organisationId,
-    grantId: grant.grantId,
-    audience: extra.audience ?? grant.audience,
-    authTime: grant.authTime,
-    nonce: extra.nonce ?? null,
-    idp: grant.idp ?? null,
-  }, now);
+  return signIdToken(keys, settings, { ...grant, audience: extra.audience ?? grant.audience, nonce: extra.nonce ?? null }, now);
 }
 
 export function tokenResponse(idToken: string, settings: IssuanceSettings, refreshToken?: string): TokenResponse {

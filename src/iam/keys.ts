@@ -4,6 +4,7 @@
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
+import { systemClock, type Clock } from '../platform/clock.ts';
 
 export const SIGNING_ALG = 'ES256';
 
@@ -70,23 +71,26 @@ export async function rotateSigningKey(db: Db, options: RotationOptions): Promis
 
 /**
  * An in-memory view of the key table, reloaded every `refreshMs` and whenever a token names a kid it
- * has not seen (at most once a second, so forged kids cannot hammer the database).
+ * has not seen (at most once a second, so forged kids cannot hammer the database). Activation,
+ * retention and both intervals are read on `clock` (the context's: tests move it).
  */
 export class KeyRing {
   readonly #db: Db;
   readonly #refreshMs: number;
+  readonly #clock: Clock;
   #keys: LoadedKey[] = [];
   #loadedAt = 0;
   #lastMissReload = 0;
   #loading: Promise<void> | undefined;
 
-  constructor(db: Db, refreshMs = 30_000) {
+  constructor(db: Db, refreshMs = 30_000, clock: Clock = systemClock) {
     this.#db = db;
     this.#refreshMs = refreshMs;
+    this.#clock = clock;
   }
 
   async #load(): Promise<void> {
-    const now = Date.now();
+    const now = this.#clock.now();
     const rows = await this.#db
       .selectFrom('signing_keys')
       .selectAll()
@@ -112,7 +116,7 @@ export class KeyRing {
   }
 
   async #fresh(force = false): Promise<LoadedKey[]> {
-    if (force || Date.now() - this.#loadedAt > this.#refreshMs) {
+    if (force || this.#clock.now() - this.#loadedAt > this.#refreshMs) {
       this.#loading ??= this.#load().finally(() => {
         this.#loading = undefined;
       });
@@ -128,7 +132,7 @@ export class KeyRing {
 
   /** The newest key whose activation time has come. */
   async signingKey(): Promise<{ kid: string; privateKey: CryptoKey }> {
-    const now = Date.now();
+    const now = this.#clock.now();
     let key = (await this.#fresh()).find((k) => k.activatesAt <= now);
     if (!key) key = (await this.#fresh(true)).find((k) => k.activatesAt <= now);
     if (!key) throw new Error('No active signing key: run `wfs migrate` or `wfs rotate-signing-key`.');
@@ -137,8 +141,8 @@ export class KeyRing {
 
   async verificationKey(kid: string): Promise<CryptoKey | undefined> {
     let key = (await this.#fresh()).find((k) => k.kid === kid);
-    if (!key && Date.now() - this.#lastMissReload > 1000) {
-      this.#lastMissReload = Date.now();
+    if (!key && this.#clock.now() - this.#lastMissReload > 1000) {
+      this.#lastMissReload = this.#clock.now();
       key = (await this.#fresh(true)).find((k) => k.kid === kid);
     }
     return key?.publicKey;

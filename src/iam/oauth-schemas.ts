@@ -1,8 +1,8 @@
 // Schemas of the OAuth endpoints' bodies (RFC 6749 snake_case), declared once for validation,
 // serialisation and the OpenAPI document.
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 
-export const TokenResponseBody = Type.Object(
+export const TokenResponse = Type.Object(
   {
     access_token: Type.String({ description: 'The ID token (a JWT); also the access token.' }),
     id_token: Type.String({ description: 'ES256-signed JWT; see the discovery document.' }),
@@ -13,6 +13,7 @@ export const TokenResponseBody = Type.Object(
   },
   { description: 'OAuth 2.0 token response (sent with Cache-Control: no-store)' },
 );
+export type TokenResponse = Static<typeof TokenResponse>;
 
 const OAuthErrorBody = Type.Object({
   error: Type.String({ description: 'RFC 6749 §5.2 / RFC 6750 §3.1 error code' }),

@@ -1,57 +1,47 @@
 // Creating what a customer organisation runs on (contract: operator side, customer console): organisations and companies (the
 // operator), API Clients and API Users (the operator, or a console user within its organisation),
 // and the grants the operator switches. Used by the `wfs` CLI, the operator API and the console.
-import { IANAZone } from 'luxon';
 import type { Db } from '../platform/db/database.ts';
-import { ProblemError, badRequest, notFound, type FieldError } from '../platform/errors.ts';
+import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
+import { checkedInput, rejectIf, schemaErrors } from '../platform/validation.ts';
 import { generateClientSecret, generateUserSecret, hashUserSecret } from './secrets.ts';
 import { DEFAULT_AUDIENCE } from './tokens.ts';
 import { redirectUriProblem } from './clients.ts';
 import { OPERATOR, type Actor } from './audit.ts';
 import { EVERY_ORGANISATION, auditChange, requireClient, requireCompany, type Reach } from './organisation-scope.ts';
+import {
+  NewApiClient,
+  NewApiUser,
+  NewCompany,
+  NewOrganisation,
+  RedirectUris,
+  type ClientCredentials,
+  type CreatedApiUser,
+  type CreatedCompany,
+  type CreatedOrganisation,
+} from './provisioning-schemas.ts';
 
 /** Grants the operator switches per client; `authorization_code` is always on. `sso` routes logins to the organisation's identity provider (§8). */
 export const OPTIONAL_GRANTS = ['client_credentials', 'refresh_token', 'sso'] as const;
 export type OptionalGrant = (typeof OPTIONAL_GRANTS)[number];
 
-export function rejectIf(errors: FieldError[]): void {
-  if (errors.length > 0) throw badRequest('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
-}
-
-function requireText(errors: FieldError[], path: string, value: string | undefined, max = 200): void {
-  if (!value || value.trim() === '') errors.push({ path, message: 'is required' });
-  else if (value.length > max) errors.push({ path, message: `must be at most ${max} characters` });
-}
-
-export async function createOrganisation(db: Db, input: { name: string }, now = Date.now()): Promise<{ organisationId: string }> {
-  const errors: FieldError[] = [];
-  requireText(errors, '/name', input.name);
-  rejectIf(errors);
+export async function createOrganisation(db: Db, input: NewOrganisation, now = Date.now()): Promise<CreatedOrganisation> {
+  checkedInput(NewOrganisation, input);
   const organisationId = newId('org');
   await db.insertInto('organisations').values({ id: organisationId, name: input.name.trim(), created_at: now }).execute();
   return { organisationId };
 }
 
-export interface NewCompany {
-  organisationId: string;
-  name: string;
-  timezone: string;
-  currency: string;
-  locale?: string;
-}
-
 /**
- * The zone as the company keeps it, or undefined when it is no IANA zone. Names match whatever their
+ * The zone as the company keeps it (the schema has checked that it names one). Names match whatever their
  * case, so a name that only differs from Intl's (ICU's) spelling by case takes that spelling
  * (`europe/amsterdam` → `Europe/Amsterdam`, `utc` → `UTC`). A link or an older name stays as typed
  * (`Asia/Kolkata`, `Etc/UTC`, `US/Pacific`): ICU would answer `Asia/Calcutta` for the first, a
  * surprise to the operator who typed the current IANA name. A link typed in lower case takes ICU's
  * spelling (`asia/kolkata` → `Asia/Calcutta`).
  */
-function companyTimeZone(zone: string | undefined): string | undefined {
-  // Intl also takes a bare offset (`+01:00`), which is no IANA zone name.
-  if (!zone || !/^[A-Za-z]/.test(zone) || !IANAZone.isValidZone(zone)) return undefined;
+function companyTimeZone(zone: string): string {
   const canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
   if (canonical.toLowerCase() === zone.toLowerCase()) return canonical;
   // A link typed in lower case (`asia/kolkata`) cannot be re-cased from here: ICU's spelling is
@@ -59,27 +49,21 @@ function companyTimeZone(zone: string | undefined): string | undefined {
   return zone.split('/').every((part) => /^[A-Z]/.test(part)) ? zone : canonical;
 }
 
-export async function createCompany(db: Db, input: NewCompany, now = Date.now()): Promise<{ companyId: string }> {
-  const errors: FieldError[] = [];
-  requireText(errors, '/name', input.name);
+export async function createCompany(db: Db, input: NewCompany, now = Date.now()): Promise<CreatedCompany> {
+  checkedInput(NewCompany, input);
   const timezone = companyTimeZone(input.timezone);
-  if (timezone === undefined) errors.push({ path: '/timezone', message: 'must be an IANA time zone such as Europe/Amsterdam' });
-  if (!/^[A-Z]{3}$/.test(input.currency ?? '')) errors.push({ path: '/currency', message: 'must be an ISO 4217 code such as EUR' });
   const locale = input.locale ?? 'en-GB';
-  if (!/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(locale)) errors.push({ path: '/locale', message: 'must be a BCP 47 tag such as nl-NL' });
-  rejectIf(errors);
   const organisation = await db.selectFrom('organisations').select('id').where('id', '=', input.organisationId).executeTakeFirst();
   if (!organisation) throw notFound(`No organisation ${input.organisationId}.`);
   const companyId = newId('cmp');
   await db
     .insertInto('companies')
-    .values({ id: companyId, organisation_id: input.organisationId, name: input.name.trim(), timezone: timezone ?? '', currency: input.currency, locale, created_at: now, updated_at: now })
+    .values({ id: companyId, organisation_id: input.organisationId, name: input.name.trim(), timezone, currency: input.currency, locale, created_at: now, updated_at: now })
     .execute();
   return { companyId };
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
-const MAX_REDIRECT_URIS = 20;
 
 /**
  * What is wrong with a redirect URI, or undefined. A console user registers https URIs, or http on a
@@ -87,7 +71,6 @@ const MAX_REDIRECT_URIS = 20;
  * private deployment behind its own TLS).
  */
 export function validateRedirectUri(uri: string, actor: Actor = OPERATOR): string | undefined {
-  if (uri.length > 2000) return 'must be at most 2000 characters';
   const malformed = redirectUriProblem(uri);
   if (malformed) return malformed;
   const url = new URL(uri);
@@ -99,29 +82,18 @@ export function validateRedirectUri(uri: string, actor: Actor = OPERATOR): strin
 
 /** The redirect URIs as stored, or a 400 naming each bad one (at `/redirectUris/<i>`). */
 export function checkedRedirectUris(uris: string[], actor: Actor): string[] {
-  const errors: FieldError[] = [];
-  if (uris.length === 0) errors.push({ path: '/redirectUris', message: 'needs at least one redirect URI' });
-  if (uris.length > MAX_REDIRECT_URIS) errors.push({ path: '/redirectUris', message: `must hold at most ${MAX_REDIRECT_URIS} URIs` });
+  const errors = schemaErrors(RedirectUris, uris, '/redirectUris');
   uris.forEach((uri, i) => {
-    const problem = validateRedirectUri(uri, actor);
+    const problem = errors.some((e) => e.path === `/redirectUris/${i}`) ? undefined : validateRedirectUri(uri, actor);
     if (problem) errors.push({ path: `/redirectUris/${i}`, message: problem });
   });
   rejectIf(errors);
   return [...new Set(uris)];
 }
 
-export interface NewClient {
-  companyId: string;
-  name: string;
-  redirectUris: string[];
-  audiences?: string[];
-}
-
 /** A new API Client of a company within `reach`; its secret is returned only here. */
-export async function createClient(db: Db, reach: Reach, input: NewClient, actor: Actor, now = Date.now()): Promise<{ clientId: string; clientSecret: string }> {
-  const errors: FieldError[] = [];
-  requireText(errors, '/name', input.name);
-  rejectIf(errors);
+export async function createClient(db: Db, reach: Reach, input: NewApiClient, actor: Actor, now = Date.now()): Promise<ClientCredentials> {
+  checkedInput(NewApiClient, input);
   const redirectUris = checkedRedirectUris(input.redirectUris, actor);
   const company = await requireCompany(db, reach, input.companyId);
   const clientId = newId('cli');
@@ -136,7 +108,7 @@ export async function createClient(db: Db, reach: Reach, input: NewClient, actor
         secret_hash: hash,
         redirect_uris: JSON.stringify(redirectUris),
         grants: JSON.stringify(['authorization_code']),
-        audiences: JSON.stringify(input.audiences ?? [DEFAULT_AUDIENCE]),
+        audiences: JSON.stringify([DEFAULT_AUDIENCE]),
         disabled: 0,
         created_at: now,
         updated_at: now,
@@ -148,21 +120,13 @@ export async function createClient(db: Db, reach: Reach, input: NewClient, actor
 }
 
 /** The operator's `create-api-client`: any company. */
-export function createApiClient(db: Db, input: NewClient, now = Date.now()): Promise<{ clientId: string; clientSecret: string }> {
+export function createApiClient(db: Db, input: NewApiClient, now = Date.now()): Promise<ClientCredentials> {
   return createClient(db, EVERY_ORGANISATION, input, OPERATOR, now);
 }
 
-export function normalisedEmail(value: string | undefined): string {
-  const email = (value ?? '').trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
-    throw badRequest('validation_failed', '/email must be an email address', [{ path: '/email', message: 'must be an email address' }]);
-  }
-  return email;
-}
-
 /** A new API User of a client within `reach`; its generated secret is returned only here. */
-export async function createUser(db: Db, reach: Reach, input: { clientId: string; email: string }, actor: Actor, now = Date.now()): Promise<{ userId: string; email: string; secret: string }> {
-  const email = normalisedEmail(input.email);
+export async function createUser(db: Db, reach: Reach, input: NewApiUser, actor: Actor, now = Date.now()): Promise<CreatedApiUser> {
+  const email = checkedInput(NewApiUser, input).email.trim().toLowerCase();
   const client = await requireClient(db, reach, input.clientId);
   const taken = await db.selectFrom('api_users').select('id').where('client_id', '=', client.id).where('email', '=', email).executeTakeFirst();
   if (taken) throw new ProblemError({ code: 'email_taken', detail: `${email} is already an API user of this client.` });
@@ -177,7 +141,7 @@ export async function createUser(db: Db, reach: Reach, input: { clientId: string
 }
 
 /** The operator's `create-api-user`: any client. */
-export function createApiUser(db: Db, input: { clientId: string; email: string }, now = Date.now()): Promise<{ userId: string; email: string; secret: string }> {
+export function createApiUser(db: Db, input: NewApiUser, now = Date.now()): Promise<CreatedApiUser> {
   return createUser(db, EVERY_ORGANISATION, input, OPERATOR, now);
 }
 

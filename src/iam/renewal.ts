@@ -15,8 +15,8 @@ import {
   signRecordedRefreshToken,
   tokenResponse,
   type LoadedGrant,
-  type TokenResponse,
 } from './issuance.ts';
+import type { TokenResponse } from './oauth-schemas.ts';
 import { InvalidTokenError, verifyRefreshToken, type RefreshClaims } from './tokens.ts';
 import type { RefreshTokensTable } from './tables.ts';
 

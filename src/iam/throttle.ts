@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import ipaddr from 'ipaddr.js';
 import type { Clock } from '../platform/clock.ts';
+import { sha256 } from '../platform/ids.ts';
 
 export const FAILURE_WINDOW_MS = 15 * 60_000;
 export const FAILURES_BEFORE_PENALTY = 5;
@@ -34,6 +35,8 @@ export interface ThrottleStore {
   reserveAttempt(key: string, now: number): Promise<number | undefined>;
   /** Forgets the failures and the penalty of `key` (a success). */
   reset(key: string): Promise<void>;
+  /** The end of the penalty of `key` in force at `now`, or undefined: a check that records nothing. */
+  penaltyUntil(key: string, now: number): Promise<number | undefined>;
 }
 
 /**
@@ -133,6 +136,11 @@ export class MemoryThrottleStore implements ThrottleStore {
     this.#failures.delete(key);
     this.#penalties.delete(key);
   }
+
+  async penaltyUntil(key: string, now: number): Promise<number | undefined> {
+    const penalty = this.#penalties.get(key, now);
+    return penalty && penalty.until > now ? penalty.until : undefined;
+  }
 }
 
 // KEYS: the failures (a sorted set of attempt times, a true sliding window) and the penalty (a hash
@@ -183,6 +191,11 @@ export class RedisThrottleStore implements ThrottleStore {
   async reset(key: string): Promise<void> {
     await this.#redis.del(`${this.#prefix}attempts:${key}`, `${this.#prefix}penalty:${key}`);
   }
+
+  async penaltyUntil(key: string, now: number): Promise<number | undefined> {
+    const until = Number(await this.#redis.hget(`${this.#prefix}penalty:${key}`, 'until'));
+    return until > now ? until : undefined;
+  }
 }
 
 /** The endpoints whose requests are counted, each with its own budget. */
@@ -200,6 +213,8 @@ export class Throttle {
   readonly #perMinute: number;
   readonly #clock: Clock;
   readonly #onError: (error: unknown) => void;
+  /** Client secrets (by digest) that passed their check on this instance lately; see `knownSecret`. */
+  readonly #verified = new ExpiringCache<object>(MEMORY_STORE_MAX_ENTRIES);
 
   constructor(store: ThrottleStore, options: { perMinute: number; clock: Clock; onError: (error: unknown) => void }) {
     this.#store = store;
@@ -245,6 +260,35 @@ export class Throttle {
   async succeeded(clientId: string, address: string): Promise<void> {
     await this.#guard(() => this.#store.reset(attemptKey(clientId, address)), undefined);
   }
+
+  /** The penalty in force for `clientId` from `address`, if any, without counting an attempt. */
+  async penalised(clientId: string, address: string): Promise<Verdict> {
+    const now = this.#clock.now();
+    const until = await this.#guard(() => this.#store.penaltyUntil(attemptKey(clientId, address), now), undefined);
+    return until === undefined ? undefined : retryAfter(until, now);
+  }
+
+  /**
+   * Whether this client's `secret` passed its check on this instance within the last minute. Such an
+   * attempt is no guess: it is checked against the penalty only, not reserved and cleared (so a
+   * client's own parallel requests never add up to a penalty, and cost no store writes), and counts
+   * as a failure only should the check then fail (a secret rotated or the client disabled since).
+   */
+  knownSecret(clientId: string, secret: string): boolean {
+    return this.#verified.get(secretKey(clientId, secret), this.#clock.now()) !== undefined;
+  }
+
+  /** Remembers (or, after a failed check, forgets) that `secret` is this client's. */
+  secretChecked(clientId: string, secret: string, passed: boolean): void {
+    if (passed) this.#verified.set(secretKey(clientId, secret), {}, this.#clock.now() + KNOWN_SECRET_MS);
+    else this.#verified.delete(secretKey(clientId, secret));
+  }
+}
+
+const KNOWN_SECRET_MS = 60_000;
+
+function secretKey(clientId: string, secret: string): string {
+  return `${clientId}|${sha256(secret)}`;
 }
 
 /**

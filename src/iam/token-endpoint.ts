@@ -4,18 +4,18 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../platform/http.ts';
 import type { AppContext } from '../app/context.ts';
 import { OAuthError, oauth } from '../platform/errors.ts';
-import { grouped } from '../platform/db/durability.ts';
-import { recordAudit } from './audit.ts';
+import { bookkeeping } from '../platform/db/durability.ts';
+import { auditInsert, recordAudit } from './audit.ts';
 import { authenticateClient, enforceRateLimit } from './client-auth.ts';
 import { scopeAcceptable, type OAuthClient } from './clients.ts';
 import { redeemAuthorizationCode } from './codes.ts';
-import { createGrant, newGrantId, revokeGrantNow } from './grants.ts';
-import { grantRefusal, issueIdToken, issueRefreshToken, loadGrantContext, tokenResponse, type IdTokenSubject, type TokenResponse } from './issuance.ts';
+import { grantInsert, newGrantId, revokeGrantNow } from './grants.ts';
+import { grantRefusal, issueIdToken, issueRefreshToken, loadGrantContext, tokenResponse } from './issuance.ts';
 import { requireOAuthBody } from './oauth-body.ts';
-import { NO_STORE, TokenResponseBody, oauthErrorResponses } from './oauth-schemas.ts';
+import { NO_STORE, TokenResponse, oauthErrorResponses } from './oauth-schemas.ts';
 import { RenewalRefused, renewTokens, verifyPresentedRefreshToken } from './renewal.ts';
 import type { Throttle } from './throttle.ts';
-import { DEFAULT_AUDIENCE } from './tokens.ts';
+import { DEFAULT_AUDIENCE, type TokenSubject } from './tokens.ts';
 
 const TokenRequest = Type.Object(
   {
@@ -92,7 +92,7 @@ async function authorizationCodeGrant(ctx: AppContext, { client, body, audience,
 
 async function clientCredentialsGrant(ctx: AppContext, { client, audience, address }: Exchange): Promise<TokenResponse> {
   // Everything the token says is known from the authenticated client: no need to read the grant back.
-  const subject: IdTokenSubject = {
+  const subject: TokenSubject = {
     grantId: newGrantId(),
     clientId: client.id,
     userId: null,
@@ -102,13 +102,13 @@ async function clientCredentialsGrant(ctx: AppContext, { client, audience, addre
     authTime: ctx.clock.now(),
     audience: audience ?? DEFAULT_AUDIENCE,
   };
-  // The grant and its audit entry share one commit with the other issues of the moment (SQLite),
-  // while the token is signed on the thread pool.
-  const stored = grouped(ctx.db, async (db) => {
-    const { grantId: id, clientId, userId, authTime, audience: granted } = subject;
-    await createGrant(db, { id, clientId, userId, kind: 'client_credentials', authTime, audience: granted, chainMaxSeconds: ctx.config.refreshChainMaxSeconds }, authTime);
-    await recordAudit(db, { event: 'token_issued', outcome: 'success', clientId: client.id, address, detail: 'client_credentials' }, authTime);
-  });
+  // The grant and its audit entry are bookkeeping (one grouped commit on SQLite, one statement that
+  // does not wait for the WAL flush on PostgreSQL), stored while the token is signed.
+  const { grantId: id, clientId, userId, authTime, audience: granted } = subject;
+  const stored = bookkeeping(ctx.db, [
+    grantInsert({ id, clientId, userId, kind: 'client_credentials', authTime, audience: granted, chainMaxSeconds: ctx.config.refreshChainMaxSeconds }, authTime),
+    auditInsert({ event: 'token_issued', outcome: 'success', clientId, organisationId: client.organisationId, address, detail: 'client_credentials' }, authTime),
+  ]);
   const [{ token }] = await Promise.all([issueIdToken(ctx.keys, ctx.config, subject, subject.authTime), stored]);
   // RFC 6749 §4.4.3: no refresh token; the client can authenticate again at any time.
   return tokenResponse(token, ctx.config);
@@ -149,7 +149,7 @@ export async function tokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         querystring: TokenQuery,
         body: TokenRequest,
-        response: { 200: TokenResponseBody, ...oauthErrorResponses(400, 401, 415, 429, 503) },
+        response: { 200: TokenResponse, ...oauthErrorResponses(400, 401, 415, 429, 503) },
       },
     },
     async (request, reply) => {

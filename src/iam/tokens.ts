@@ -9,17 +9,18 @@ export const ACCESS_TOKEN_TYPE = 'JWT';
 export const REFRESH_TOKEN_TYPE = 'rt+jwt';
 export const DEFAULT_AUDIENCE = 'service-api';
 
+/** Who an ID token is for: the grant, its client, its user and the company. */
 export interface TokenSubject {
+  grantId: string;
   clientId: string;
   userId: string | null;
   email: string | null;
   companyId: string;
   organisationId: string;
-  grantId: string;
-  audience: string;
   authTime: number;
+  audience: string;
   nonce?: string | null;
-  /** Issuer of the SSO provider the login came through. */
+  /** Issuer of the SSO provider the login came through (adds `amr: ["fed"]` and `idp`). */
   idp?: string | null;
 }
 

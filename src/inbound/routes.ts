@@ -3,7 +3,8 @@
 // The scope accepts only JSON, parsed keeping each number's text so amounts are read exactly.
 import { Type, type TSchema } from 'typebox';
 import type { FastifyError } from 'fastify';
-import { BATCH_BODY_LIMIT, acceptJsonOnly, toProblem, validationErrors, type App } from '../platform/http.ts';
+import { BATCH_BODY_LIMIT, acceptJsonOnly, toProblem, type App } from '../platform/http.ts';
+import { validationErrors } from '../platform/validation.ts';
 import { plainJson, type JsonBodyParser } from '../platform/json-body.ts';
 import { badRequest, type FieldError } from '../platform/errors.ts';
 import type { AppContext } from '../app/context.ts';

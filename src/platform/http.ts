@@ -1,12 +1,10 @@
-// Shared HTTP plumbing: the typed Fastify instance, the validators, and the one error handler that
+// Shared HTTP plumbing: the typed Fastify instance and the one error handler that
 // turns every failure into the contract's shape (problem+json, OAuth JSON or an HTML page) without
 // ever leaking a stack trace or SQL.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { OAuthError, ProblemError, titleFor, type FieldError } from './errors.ts';
-import { patternMessage } from './schemas.ts';
+import { OAuthError, ProblemError, titleFor } from './errors.ts';
+import { validationErrors, validationFailed } from './validation.ts';
 import { problemType } from './error-codes.ts';
 import { jsonBodyParser, plainJson, type JsonBodyOptions, type JsonBodyParser } from './json-body.ts';
 
@@ -38,95 +36,8 @@ declare module 'fastify' {
   }
 }
 
-function makeAjv(coerce: boolean): Ajv {
-  // Query strings arrive as text and are coerced; JSON bodies are not: a string where a number
-  // belongs is a client error, not something to guess at.
-  const ajv = new Ajv({ allErrors: true, coerceTypes: coerce ? 'array' : false, useDefaults: true, removeAdditional: false, strict: false });
-  addFormats.default(ajv);
-  return ajv;
-}
-
 /** What the OAuth endpoints read (RFC 6749 §4.1.3 form fields, or JSON as a convenience). */
 export const OAUTH_BODY_HINT = 'Send the request body as application/x-www-form-urlencoded (or application/json).';
-
-const coercing = makeAjv(true);
-const strict = makeAjv(false);
-
-const INTEGER_TEXT = /^-?(0|[1-9]\d*)$/;
-
-/**
- * Ajv coerces whatever Number() accepts, so `limit=0x10`, `1e2` or ` 7` would pass as integers. A
- * query parameter declared an integer must be written as one: its raw text is checked, and a
- * miswritten one is reported with the error Ajv gives for a non-integer, beside Ajv's other findings.
- */
-function queryValidator(schema: Record<string, unknown>): ValidateFunction {
-  const validate = coercing.compile(schema);
-  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
-  const integers = Object.keys(properties).filter((name) => properties[name]?.type === 'integer');
-  if (integers.length === 0) return validate;
-  const checked = ((data: Record<string, unknown> | null) => {
-    const miswritten = integers.filter((name) => typeof data?.[name] === 'string' && !INTEGER_TEXT.test(data[name]));
-    const valid = validate(data);
-    if (miswritten.length === 0) {
-      checked.errors = validate.errors;
-      return valid;
-    }
-    // Ajv's other findings still count; for a miswritten integer, ours replaces whatever Ajv made of it.
-    const others = (validate.errors ?? []).filter((e) => !miswritten.some((name) => e.instancePath === `/${name}`));
-    checked.errors = [
-      ...miswritten.map((name): ErrorObject => ({ instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be integer' })),
-      ...others,
-    ];
-    return false;
-  }) as ValidateFunction;
-  return Object.assign(checked, { schema });
-}
-
-export function installValidators(app: FastifyInstance): void {
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict.compile(schema) : queryValidator(schema as Record<string, unknown>)));
-}
-
-function fieldErrors(context: string, errors: ErrorObject[]): FieldError[] {
-  return errors.map((e) => {
-    const base = context === 'body' ? '' : `/${context}`;
-    if (e.keyword === 'additionalProperties') {
-      const name = String((e.params as { additionalProperty: string }).additionalProperty);
-      const where = context === 'querystring' ? 'query parameter' : 'property';
-      return { path: `${base}${e.instancePath}/${name}`, message: `unknown ${where} "${name}"` };
-    }
-    if (e.keyword === 'required') {
-      const name = String((e.params as { missingProperty: string }).missingProperty);
-      return { path: `${base}${e.instancePath}/${name}`, message: 'is required' };
-    }
-    const meaning = e.keyword === 'pattern' ? patternMessage((e.params as { pattern: string }).pattern) : undefined;
-    return { path: `${base}${e.instancePath}` || '/', message: meaning ?? e.message ?? 'is invalid' };
-  });
-}
-
-/** 400 `validation_failed` listing `errors` (fields of the wrong type or format). */
-function validationFailed(context: string, errors: FieldError[]): ProblemError {
-  return new ProblemError({ code: 'validation_failed', detail: describe(context, errors), errors });
-}
-
-const PART_NAMES: Record<string, string> = { querystring: 'Query parameter', params: 'Path parameter', headers: 'Header' };
-
-/** One sentence on the first problem: `Query parameter limit must be <= 1000 (and 1 more).` */
-function describe(context: string, errors: FieldError[]): string {
-  const first = errors[0];
-  if (!first) return 'The request is invalid.';
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  const part = PART_NAMES[context];
-  let sentence: string;
-  if (first.message.startsWith('unknown ')) sentence = `U${first.message.slice(1)}`;
-  else if (part) sentence = `${part} ${first.path.replace(/^\/[a-z]+\//, '')} ${first.message}`;
-  else sentence = first.path === '/' ? `The body ${first.message}` : `Body field ${first.path} ${first.message}`;
-  return `${sentence}${more}.`;
-}
-
-/** The field errors of a failed schema validation, at the paths clients see (`/items/3/amount`). */
-export function validationErrors(error: FastifyError): FieldError[] {
-  return fieldErrors(error.validationContext ?? 'body', (error.validation ?? []) as ErrorObject[]);
-}
 
 /** Maps a thrown value to a ProblemError (4xx from Fastify itself, or an opaque 500). */
 export function toProblem(error: FastifyError, bodyLimit = BATCH_BODY_LIMIT): ProblemError {

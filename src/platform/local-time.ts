@@ -6,6 +6,11 @@ import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
 
 const CACHE_LIMIT = 50_000;
 
+/** Whether `zone` names an IANA time zone (`Europe/Amsterdam`, `UTC`; in any case, as Intl takes it; not a bare offset such as `+01:00`). */
+export function isTimeZoneName(zone: string): boolean {
+  return /^[A-Za-z]/.test(zone) && IANAZone.isValidZone(zone);
+}
+
 class ZoneMemo<K, V> {
   readonly #zones = new Map<string, Map<K, V>>();
 

@@ -1,6 +1,7 @@
 // Schemas shared by every feature: the problem-details body, the collection envelope, the empty 304
 // and nullable fields.
 import { Type, type Static, type TSchema } from 'typebox';
+import { isTimeZoneName } from './local-time.ts';
 
 /** The text formats fields are checked against, each with what it asks for in words. */
 export const PATTERNS = {
@@ -10,9 +11,27 @@ export const PATTERNS = {
   boundedDate: { pattern: '^20\\d{2}-\\d{2}-\\d{2}$', message: 'must be a date as YYYY-MM-DD from 2000-01-01 to 2099-12-31' },
   boundedIsoWeek: { pattern: '^20\\d{2}-W\\d{2}$', message: 'must be an ISO week as YYYY-Www of the years 2000 to 2099 (for example 2026-W47)' },
   time: { pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', message: 'must be a time as HH:MM (00:00 to 23:59)' },
-  currency: { pattern: '^[A-Z]{3}$', message: 'must be an ISO 4217 currency code such as EUR' },
+  currency: { pattern: '^[A-Z]{3}$', message: 'must be an ISO 4217 code such as EUR' },
   email: { pattern: '^[^@\\s]+@[^@\\s]+$', message: 'must be an email address' },
+  /** An email address as a person types it: white space around it is ignored (it is stored trimmed, in lower case). */
+  typedEmail: { pattern: '^\\s*[^@\\s]+@[^@\\s]+\\s*$', message: 'must be an email address' },
+  /** A name or any other text that must say something: white space alone is no name. */
+  nonBlank: { pattern: '\\S', message: 'is required' },
+  locale: { pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', message: 'must be a BCP 47 tag such as nl-NL' },
 } as const;
+
+/** Formats of this service's own (beside JSON Schema's `date-time`, `uri` …), each with its check and its words. */
+export const FORMATS: Record<string, { check: (value: string) => boolean; message: string }> = {
+  'time-zone': { check: isTimeZoneName, message: 'must be an IANA time zone such as Europe/Amsterdam' },
+};
+
+/** The words for a failed `format` check of one of FORMATS. */
+export function formatMessage(format: unknown): string | undefined {
+  return FORMATS[String(format)]?.message;
+}
+
+/** An id this service issued (`cmp_…`, `cli_…`), as a path parameter or a body field names it. */
+export const Id = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
 
 const PATTERN_MESSAGES = new Map<unknown, string>(Object.values(PATTERNS).map(({ pattern, message }) => [pattern, message]));
 

@@ -2,12 +2,12 @@
 // ADMIN_TOKEN, answering the same JSON.
 import { Type } from 'typebox';
 import type { App } from '../platform/http.ts';
+import { Id } from '../platform/schemas.ts';
 import { requireOperator } from '../admin/guard.ts';
 import { operatorSchema } from '../admin/routes.ts';
 import { addSsoProvider, organisationSso, removeSsoProvider, setSsoEnforced, updateSsoProvider } from './providers.ts';
 import type { SsoRuntime } from './runtime.ts';
 
-const Id = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
 const OrganisationParams = Type.Object({ organisationId: Id('Organisation id') });
 const ProviderParams = Type.Object({ providerId: Id('SSO provider id') });
 

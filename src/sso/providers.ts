@@ -4,6 +4,7 @@
 // grants made through the provider), and whether the organisation enforces SSO.
 import type { Db } from '../platform/db/database.ts';
 import { badRequest, conflict, notFound, type FieldError } from '../platform/errors.ts';
+import { rejectIf } from '../platform/validation.ts';
 import { newId } from '../platform/ids.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
 import { OPERATOR, changeEvent, recordAudit, type Actor } from '../iam/audit.ts';
@@ -37,10 +38,6 @@ export interface ProviderSettings {
 
 // Host names in their ASCII (punycode) form: labels of letters, digits and inner hyphens.
 const DOMAIN = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
-
-function rejectIf(errors: FieldError[]): void {
-  if (errors.length > 0) throw badRequest('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
-}
 
 function normalisedDomains(errors: FieldError[], domains: string[]): string[] {
   if (domains.length === 0) errors.push({ path: '/domains', message: 'must name at least one email domain' });

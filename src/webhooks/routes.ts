@@ -4,16 +4,11 @@ import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { acceptJsonOnly, type App } from '../platform/http.ts';
 import type { AppContext } from '../app/context.ts';
-import { badRequest } from '../platform/errors.ts';
-import { secretBox } from '../platform/sealed-secrets.ts';
 import { Collection, problemResponses } from '../platform/schemas.ts';
-import { collectionPageRequest, pagedQuery, readPage } from '../platform/paged-collection.ts';
+import { pagedQuery } from '../platform/paged-collection.ts';
 import { formatInstant } from '../platform/local-time.ts';
-import { changeLog } from './change-stream.ts';
-import { createEndpoint, deleteEndpoint, endpointListing, findEndpoint, presentEndpoint, rotateSecret, updateEndpoint, type EndpointEnvironment } from './endpoints.ts';
-import { deliveryListing } from './deliveries.ts';
-import { queueReplay, queueTestMessage, retryDelivery } from './messages.ts';
-import { wakeDelivery } from './delivery-plugin.ts';
+import { deleteEndpoint, findEndpoint, presentEndpoint } from './endpoints.ts';
+import { changeEndpoint, companyTimezone, deliveryPage, endpointPage, registerEndpoint, replayPeriod, retryEndpointDelivery, rotateEndpointSecret, sendTestMessage, type WebhookCaller } from './operations.ts';
 import { CreatedEndpoint, Delivery, DeliveryParams, Endpoint, EndpointChanges, EndpointInput, EndpointParams, Queued, ReplayPeriod, RotatedSecret } from './schemas.ts';
 
 const TAGS = ['webhooks'];
@@ -25,22 +20,9 @@ const DELIVERY_RULES =
   'a `3xx` included, is retried after `WEBHOOK_RETRY_SCHEDULE` (5s, 5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h, each plus up to 10 % jitter; a longer `Retry-After` on `429`/`503` replaces the wait). ' +
   '`410` disables the endpoint at once; so does the end of the schedule. Enabling it again resumes with the first undelivered message. See docs/webhooks.md.';
 
-function environment(ctx: AppContext, request: FastifyRequest): Promise<EndpointEnvironment> {
-  return secretBox(ctx.db, ctx.config, () => request.log.warn('SECRETS_KEY is unset: secrets are sealed with a key kept in the database (development only)')).then((box) => ({
-    box,
-    policy: { allowInsecure: ctx.config.webhookAllowInsecure },
-    now: ctx.clock.now(),
-  }));
-}
-
-async function timezoneOf(ctx: AppContext, companyId: string): Promise<string> {
-  return (await ctx.companies.find(companyId)).timezone;
-}
-
-function instantParameter(name: 'from' | 'to', value: string): number {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw badRequest('validation_failed', `Body field /${name} must be an ISO 8601 instant.`, [{ path: `/${name}`, message: 'must be an ISO 8601 instant' }]);
-  return ms;
+/** The token's company acts: another company's endpoint id is a 404. */
+function callerOf(ctx: AppContext, request: FastifyRequest): WebhookCaller {
+  return { ctx, companyId: request.principal.companyId, log: request.log };
 }
 
 export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
@@ -55,11 +37,9 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       response: { 201: CreatedEndpoint, ...problemResponses(400, 401, 415, 429) },
     },
   }, async (request, reply) => {
-    const companyId = request.principal.companyId;
-    const env = await environment(ctx, request);
-    const position = await changeLog.position(ctx.db);
-    const { row, secret } = await createEndpoint(ctx.db, env, companyId, request.body, position);
-    return reply.code(201).send({ ...presentEndpoint(row, await timezoneOf(ctx, companyId)), secret });
+    const caller = callerOf(ctx, request);
+    const { row, secret } = await registerEndpoint(caller, request.body);
+    return reply.code(201).send({ ...presentEndpoint(row, await companyTimezone(caller)), secret });
   });
 
   app.get('/api/v1/company/webhooks', {
@@ -69,11 +49,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       querystring: pagedQuery({}),
       response: { 200: Collection(Endpoint), ...problemResponses(400, 401, 429) },
     },
-  }, async (request) => {
-    const companyId = request.principal.companyId;
-    const page = collectionPageRequest({ key: ctx.cursorKey, tenant: companyId, listing: '/company/webhooks' }, request.query);
-    return readPage(page, endpointListing(ctx.db, companyId, await timezoneOf(ctx, companyId)));
-  });
+  }, async (request) => endpointPage({ ctx, companyId: request.principal.companyId }, request.query));
 
   app.get('/api/v1/company/webhooks/:id', {
     schema: {
@@ -84,7 +60,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     },
   }, async (request) => {
     const companyId = request.principal.companyId;
-    return presentEndpoint(await findEndpoint(ctx.db, companyId, request.params.id), await timezoneOf(ctx, companyId));
+    return presentEndpoint(await findEndpoint(ctx.db, companyId, request.params.id), await companyTimezone({ ctx, companyId }));
   });
 
   app.patch('/api/v1/company/webhooks/:id', {
@@ -97,10 +73,9 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       response: { 200: Endpoint, ...problemResponses(400, 401, 404, 415, 429) },
     },
   }, async (request) => {
-    const companyId = request.principal.companyId;
-    const row = await updateEndpoint(ctx.db, await environment(ctx, request), companyId, request.params.id, request.body);
-    if (row.enabled === 1) wakeDelivery(ctx);
-    return presentEndpoint(row, await timezoneOf(ctx, companyId));
+    const caller = callerOf(ctx, request);
+    const row = await changeEndpoint(caller, request.params.id, request.body);
+    return presentEndpoint(row, await companyTimezone(caller));
   });
 
   app.delete('/api/v1/company/webhooks/:id', {
@@ -124,9 +99,9 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       response: { 200: RotatedSecret, ...problemResponses(401, 404, 409, 429) },
     },
   }, async (request) => {
-    const companyId = request.principal.companyId;
-    const { secret, previousUntil } = await rotateSecret(ctx.db, await environment(ctx, request), companyId, request.params.id);
-    return { secret, previousSecretExpiresAt: formatInstant(previousUntil, await timezoneOf(ctx, companyId)) };
+    const caller = callerOf(ctx, request);
+    const { secret, previousUntil } = await rotateEndpointSecret(caller, request.params.id);
+    return { secret, previousSecretExpiresAt: formatInstant(previousUntil, await companyTimezone(caller)) };
   });
 
   app.post('/api/v1/company/webhooks/:id/test', {
@@ -138,11 +113,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       response: { 202: Accepted, ...problemResponses(401, 404, 429) },
     },
   }, async (request, reply) => {
-    const companyId = request.principal.companyId;
-    const endpoint = await findEndpoint(ctx.db, companyId, request.params.id);
-    const now = ctx.clock.now();
-    const messageId = await queueTestMessage(ctx.db, endpoint.id, now, formatInstant(now, await timezoneOf(ctx, companyId)));
-    wakeDelivery(ctx);
+    const messageId = await sendTestMessage(callerOf(ctx, request), request.params.id);
     return reply.code(202).send({ messageId });
   });
 
@@ -155,12 +126,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       querystring: pagedQuery({}),
       response: { 200: Collection(Delivery), ...problemResponses(400, 401, 404, 429) },
     },
-  }, async (request) => {
-    const companyId = request.principal.companyId;
-    const endpoint = await findEndpoint(ctx.db, companyId, request.params.id);
-    const page = collectionPageRequest({ key: ctx.cursorKey, tenant: companyId, listing: `/company/webhooks/${endpoint.id}/deliveries` }, request.query);
-    return readPage(page, deliveryListing(ctx.db, endpoint.id, await timezoneOf(ctx, companyId)));
-  });
+  }, async (request) => deliveryPage({ ctx, companyId: request.principal.companyId }, request.params.id, request.query));
 
   app.post('/api/v1/company/webhooks/:id/deliveries/:deliveryId/retry', {
     schema: {
@@ -171,11 +137,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       response: { 202: Accepted, ...problemResponses(401, 404, 410, 429) },
     },
   }, async (request, reply) => {
-    const companyId = request.principal.companyId;
-    const endpoint = await findEndpoint(ctx.db, companyId, request.params.id);
-    const now = ctx.clock.now();
-    const messageId = await retryDelivery(ctx.db, changeLog, endpoint, request.params.deliveryId, now, formatInstant(now, await timezoneOf(ctx, companyId)));
-    wakeDelivery(ctx);
+    const messageId = await retryEndpointDelivery(callerOf(ctx, request), request.params.id, request.params.deliveryId);
     return reply.code(202).send({ messageId });
   });
 
@@ -189,12 +151,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       response: { 202: Queued, ...problemResponses(400, 401, 404, 415, 429) },
     },
   }, async (request, reply) => {
-    const from = instantParameter('from', request.body.from);
-    const to = instantParameter('to', request.body.to);
-    if (from >= to) throw badRequest('invalid_period', 'The period is empty: from must be before to.', [{ path: '/to', message: 'must be after from' }]);
-    const endpoint = await findEndpoint(ctx.db, request.principal.companyId, request.params.id);
-    const queued = await queueReplay(ctx.db, changeLog, endpoint, from, to, ctx.clock.now());
-    wakeDelivery(ctx);
+    const queued = await replayPeriod(callerOf(ctx, request), request.params.id, request.body);
     return reply.code(202).send({ queued });
   });
 }

@@ -206,6 +206,65 @@ test('bad bodies are 400 problem+json listing every problem, from the schema or 
   assert.deepEqual([unknownCompany.status, unknownCompany.body.code], [404, 'not_found']);
 });
 
+/** What the contract asks of every refused body: 400, problem+json, code validation_failed, the errors by path. */
+function assertRefused(answer: Answer, errors: { path: string; message: string }[]): void {
+  assert.equal(answer.status, 400);
+  assert.match(answer.type, /^application\/problem\+json/);
+  assert.deepEqual(Object.keys(answer.body).sort(), ['code', 'detail', 'errors', 'requestId', 'status', 'title', 'type']);
+  assert.deepEqual([answer.body.status, answer.body.code], [400, 'validation_failed']);
+  assert.deepEqual(answer.body.errors, errors);
+}
+
+test('operator bodies are checked against their documented constraints: lengths, patterns, the time-zone format', async () => {
+  const long = 'x'.repeat(201);
+  assertRefused(await admin('POST', '/organisations', { name: long }), [{ path: '/name', message: 'must be at most 200 characters' }]);
+  assertRefused(await admin('POST', '/organisations', { name: '' }), [{ path: '/name', message: 'is required' }]);
+
+  const { body } = await admin('POST', '/organisations', { name: 'Acme' });
+  const company = { organisationId: body.organisationId, name: 'Acme', timezone: 'Europe/Amsterdam', currency: 'EUR' };
+  assertRefused(await admin('POST', '/companies', { ...company, timezone: '+01:00', locale: 'Dutch' }), [
+    { path: '/timezone', message: 'must be an IANA time zone such as Europe/Amsterdam' },
+    { path: '/locale', message: 'must be a BCP 47 tag such as nl-NL' },
+  ]);
+  assertRefused(await admin('POST', '/companies', { ...company, organisationId: 'o'.repeat(101) }), [{ path: '/organisationId', message: 'must be at most 100 characters' }]);
+
+  const companyId = await newCompany();
+  const client = { companyId, name: 'Rostering', redirectUris: ['https://app.example.com/cb'] };
+  assertRefused(await admin('POST', '/api-clients', { ...client, redirectUris: [] }), [{ path: '/redirectUris', message: 'must hold at least 1 item' }]);
+  const many = Array.from({ length: 21 }, (_v, i) => `https://app.example.com/cb${i}`);
+  assertRefused(await admin('POST', '/api-clients', { ...client, redirectUris: many }), [{ path: '/redirectUris', message: 'must hold at most 20 items' }]);
+  assertRefused(await admin('POST', '/api-clients', { ...client, redirectUris: [`https://app.example.com/${'a'.repeat(2000)}`] }), [{ path: '/redirectUris/0', message: 'must be at most 2000 characters' }]);
+  assertRefused(await admin('POST', '/api-clients', { ...client, name: '   ' }), [{ path: '/name', message: 'is required' }]);
+
+  const { clientId } = await newClient();
+  assertRefused(await admin('POST', '/api-users', { clientId, email: 'planner' }), [{ path: '/email', message: 'must be an email address' }]);
+  assertRefused(await admin('POST', '/api-users', { clientId, email: `${'p'.repeat(250)}@example.com` }), [{ path: '/email', message: 'must be at most 254 characters' }]);
+  const { body: declined } = await admin('POST', '/grant-requests/grq_nope/decline', { reason: '  ' });
+  assert.deepEqual(declined.errors, [{ path: '/reason', message: 'is required' }]);
+  assert.equal(await server.ctx.db.selectFrom('companies').select('id').where('name', '=', long).executeTakeFirst(), undefined, 'nothing refused was stored');
+});
+
+test('an email is taken as typed around it: surrounding white space dropped, lower case; a name without it', async () => {
+  const { clientId } = await newClient();
+  const user = await admin('POST', '/api-users', { clientId, email: '  Planner@Example.COM \n' });
+  assert.deepEqual([user.status, user.body.email], [201, 'planner@example.com']);
+  const host = await admin('POST', '/api-users', { clientId, email: 'ops@intranet' });
+  assert.deepEqual([host.status, host.body.email], [201, 'ops@intranet'], 'the platform\'s email rule, as for console users and employees');
+  const { body } = await admin('POST', '/organisations', { name: '  Acme  ' });
+  const row = await server.ctx.db.selectFrom('organisations').select('name').where('id', '=', String(body.organisationId)).executeTakeFirstOrThrow();
+  assert.equal(row.name, 'Acme');
+});
+
+test('the OpenAPI document shows the operator bodies\' constraints to integrators and the generated client', async () => {
+  const document = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: { properties: Record<string, Record<string, unknown>> } }> } }>> };
+  const body = (path: string) => document.paths[path]!.post!.requestBody.content['application/json']!.schema.properties;
+  assert.deepEqual(body('/api/v1/admin/organisations').name, { maxLength: 200, pattern: '\\S', type: 'string', description: 'Display name of the customer organisation; stored without surrounding white space' });
+  const company = body('/api/v1/admin/companies');
+  assert.deepEqual([company.timezone!.format, company.currency!.pattern, company.locale!.pattern], ['time-zone', '^[A-Z]{3}$', '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$']);
+  assert.deepEqual([body('/api/v1/admin/api-clients').redirectUris!.minItems, body('/api/v1/admin/api-clients').redirectUris!.maxItems], [1, 20]);
+  assert.deepEqual([body('/api/v1/admin/api-users').email!.maxLength, body('/api/v1/admin/api-users').email!.pattern], [254, '^\\s*[^@\\s]+@[^@\\s]+\\s*$']);
+});
+
 test('POST /companies/{id}/import answers the counts per entity; a bad document is 400 with every problem', async () => {
   const companyId = await newCompany();
   const document = { ...baseDocument(), users: [user('ann')] };

@@ -51,3 +51,10 @@ test('a rate of deliveries is shown with its unit, never as a share of bare, and
   const row = rowOf(renderTable([sqlite, postgres]), 'webhook deliveries');
   assert.match(row, /\| ≥ 1,000\/s on SQLite \| 1,600 deliveries\/s · p99 5\.0 ms · pass \| 400 deliveries\/s · p99 5\.0 ms \|$/);
 });
+
+test('the timeclock row without the change log shows what the change log costs, judged against 15 %', () => {
+  const column: Column = { id: 'sqlite', title: 'SQLite', outcomes: new Map([['bare', measured(40_000)], ['timeclock', measured(2_700)], ['timeclock-plain', measured(3_000)]]) };
+  assert.match(rowOf(renderTable([column]), 'POST /timeclock/events, the same without'), /\| the change log costs ≤ 15 % \| 3,000\/s · p99 5\.0 ms · 7\.5 % of bare · the change log costs 10\.0 % · pass \|$/);
+  column.outcomes.set('timeclock', measured(2_400));
+  assert.match(rowOf(renderTable([column]), 'POST /timeclock/events, the same without'), /the change log costs 20\.0 % · \*\*fail\*\*/);
+});

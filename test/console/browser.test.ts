@@ -2,7 +2,10 @@
 // script of the test: the invitation link, a password, the authenticator (the test computes codes
 // from the key the page shows), sign-in, an API Client, an API User — and that user then logs in on
 // the authorize page, the code is exchanged for a token and the token calls the API. Then a rotation
-// with overlap through the pages. axe-core checks every page on the way; the pages' CSP must hold.
+// with overlap through the pages, and a webhook endpoint delivering to a receiver on 127.0.0.1 that
+// verifies with the `standardwebhooks` package: its test message fails, is retried from the delivery
+// log, the secret is rotated, the endpoint disabled and enabled, a period replayed. axe-core checks
+// every page on the way; the pages' CSP must hold.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -15,6 +18,8 @@ import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { nextStep, totpCode } from '../support/console.ts';
 import { configurationStatus } from '../support/http.ts';
 import { authorizeUrl, defaultParams, postToken } from '../iam/helpers.ts';
+import { eventually } from '../multi-instance/client.ts';
+import { useReceivers, verified } from '../webhooks/receiver.ts';
 
 const browser = useBrowser();
 const clock = new ManualClock();
@@ -22,12 +27,13 @@ let server: TestServer;
 let home: Tenant;
 
 before(async () => {
-  server = await startTestServer({}, { clock });
+  server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1' }, { clock });
   home = await provisionTenant(server.ctx, { name: 'Browser Console' });
 });
 after(() => server.close());
 
 const PASSWORD = 'a walk in the console';
+const receiver = useReceivers();
 
 async function newPage(): Promise<{ page: Page; cspViolations: string[] }> {
   const page = await browser.newPage();
@@ -130,6 +136,8 @@ test('invitation → password → TOTP → sign-in → client → user → the u
     assert.ok(await clientSecretWorks(clientId, rotated));
     assert.equal(await configurationStatus(server.baseUrl, idToken), 200, 'a planned rotation revokes nothing');
 
+    await webhookWalk(page);
+
     // The remaining pages pass axe as well.
     for (const path of ['/console/audit', '/console/console-users', '/console/sso', '/console/step-up?next=/console', '/console/clients/cli_nope']) {
       await page.goto(`${server.baseUrl}${path}`);
@@ -140,3 +148,51 @@ test('invitation → password → TOTP → sign-in → client → user → the u
     await page.close();
   }
 });
+
+/** From the company page: a webhook endpoint added, its first message failed and retried, rotated, switched off and on, a period replayed. */
+async function webhookWalk(page: Page): Promise<void> {
+  const target = await receiver((index) => ({ status: index === 0 ? 500 : 204 }));
+  await page.goto(`${server.baseUrl}/console/companies/${home.companyId}`);
+  await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Webhooks' }).click()]);
+  await assertAccessible(page, 'webhooks');
+  await page.getByLabel('URL').fill(target.url);
+  await page.getByLabel('department.created').check();
+  await page.getByLabel('Description').fill('Browser receiver');
+  await click(page, 'Add endpoint');
+  await assertAccessible(page, 'webhook endpoint created');
+  const secret = await text(page, 'webhook-secret');
+  await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Go to the endpoint' }).click()]);
+  await assertAccessible(page, 'webhook endpoint');
+
+  await click(page, 'Send a test message');
+  const [failed] = await target.waitFor(1);
+  assert.equal(failed?.answered, 500);
+  await eventually('the failed attempt is logged', 5000, async () => {
+    await page.reload();
+    return (await page.getByTestId('delivery-status').allTextContents()).includes('failed');
+  });
+  await assertAccessible(page, 'delivery log');
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: /^Retry/ }).click()]);
+  const [, retried] = await target.waitFor(2);
+  assert.equal(retried?.id, failed?.id);
+  assert.equal((verified(secret, retried) as { type: string }).type, 'webhook.test', 'standardwebhooks verifies the retried message');
+
+  await click(page, 'Rotate secret');
+  await assertAccessible(page, 'webhook secret rotated');
+  const rotated = await text(page, 'webhook-secret');
+  await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Go to the endpoint' }).click()]);
+  await click(page, 'Disable endpoint');
+  assert.equal(await text(page, 'webhook-state'), 'disabled');
+  await click(page, 'Enable endpoint');
+  assert.equal(await text(page, 'webhook-state'), 'enabled');
+  await click(page, 'Send a test message');
+  const [, , third] = await target.waitFor(3);
+  assert.doesNotThrow(() => verified(rotated, third!));
+  assert.doesNotThrow(() => verified(secret, third!), 'the old secret signs beside the new one');
+
+  await page.getByLabel('From').fill('2000-01-01T00:00');
+  await page.getByLabel('To').fill('2100-01-01T00:00');
+  await click(page, 'Replay');
+  await assertAccessible(page, 'period replayed');
+  assert.match((await page.getByRole('status').textContent()) ?? '', /messages? of the period queued again/);
+}

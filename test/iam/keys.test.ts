@@ -3,9 +3,9 @@
 // (and stops verifying) once its retention, the lifetime of every token it signed, has passed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
 import { bearer, provisionTenant, type Tenant } from '../support/tenants.ts';
 import { rotateSigningKey } from '../../src/iam/keys.ts';
 import { configurationWith, loginAndExchange, renewAtIdToken } from './helpers.ts';
@@ -13,8 +13,10 @@ import type { TokenBody } from '../support/login.ts';
 
 let server: TestServer;
 let tenant: Tenant;
+/** The server's clock: tests move it past an activation or a retention instead of waiting. */
+const clock = new ManualClock();
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { clock });
   tenant = await provisionTenant(server.ctx);
 });
 after(() => server.close());
@@ -51,19 +53,19 @@ test('a rotated key is published before it signs; tokens of the old key keep ver
   const oldKid = kidOf(tokens.id_token);
   assert.deepEqual(await publishedKids(), [oldKid]);
 
-  const { kid: newKid } = await rotateSigningKey(server.ctx.db, { activateInSeconds: 1, retainSeconds: 3600 });
+  const { kid: newKid } = await rotateSigningKey(server.ctx.db, { activateInSeconds: 1, retainSeconds: 3600, now: clock.now() });
   await server.ctx.keys.reload();
   assert.deepEqual((await publishedKids()).sort(), [newKid, oldKid].sort(), 'published at once');
   assert.equal(kidOf(await renewedIdToken(tokens.refresh_token ?? '')), oldKid, 'but not signing before its activation');
 
-  await sleep(1100);
+  clock.advance(1100);
   const signedByNew = await renewedIdToken(tokens.refresh_token ?? '');
   assert.equal(kidOf(signedByNew), newKid);
   assert.equal((await configurationWith(server, signedByNew)).status, 200);
   assert.equal((await configurationWith(server, tokens.id_token)).status, 200, 'the old key still verifies');
   assert.equal((await renewAtIdToken(server, tokens.refresh_token ?? '')).status, 200, 'a refresh token of the old key still works');
 
-  const { kid: immediateKid } = await rotateSigningKey(server.ctx.db, { activateInSeconds: 0, retainSeconds: 3600 });
+  const { kid: immediateKid } = await rotateSigningKey(server.ctx.db, { activateInSeconds: 0, retainSeconds: 3600, now: clock.now() });
   await server.ctx.keys.reload();
   const signedByImmediate = await renewedIdToken(tokens.refresh_token ?? '');
   assert.equal(kidOf(signedByImmediate), immediateKid);
@@ -111,15 +113,16 @@ test('a retired key leaves the JWKS once its retention has passed, and tokens it
 });
 
 test('a retired key stays published during its retention and leaves after it, on the next periodic key reload', async () => {
-  const own = await startTestServer({ KEY_REFRESH_MS: '200' });
+  const ownClock = new ManualClock();
+  const own = await startTestServer({ KEY_REFRESH_MS: '200' }, { clock: ownClock });
   try {
     const user = await provisionTenant(own.ctx);
     const tokens = await loginAndExchange(own, user);
     const oldKid = kidOf(tokens.id_token);
-    const { kid: newKid } = await rotateSigningKey(own.ctx.db, { activateInSeconds: 0, retainSeconds: 1 });
+    const { kid: newKid } = await rotateSigningKey(own.ctx.db, { activateInSeconds: 0, retainSeconds: 1, now: ownClock.now() });
     await own.ctx.keys.reload();
     assert.deepEqual((await publishedKids(own)).sort(), [newKid, oldKid].sort(), 'still published during its retention');
-    await sleep(1300); // retention (1 s) passed and a periodic reload (every 200 ms) ran since; no reload() here
+    ownClock.advance(1300); // retention (1 s) passed and a periodic reload (every 200 ms) is due; no reload() here
     assert.deepEqual(await publishedKids(own), [newKid]);
     await expectInvalidToken(await configurationWith(own, tokens.id_token));
   } finally {

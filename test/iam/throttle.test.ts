@@ -11,6 +11,9 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { migratedDatabase } from '../support/database.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { setGrantEnabled } from '../../src/iam/provisioning.ts';
+import { setClientDisabled } from '../../src/iam/client-admin.ts';
+import { OPERATOR } from '../../src/iam/audit.ts';
+import { EVERY_ORGANISATION } from '../../src/iam/organisation-scope.ts';
 import { FAILURE_WINDOW_MS, MemoryThrottleStore, RedisThrottleStore, Throttle, type ThrottleStore } from '../../src/iam/throttle.ts';
 import { authorizeUrl, defaultParams, loginAndExchange, postToken, renewAtIdToken, submitLogin } from './helpers.ts';
 import { codeExchange, openLoginForm } from '../support/login.ts';
@@ -106,7 +109,29 @@ for (const [store, env] of [['in memory', {}], ['in Redis', { REDIS_URL }]] as c
     const answers = await Promise.all(Array.from({ length: 20 }, () => postToken(s, bad)));
     assert.deepEqual(statusCounts(answers), { 401: 5, 429: 15 });
   });
+
+  test(`a client's own parallel requests with its secret, once it passed, are never penalised (${store})`, async () => {
+    const s = await server(env, clockAtStartOfMinute());
+    const tenant = await provisionTenant(s.ctx);
+    await setGrantEnabled(s.ctx.db, tenant.clientId, 'client_credentials', true);
+    const credentials = { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret };
+    assert.equal((await postToken(s, credentials)).status, 200);
+    const answers = await Promise.all(Array.from({ length: 30 }, () => postToken(s, credentials)));
+    assert.deepEqual(statusCounts(answers), { 200: 30 });
+  });
 }
+
+test('a secret that passed before and fails now (the client was disabled) counts as a failure, and a penalty blocks it too', async () => {
+  const s = await server();
+  const tenant = await provisionTenant(s.ctx);
+  await setGrantEnabled(s.ctx.db, tenant.clientId, 'client_credentials', true);
+  const credentials = { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret };
+  assert.equal((await postToken(s, credentials)).status, 200);
+  await setClientDisabled(s.ctx.db, EVERY_ORGANISATION, tenant.clientId, true, OPERATOR);
+  for (let i = 0; i < 5; i++) assert.equal((await postToken(s, credentials)).status, 401);
+  await setClientDisabled(s.ctx.db, EVERY_ORGANISATION, tenant.clientId, false, OPERATOR);
+  assertRetryAfter(await postToken(s, credentials), 1, 1);
+});
 
 test('failed logins: from the sixth attempt 429 with Retry-After doubling from 1 s; a success resets; other clients unaffected', async () => {
   const clock = new ManualClock();

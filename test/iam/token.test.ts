@@ -4,8 +4,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { setGrantEnabled } from '../../src/iam/provisioning.ts';
 import { switchClient, switchUser } from '../../src/admin/operations.ts';
@@ -15,8 +15,10 @@ import { codeExchange, type TokenBody } from '../support/login.ts';
 
 let server: TestServer;
 let tenant: Tenant;
+/** The server's clock: a test moves it past a code's lifetime instead of waiting. */
+const clock = new ManualClock();
 before(async () => {
-  server = await startTestServer({ AUTH_CODE_TTL: '1' });
+  server = await startTestServer({ AUTH_CODE_TTL: '1' }, { clock });
   tenant = await provisionTenant(server.ctx);
 });
 after(() => server.close());
@@ -116,7 +118,7 @@ test('missing parameters are invalid_request; an unknown grant_type is unsupport
 
 test('an expired code is invalid_grant', async () => {
   const code = await freshCode();
-  await sleep(1100);
+  clock.advance(1100);
   const description = await expectOAuthError(await postToken(server, codeExchange(tenant, code)), 400, 'invalid_grant');
   assert.match(description, /expired/);
 });

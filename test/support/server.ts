@@ -58,11 +58,11 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   };
 }
 
-/** `startTestServer(env)` as the calling file's (or suite's) fixture: started before its tests, closed after them. */
-export function useTestServer(env: Record<string, string> = {}): TestServer {
+/** `startTestServer(env, options)` as the calling file's (or suite's) fixture: started before its tests, closed after them. */
+export function useTestServer(env: Record<string, string> = {}, options: { clock?: Clock } = {}): TestServer {
   const server = {} as TestServer;
   before(async () => {
-    Object.assign(server, await startTestServer(env));
+    Object.assign(server, await startTestServer(env, options));
   });
   after(() => server.close?.());
   return server;

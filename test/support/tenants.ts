@@ -3,7 +3,8 @@
 import type { AppContext } from '../../src/app/context.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation } from '../../src/iam/provisioning.ts';
 import { createGrant } from '../../src/iam/grants.ts';
-import { issueIdToken, issueRefreshToken, loadGrantContext, tokenResponse, type GrantContext, type TokenResponse } from '../../src/iam/issuance.ts';
+import { issueIdToken, issueRefreshToken, loadGrantContext, tokenResponse, type GrantContext } from '../../src/iam/issuance.ts';
+import type { TokenResponse } from '../../src/iam/oauth-schemas.ts';
 
 export interface Tenant {
   organisationId: string;

@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import { getJson, postJson } from '../support/http.ts';
 import { eventually } from '../multi-instance/client.ts';
-import { startReceiver, assertVerifies, type Receiver, type Script } from './receiver.ts';
+import { useReceivers, assertVerifies, type Receiver } from './receiver.ts';
 import { WEBHOOKS, createEndpoint, deliveries } from './helpers.ts';
 
 interface ChangeData {
@@ -30,22 +30,13 @@ describe('changes delivered to webhook endpoints', () => {
   const clock = new ManualClock();
   let server: TestServer;
   let company: SignedInCompany;
-  const receivers: Receiver[] = [];
+  const receiver = useReceivers();
 
   before(async () => {
     server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1', WEBHOOK_RETRY_SCHEDULE: '5s,5m' }, { clock });
     company = await signedInCompany(server.ctx);
   });
-  after(async () => {
-    for (const receiver of receivers) await receiver.close();
-    await server.close();
-  });
-
-  async function receiver(script?: Script): Promise<Receiver> {
-    const started = await startReceiver(script);
-    receivers.push(started);
-    return started;
-  }
+  after(() => server.close());
 
   let departments = 0;
   /** Imports `count` new departments: `count` department.created changes, in this order. */

@@ -3,6 +3,7 @@
 // itself: tests verify with the `standardwebhooks` package, as integrators' receivers do.
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import assert from 'node:assert/strict';
+import { after } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { eventually } from '../multi-instance/client.ts';
 
@@ -69,6 +70,19 @@ export async function startReceiver(script: Script = ok): Promise<Receiver> {
       server.closeAllConnections();
       server.close(() => resolve());
     }),
+  };
+}
+
+/** A receiver factory for the calling suite: each receiver it starts is closed after the suite. */
+export function useReceivers(): (script?: Script) => Promise<Receiver> {
+  const started: Receiver[] = [];
+  after(async () => {
+    for (const receiver of started) await receiver.close();
+  });
+  return async (script) => {
+    const receiver = await startReceiver(script);
+    started.push(receiver);
+    return receiver;
   };
 }
 

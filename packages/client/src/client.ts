@@ -21,6 +21,8 @@ export interface WfsClientOptions {
   timeclock?: TimeclockQueueOptions;
   /** For tests and proxies; defaults to the global fetch. */
   fetch?: FetchFunction;
+  /** The clock (epoch milliseconds) the ID token's renewal is timed by; defaults to Date.now. For tests. */
+  now?: () => number;
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -67,6 +69,7 @@ export class WfsClient {
       refreshToken: options.refreshToken,
       onRefreshToken: options.onRefreshToken,
       renewBeforeSeconds: options.renewBeforeSeconds,
+      now: options.now,
       send: (request) => sendWithRetries(this.#fetch, request, this.#retry, { idempotent: true }),
     });
     this.api = createClient<paths>({ baseUrl: this.#baseUrl, fetch: (request) => this.#send(request) });

@@ -1,16 +1,9 @@
 // Every failure the client reports is one of these, so callers can branch on the class and read the
 // service's own explanation instead of parsing messages.
+import type { components } from './schema.ts';
 
-/** RFC 9457 problem details, as the company API sends them. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: { path: string; message: string }[];
-  requestId: string;
-}
+/** RFC 9457 problem details, as the company API sends them (the service's own schema). */
+export type Problem = components['schemas']['Problem'];
 
 /** The company API refused a request (4xx/5xx problem+json). `code` is the stable error code. */
 export class ApiError extends Error {

@@ -1596,8 +1596,9 @@ export interface operations {
                 "application/json": {
                     /** @description Company whose data the client may read and write */
                     companyId: string;
+                    /** @description Display name of the client; stored without surrounding white space */
                     name: string;
-                    /** @description Exact redirect URIs (loopback URIs match on any port) */
+                    /** @description Exact redirect URIs (loopback URIs match on any port): https, or http (the operator anywhere, a console user on a loopback host only) */
                     redirectUris: string[];
                 };
             };
@@ -2014,6 +2015,7 @@ export interface operations {
                 "application/json": {
                     /** @description API Client the user logs in through */
                     clientId: string;
+                    /** @description The user's email address; stored trimmed and in lower case */
                     email: string;
                 };
             };
@@ -2191,10 +2193,14 @@ export interface operations {
                     currency: string;
                     /** @description BCP 47 tag; default en-GB */
                     locale?: string;
+                    /** @description Display name of the company; stored without surrounding white space */
                     name: string;
                     /** @description Organisation the company belongs to */
                     organisationId: string;
-                    /** @description IANA time zone, e.g. Europe/Amsterdam */
+                    /**
+                     * Format: time-zone
+                     * @description IANA time zone, e.g. Europe/Amsterdam (any case; stored as the IANA database spells it, a link such as Asia/Kolkata as typed)
+                     */
                     timezone: string;
                 };
             };
@@ -2706,7 +2712,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Display name of the customer organisation */
+                    /** @description Display name of the customer organisation; stored without surrounding white space */
                     name: string;
                 };
             };

@@ -2,15 +2,10 @@
 // reuse that ID token until shortly before its `exp`, and keep every renewed refresh token (the old
 // one stops working after a grace period). Concurrent callers share one renewal.
 import { TokenError } from './errors.ts';
+import type { operations } from './schema.ts';
 
-export interface TokenResponse {
-  id_token: string;
-  access_token: string;
-  refresh_token?: string;
-  token_type: string;
-  expires_in: number;
-  scope: string;
-}
+/** The body of a successful idToken (or token endpoint) answer, as the service documents it. */
+export type TokenResponse = operations['idToken']['responses'][200]['content']['application/json'];
 
 export interface TokenSessionOptions {
   baseUrl: string;
