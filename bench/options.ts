@@ -35,7 +35,7 @@ export interface BenchOptions {
 
 /** Defaults of a full run, and those --short replaces. */
 const DEFAULTS = { duration: '5', warmup: '1', days: '46', 'batch-runs': '10', 'webhook-changes': '5000' };
-const SHORT: typeof DEFAULTS = { duration: '1', warmup: '0.5', days: '9', 'batch-runs': '3', 'webhook-changes': '1000' };
+const SHORT: typeof DEFAULTS = { duration: '1', warmup: '0', days: '9', 'batch-runs': '3', 'webhook-changes': '1000' };
 
 const HELP = `npm run bench -- [options]
   --only ids          comma-separated rows (config,token,idtoken,feed,timetable,users,timeclock,revenue,changes,webhooks);
@@ -60,7 +60,7 @@ const HELP = `npm run bench -- [options]
                       a CPU profile of each instance under the bench's load (it costs throughput)
   --no-write          print the table without writing docs/benchmarks.md
   --short             a smoke run (under 2 minutes for every row on both databases): the defaults
-                      become 1 s per measurement after 0.5 s, 9 days, 3 batch runs, 1,000 webhook
+                      become 1 s per measurement, no warm-up, 9 days, 3 batch runs, 1,000 webhook
                       changes, no two-instance column, no writing; a number given still wins.
                       Shows the bench works, measures nothing worth keeping.
 Each row against the service reports service (and PostgreSQL) CPU share over the measured phase,

@@ -44,7 +44,7 @@ export const ROWS: readonly Row[] = [
     goal: { kind: 'max-cost', with: 'timeclock', feature: 'the change log', max: 0.15 },
   },
   { id: 'changes', group: 'changes', label: 'GET /company/changes, paged at limit 1000 (changes per second, one follower)', unit: 'changes' },
-  { id: 'webhooks', group: 'webhooks', label: 'webhook deliveries of one 5,000-item revenue batch to a local node:http receiver, one endpoint, in order', goal: { kind: 'per-second', min: 1000, only: 'sqlite' }, unit: 'deliveries' },
+  { id: 'webhooks', group: 'webhooks', label: 'webhook deliveries of one revenue batch\'s changes (5,000; --webhook-changes) to a local node:http receiver, one endpoint, in order', goal: { kind: 'per-second', min: 1000, only: 'sqlite' }, unit: 'deliveries' },
   { id: 'revenue-new', group: 'revenue', label: 'POST /company/revenue, 5,000 new items', goal: { kind: 'median-latency', maxMs: 250 } },
   { id: 'revenue-changed', group: 'revenue', label: 'POST /company/revenue, 5,000 changed items', goal: { kind: 'median-latency', maxMs: 250 } },
 ];

@@ -19,7 +19,7 @@ test('--short (or BENCH_SHORT=1) shortens every phase, skips the two-instance co
   const full = readOptions([], {});
   assert.deepEqual([full.duration, full.warmup, full.days, full.batchRuns, full.webhookChanges, full.twoInstances, full.write], [5, 1, 46, 10, 5000, true, true]);
   const short = readOptions(['--short'], {});
-  assert.deepEqual([short.duration, short.warmup, short.days, short.batchRuns, short.webhookChanges, short.twoInstances, short.write], [1, 0.5, 9, 3, 1000, false, false]);
+  assert.deepEqual([short.duration, short.warmup, short.days, short.batchRuns, short.webhookChanges, short.twoInstances, short.write], [1, 0, 9, 3, 1000, false, false]);
   assert.equal(readOptions(['--short', '--duration', '3'], {}).duration, 3);
   assert.equal(readOptions([], { BENCH_SHORT: '1' }).days, 9);
 });
