@@ -1,10 +1,12 @@
-// A grant is one login (or one client-credentials issue); its id is the `sid` of every token that
-// descends from it. Revoking a grant kills its refresh tokens at once (checked in the database) and
+// The grants table (the only module that reads or writes it). A grant is one login (or one
+// client-credentials issue); its id is the `sid` of every token that descends from it. Revoking a grant kills its refresh tokens at once (checked in the database) and
 // its ID tokens within seconds (through every instance's RevocationList).
 import type { Db } from '../platform/db/database.ts';
 import type { PendingInsert } from '../platform/db/durability.ts';
 import { newId } from '../platform/ids.ts';
 import type { RevocationList } from './revocations.ts';
+import type { LoadedGrant } from './issuance.ts';
+import { DEFAULT_AUDIENCE } from './tokens.ts';
 
 export interface NewGrant {
   /** Chosen by the caller when it must record the id before the grant exists (a code exchange). */
@@ -80,4 +82,52 @@ export async function voidPendingCodes(db: Db, filter: { clientId: string } | { 
 /** Revokes one grant in the database and, at once, in this instance's revocation list. */
 export async function revokeGrantNow(db: Db, revocations: RevocationList, grantId: string, reason: string, now = Date.now()): Promise<void> {
   for (const id of await revokeGrants(db, { grantId }, reason, now)) revocations.remember(id, now);
+}
+
+/** A grant with its client, company and user: what decides whether it may still issue tokens. */
+export async function loadGrantContext(db: Db, grantId: string): Promise<LoadedGrant | undefined> {
+  const row = await db
+    .selectFrom('grants')
+    .innerJoin('api_clients', 'api_clients.id', 'grants.client_id')
+    .innerJoin('companies', 'companies.id', 'api_clients.company_id')
+    .leftJoin('api_users', 'api_users.id', 'grants.user_id')
+    .select([
+      'grants.id as grantId',
+      'grants.client_id as clientId',
+      'grants.user_id as userId',
+      'grants.auth_time as authTime',
+      'grants.chain_expires_at as chainExpiresAt',
+      'grants.revoked_at as revokedAt',
+      'grants.audience as audience',
+      'grants.idp as idp',
+      'api_users.email as email',
+      'api_users.disabled as userDisabled',
+      'api_clients.disabled as clientDisabled',
+      'companies.id as companyId',
+      'companies.organisation_id as organisationId',
+    ])
+    .where('grants.id', '=', grantId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    grantId: row.grantId,
+    clientId: row.clientId,
+    userId: row.userId,
+    email: row.email,
+    companyId: row.companyId,
+    organisationId: row.organisationId,
+    authTime: row.authTime,
+    chainExpiresAt: row.chainExpiresAt,
+    audience: row.audience ?? DEFAULT_AUDIENCE,
+    idp: row.idp,
+    revokedAt: row.revokedAt,
+    clientDisabled: row.clientDisabled === 1,
+    userDisabled: row.userDisabled === 1,
+  };
+}
+
+/** The grants revoked after `since` (epoch ms), for every instance's revocation list. */
+export async function revokedSince(db: Db, since: number): Promise<Array<{ id: string; revokedAt: number | null }>> {
+  const rows = await db.selectFrom('grants').select(['id', 'revoked_at']).where('revoked_at', '>', since).execute();
+  return rows.map((row) => ({ id: row.id, revokedAt: row.revoked_at }));
 }

@@ -3,7 +3,8 @@
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
 import type { KeyRing } from './keys.ts';
-import { DEFAULT_AUDIENCE, signIdToken, signRefreshToken, type AccessClaims, type TokenSettings, type TokenSubject } from './tokens.ts';
+import { insertRefreshToken } from './refresh-tokens.ts';
+import { signIdToken, signRefreshToken, type AccessClaims, type TokenSettings, type TokenSubject } from './tokens.ts';
 import type { TokenResponse } from './oauth-schemas.ts';
 
 export interface IssuanceSettings extends TokenSettings {
@@ -20,47 +21,6 @@ export interface LoadedGrant extends GrantContext {
   revokedAt: number | null;
   clientDisabled: boolean;
   userDisabled: boolean;
-}
-
-export async function loadGrantContext(db: Db, grantId: string): Promise<LoadedGrant | undefined> {
-  const row = await db
-    .selectFrom('grants')
-    .innerJoin('api_clients', 'api_clients.id', 'grants.client_id')
-    .innerJoin('companies', 'companies.id', 'api_clients.company_id')
-    .leftJoin('api_users', 'api_users.id', 'grants.user_id')
-    .select([
-      'grants.id as grantId',
-      'grants.client_id as clientId',
-      'grants.user_id as userId',
-      'grants.auth_time as authTime',
-      'grants.chain_expires_at as chainExpiresAt',
-      'grants.revoked_at as revokedAt',
-      'grants.audience as audience',
-      'grants.idp as idp',
-      'api_users.email as email',
-      'api_users.disabled as userDisabled',
-      'api_clients.disabled as clientDisabled',
-      'companies.id as companyId',
-      'companies.organisation_id as organisationId',
-    ])
-    .where('grants.id', '=', grantId)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  return {
-    grantId: row.grantId,
-    clientId: row.clientId,
-    userId: row.userId,
-    email: row.email,
-    companyId: row.companyId,
-    organisationId: row.organisationId,
-    authTime: row.authTime,
-    chainExpiresAt: row.chainExpiresAt,
-    audience: row.audience ?? DEFAULT_AUDIENCE,
-    idp: row.idp,
-    revokedAt: row.revokedAt,
-    clientDisabled: row.clientDisabled === 1,
-    userDisabled: row.userDisabled === 1,
-  };
 }
 
 /** Why a grant may no longer issue tokens, or undefined when it may. */
@@ -85,7 +45,7 @@ export async function issueRefreshToken(
   // it, so exp − iat is exactly REFRESH_TOKEN_TTL (unless the chain's end comes first).
   const issuedAt = Math.floor(now / 1000) * 1000;
   const expiresAt = Math.min(issuedAt + settings.refreshTokenTtl * 1000, grant.chainExpiresAt);
-  await db.insertInto('refresh_tokens').values({ jti, grant_id: grant.grantId, parent_jti: parentJti, issued_at: issuedAt, expires_at: expiresAt, superseded_at: null }).execute();
+  await insertRefreshToken(db, { jti, grantId: grant.grantId, parentJti, issuedAt, expiresAt });
   return signRecordedRefreshToken(keys, settings, grant, { jti, issuedAt, expiresAt });
 }
 

@@ -2,6 +2,7 @@
 // request: each instance keeps the set of revoked grant ids in memory and polls the grants table
 // for newer revocations every REVOCATION_REFRESH_MS (1 s by default).
 import type { Db } from '../platform/db/database.ts';
+import { revokedSince } from './grants.ts';
 
 export class RevocationList {
   readonly #db: Db;
@@ -19,12 +20,7 @@ export class RevocationList {
   async refresh(now = Date.now()): Promise<void> {
     // Re-read a small overlap: a revocation committed late with an earlier timestamp is still seen.
     const since = this.#seenUpTo === 0 ? now - this.#lookbackMs : this.#seenUpTo - 10_000;
-    const rows = await this.#db
-      .selectFrom('grants')
-      .select(['id', 'revoked_at'])
-      .where('revoked_at', '>', since)
-      .execute();
-    for (const row of rows) this.#revoked.set(row.id, row.revoked_at ?? now);
+    for (const grant of await revokedSince(this.#db, since)) this.#revoked.set(grant.id, grant.revokedAt ?? now);
     this.#seenUpTo = now;
     for (const [id, at] of this.#revoked) if (at < now - this.#lookbackMs) this.#revoked.delete(id);
   }

@@ -9,8 +9,9 @@ import { auditInsert, recordAudit } from './audit.ts';
 import { authenticateClient, enforceRateLimit } from './client-auth.ts';
 import { scopeAcceptable, type OAuthClient } from './clients.ts';
 import { redeemAuthorizationCode } from './codes.ts';
-import { grantInsert, newGrantId, revokeGrantNow } from './grants.ts';
-import { grantRefusal, issueIdToken, issueRefreshToken, loadGrantContext, tokenResponse } from './issuance.ts';
+import { grantInsert, loadGrantContext, newGrantId, revokeGrantNow } from './grants.ts';
+import { grantRefusal, issueIdToken, issueRefreshToken, tokenResponse } from './issuance.ts';
+import type { IssuerDeps } from './issuer.ts';
 import { requireOAuthBody } from './oauth-body.ts';
 import { NO_STORE, TokenResponse, oauthErrorResponses } from './oauth-schemas.ts';
 import { RenewalRefused, renewTokens, verifyPresentedRefreshToken } from './renewal.ts';
@@ -52,6 +53,24 @@ function required(value: string | undefined, name: string): string {
   return value;
 }
 
+// The checks of a token request, in the order the handler runs them (each throws the OAuth error
+// that stops the request): supportedGrantType, then client authentication and the client's budget
+// (client-auth.ts), grantEnabledForClient, requestedAudience, scopeIsAll; then the grant's own steps.
+
+function supportedGrantType(grantType: string | undefined): GrantType {
+  const named = required(grantType, 'grant_type');
+  if (!(GRANT_TYPES as readonly string[]).includes(named)) throw oauth.unsupportedGrantType(`grant_type "${named}" is not supported.`);
+  return named as GrantType;
+}
+
+/** authorization_code is every client's; the other grants only where the operator enabled them. */
+function grantEnabledForClient(client: OAuthClient, grantType: GrantType): void {
+  if (grantType !== 'authorization_code' && !client.grants.includes(grantType)) {
+    throw oauth.unauthorizedClient(`The ${grantType} grant is not enabled for this client; ask support to enable it.`);
+  }
+}
+
+/** The audience asked for (body or query, not two different ones), one of the client's; undefined when not sent. */
 function requestedAudience(client: OAuthClient, inBody: string | undefined, inQuery: string | undefined): string | undefined {
   if (inBody !== undefined && inQuery !== undefined && inBody !== inQuery) throw oauth.invalidRequest('audience differs between the body and the query string.');
   const audience = inBody ?? inQuery;
@@ -59,38 +78,42 @@ function requestedAudience(client: OAuthClient, inBody: string | undefined, inQu
   return audience;
 }
 
-async function authorizationCodeGrant(ctx: AppContext, { client, body, audience, address }: Exchange): Promise<TokenResponse> {
-  const now = ctx.clock.now();
-  const redemption = await redeemAuthorizationCode(ctx.db, {
+function scopeIsAll(scope: string | undefined): void {
+  if (scope !== undefined && !scopeAcceptable(scope)) throw new OAuthError(400, 'invalid_scope', 'scope must be "all".');
+}
+
+async function authorizationCodeGrant(deps: IssuerDeps, { client, body, audience, address }: Exchange): Promise<TokenResponse> {
+  const now = deps.clock.now();
+  const redemption = await redeemAuthorizationCode(deps.db, {
     code: required(body.code, 'code'),
     clientId: client.id,
     redirectUri: required(body.redirect_uri, 'redirect_uri'),
     codeVerifier: body.code_verifier,
     audience: audience ?? DEFAULT_AUDIENCE,
-    chainMaxSeconds: ctx.config.refreshChainMaxSeconds,
+    chainMaxSeconds: deps.config.refreshChainMaxSeconds,
   }, now);
   if (redemption.status === 'replayed') {
-    for (const id of redemption.revokedGrantIds) ctx.revocations.remember(id);
-    await recordAudit(ctx.db, { event: 'code_replay', outcome: 'revoked', clientId: client.id, userId: redemption.userId, address, detail: `revoked_grants=${redemption.revokedGrantIds.length}` });
+    for (const id of redemption.revokedGrantIds) deps.revocations.remember(id);
+    await recordAudit(deps.db, { event: 'code_replay', outcome: 'revoked', clientId: client.id, userId: redemption.userId, address, detail: `revoked_grants=${redemption.revokedGrantIds.length}` });
     throw oauth.invalidGrant('The authorization code has already been used; every token issued from it has been revoked.');
   }
   if (redemption.status === 'refused') {
-    await recordAudit(ctx.db, { event: 'token_issued', outcome: 'failure', clientId: client.id, address, detail: 'authorization_code_refused' });
+    await recordAudit(deps.db, { event: 'token_issued', outcome: 'failure', clientId: client.id, address, detail: 'authorization_code_refused' });
     throw oauth.invalidGrant(redemption.reason);
   }
-  const grant = await loadGrantContext(ctx.db, redemption.grantId);
+  const grant = await loadGrantContext(deps.db, redemption.grantId);
   const refusal = grant ? grantRefusal(grant) : 'The grant is unknown.';
   if (!grant || refusal) {
-    await revokeGrantNow(ctx.db, ctx.revocations, redemption.grantId, 'disabled_during_exchange');
+    await revokeGrantNow(deps.db, deps.revocations, redemption.grantId, 'disabled_during_exchange');
     throw oauth.invalidGrant(refusal ?? 'The grant is unknown.');
   }
-  const { token } = await issueIdToken(ctx.keys, ctx.config, grant, now, { nonce: redemption.nonce });
-  const refreshToken = await issueRefreshToken(ctx.db, ctx.keys, ctx.config, grant, null, now);
-  await recordAudit(ctx.db, { event: 'token_issued', outcome: 'success', clientId: client.id, userId: grant.userId, address, detail: 'authorization_code' });
-  return tokenResponse(token, ctx.config, refreshToken);
+  const { token } = await issueIdToken(deps.keys, deps.config, grant, now, { nonce: redemption.nonce });
+  const refreshToken = await issueRefreshToken(deps.db, deps.keys, deps.config, grant, null, now);
+  await recordAudit(deps.db, { event: 'token_issued', outcome: 'success', clientId: client.id, userId: grant.userId, address, detail: 'authorization_code' });
+  return tokenResponse(token, deps.config, refreshToken);
 }
 
-async function clientCredentialsGrant(ctx: AppContext, { client, audience, address }: Exchange): Promise<TokenResponse> {
+async function clientCredentialsGrant(deps: IssuerDeps, { client, audience, address }: Exchange): Promise<TokenResponse> {
   // Everything the token says is known from the authenticated client: no need to read the grant back.
   const subject: TokenSubject = {
     grantId: newGrantId(),
@@ -99,33 +122,33 @@ async function clientCredentialsGrant(ctx: AppContext, { client, audience, addre
     email: null,
     companyId: client.companyId,
     organisationId: client.organisationId,
-    authTime: ctx.clock.now(),
+    authTime: deps.clock.now(),
     audience: audience ?? DEFAULT_AUDIENCE,
   };
   // The grant and its audit entry are bookkeeping (one grouped commit on SQLite, one statement that
   // does not wait for the WAL flush on PostgreSQL), stored while the token is signed.
   const { grantId: id, clientId, userId, authTime, audience: granted } = subject;
-  const stored = bookkeeping(ctx.db, [
-    grantInsert({ id, clientId, userId, kind: 'client_credentials', authTime, audience: granted, chainMaxSeconds: ctx.config.refreshChainMaxSeconds }, authTime),
+  const stored = bookkeeping(deps.db, [
+    grantInsert({ id, clientId, userId, kind: 'client_credentials', authTime, audience: granted, chainMaxSeconds: deps.config.refreshChainMaxSeconds }, authTime),
     auditInsert({ event: 'token_issued', outcome: 'success', clientId, organisationId: client.organisationId, address, detail: 'client_credentials' }, authTime),
   ]);
-  const [{ token }] = await Promise.all([issueIdToken(ctx.keys, ctx.config, subject, subject.authTime), stored]);
+  const [{ token }] = await Promise.all([issueIdToken(deps.keys, deps.config, subject, subject.authTime), stored]);
   // RFC 6749 §4.4.3: no refresh token; the client can authenticate again at any time.
-  return tokenResponse(token, ctx.config);
+  return tokenResponse(token, deps.config);
 }
 
-async function refreshTokenGrant(ctx: AppContext, { client, body, audience, address }: Exchange): Promise<TokenResponse> {
+async function refreshTokenGrant(deps: IssuerDeps, { client, body, audience, address }: Exchange): Promise<TokenResponse> {
   const presented = required(body.refresh_token, 'refresh_token');
   try {
-    const claims = await verifyPresentedRefreshToken(ctx, presented);
-    return await renewTokens(ctx, claims, { clientId: client.id, address, ...(audience ? { audience } : {}) });
+    const claims = await verifyPresentedRefreshToken(deps, presented);
+    return await renewTokens(deps, claims, { clientId: client.id, address, ...(audience ? { audience } : {}) });
   } catch (error) {
     if (error instanceof RenewalRefused) throw oauth.invalidGrant(error.message);
     throw error;
   }
 }
 
-const HANDLERS: Record<GrantType, (ctx: AppContext, exchange: Exchange) => Promise<TokenResponse>> = {
+const GRANTS: Record<GrantType, (deps: IssuerDeps, exchange: Exchange) => Promise<TokenResponse>> = {
   authorization_code: authorizationCodeGrant,
   client_credentials: clientCredentialsGrant,
   refresh_token: refreshTokenGrant,
@@ -153,18 +176,15 @@ export async function tokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext
       },
     },
     async (request, reply) => {
-      const body = request.body;
-      const grantType = required(body.grant_type, 'grant_type');
-      if (!(GRANT_TYPES as readonly string[]).includes(grantType)) throw oauth.unsupportedGrantType(`grant_type "${grantType}" is not supported.`);
+      const { body } = request;
+      const grantType = supportedGrantType(body.grant_type);
       const client = await authenticateClient(ctx.db, throttle, request, body, ctx.clock.now());
       await enforceRateLimit(throttle, 'token', client.id);
-      if (grantType !== 'authorization_code' && !client.grants.includes(grantType)) {
-        throw oauth.unauthorizedClient(`The ${grantType} grant is not enabled for this client; ask support to enable it.`);
-      }
+      grantEnabledForClient(client, grantType);
       const audience = requestedAudience(client, body.audience, request.query.audience);
-      if (body.scope !== undefined && !scopeAcceptable(body.scope)) throw new OAuthError(400, 'invalid_scope', 'scope must be "all".');
-      const response = await HANDLERS[grantType as GrantType](ctx, { client, body, audience, address: request.ip });
-      ctx.metrics.tokenIssued(grantType as GrantType);
+      scopeIsAll(body.scope);
+      const response = await GRANTS[grantType](ctx, { client, body, audience, address: request.ip });
+      ctx.metrics.tokenIssued(grantType);
       return reply.headers(NO_STORE).send(response);
     },
   );

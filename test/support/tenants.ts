@@ -2,8 +2,8 @@
 // operator CLI uses, and mints tokens directly for tests that are not about the login flow.
 import type { AppContext } from '../../src/app/context.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation } from '../../src/iam/provisioning.ts';
-import { createGrant } from '../../src/iam/grants.ts';
-import { issueIdToken, issueRefreshToken, loadGrantContext, tokenResponse, type GrantContext } from '../../src/iam/issuance.ts';
+import { createGrant, loadGrantContext } from '../../src/iam/grants.ts';
+import { issueIdToken, issueRefreshToken, tokenResponse, type GrantContext } from '../../src/iam/issuance.ts';
 import type { TokenResponse } from '../../src/iam/oauth-schemas.ts';
 
 export interface Tenant {
