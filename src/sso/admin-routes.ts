@@ -3,6 +3,7 @@
 import { Type } from 'typebox';
 import type { App } from '../platform/http.ts';
 import { Id } from '../platform/schemas.ts';
+import { CreatedProvider, Enforcement, EnforcementBody, NewProviderBody, OrganisationSso, ProviderChangeBody, RemovedProvider, SsoProvider } from './schemas.ts';
 import { requireOperator } from '../admin/guard.ts';
 import { operatorSchema } from '../admin/routes.ts';
 import { addSsoProvider, organisationSso, removeSsoProvider, setSsoEnforced, updateSsoProvider } from './providers.ts';
@@ -10,32 +11,6 @@ import type { SsoRuntime } from './runtime.ts';
 
 const OrganisationParams = Type.Object({ organisationId: Id('Organisation id') });
 const ProviderParams = Type.Object({ providerId: Id('SSO provider id') });
-
-const Issuer = Type.String({ maxLength: 2048, description: 'Issuer URL exactly as its discovery document names it: https (http on a loopback host only with SSO_ALLOW_INSECURE=1)' });
-const ClientId = Type.String({ maxLength: 512, description: 'The client id the provider issued to this service' });
-const ClientSecret = Type.String({ maxLength: 4096, description: 'Write-only: stored encrypted with SECRETS_KEY, never shown again' });
-const Domains = Type.Array(Type.String({ maxLength: 253 }), { maxItems: 100, description: 'Email domains the provider owns; a domain belongs to one provider across all organisations' });
-
-const NewProviderBody = Type.Object({ issuer: Issuer, clientId: ClientId, clientSecret: ClientSecret, domains: Domains }, { additionalProperties: false });
-const ProviderChangeBody = Type.Object(
-  { issuer: Type.Optional(Issuer), clientId: Type.Optional(ClientId), clientSecret: Type.Optional(ClientSecret), domains: Type.Optional(Domains) },
-  { additionalProperties: false },
-);
-const EnforcementBody = Type.Object({ enforceSso: Type.Boolean({ description: 'true: API Users of the organisation sign in only through its providers' }) }, { additionalProperties: false });
-
-const SsoProvider = Type.Object({
-  providerId: Type.String(),
-  organisationId: Type.String(),
-  issuer: Type.String(),
-  clientId: Type.String(),
-  domains: Type.Array(Type.String()),
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
-}, { description: 'An SSO provider; its client secret is never shown' });
-const OrganisationSso = Type.Object({ organisationId: Type.String(), enforceSso: Type.Boolean(), providers: Type.Array(SsoProvider) });
-const Enforcement = Type.Object({ organisationId: Type.String(), enforceSso: Type.Boolean() });
-const CreatedProvider = Type.Object({ providerId: Type.String() });
-const RemovedProvider = Type.Object({ providerId: Type.String(), removed: Type.Literal(true), revokedGrants: Type.Integer({ description: 'Grants made through the provider, now revoked' }) });
 
 export async function ssoAdminRoutes(app: App, { sso }: { sso: SsoRuntime }): Promise<void> {
   const { ctx, box } = sso;

@@ -10,26 +10,8 @@ import type { SecretBox } from '../platform/sealed-secrets.ts';
 import { OPERATOR, changeEvent, recordAudit, type Actor } from '../iam/audit.ts';
 import { revokeGrants, voidPendingCodes } from '../iam/grants.ts';
 import { discoverIssuer, issuerProblem, SsoFailure, type ProviderEndpoint } from './relying-party.ts';
+import type { CreatedProvider, Enforcement, NewSsoProvider, OrganisationSso, RemovedProvider, SsoProvider, SsoProviderChange } from './schemas.ts';
 
-export interface SsoProvider {
-  providerId: string;
-  organisationId: string;
-  issuer: string;
-  clientId: string;
-  domains: string[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface NewSsoProvider {
-  organisationId: string;
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
-  domains: string[];
-}
-
-export type SsoProviderChange = Partial<Omit<NewSsoProvider, 'organisationId'>>;
 
 export interface ProviderSettings {
   box: SecretBox;
@@ -113,7 +95,7 @@ async function guardedClaim<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** `actor`: the operator (CLI, operator API) or a console user of the organisation, for the audit log. */
-export async function addSsoProvider(db: Db, settings: ProviderSettings, input: NewSsoProvider, actor: Actor = OPERATOR, now = Date.now()): Promise<{ providerId: string }> {
+export async function addSsoProvider(db: Db, settings: ProviderSettings, input: NewSsoProvider, actor: Actor = OPERATOR, now = Date.now()): Promise<CreatedProvider> {
   await requireOrganisation(db, input.organisationId);
   const fields = await checkedFields(input, settings, true) as Required<SsoProviderChange>;
   const providerId = newId('idp');
@@ -165,7 +147,7 @@ export async function updateSsoProvider(db: Db, settings: ProviderSettings, prov
 }
 
 /** `organisationId`: only a provider of that organisation (a console user's); another's id is 404. */
-export async function removeSsoProvider(db: Db, providerId: string, scope: { organisationId?: string; actor?: Actor } = {}, now = Date.now()): Promise<{ providerId: string; removed: true; revokedGrants: number }> {
+export async function removeSsoProvider(db: Db, providerId: string, scope: { organisationId?: string; actor?: Actor } = {}, now = Date.now()): Promise<RemovedProvider> {
   const row = await requireProvider(db, providerId);
   if (scope.organisationId !== undefined && row.organisation_id !== scope.organisationId) throw notFound(`No SSO provider ${providerId}.`);
   const actor = scope.actor ?? OPERATOR;
@@ -203,18 +185,12 @@ export async function enforcesSso(db: Db, organisationId: string): Promise<boole
   return row?.enforce_sso === 1;
 }
 
-export interface OrganisationSso {
-  organisationId: string;
-  enforceSso: boolean;
-  providers: SsoProvider[];
-}
-
 export async function organisationSso(db: Db, organisationId: string): Promise<OrganisationSso> {
   await requireOrganisation(db, organisationId);
   return { organisationId, enforceSso: await enforcesSso(db, organisationId), providers: await listProviders(db, { organisationId }) };
 }
 
-export async function setSsoEnforced(db: Db, organisationId: string, enforceSso: boolean, actor: Actor = OPERATOR, now = Date.now()): Promise<{ organisationId: string; enforceSso: boolean }> {
+export async function setSsoEnforced(db: Db, organisationId: string, enforceSso: boolean, actor: Actor = OPERATOR, now = Date.now()): Promise<Enforcement> {
   await requireOrganisation(db, organisationId);
   await db.insertInto('sso_settings').values({ organisation_id: organisationId, enforce_sso: enforceSso ? 1 : 0, updated_at: now })
     .onConflict((oc) => oc.column('organisation_id').doUpdateSet({ enforce_sso: enforceSso ? 1 : 0, updated_at: now })).execute();
