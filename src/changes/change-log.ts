@@ -4,7 +4,8 @@
 // Reading is safe by construction: on PostgreSQL only changes up to the watermark (watermark.ts) are
 // returned, so no change can commit later with a seq below one already handed out; SQLite has one
 // writer at a time, so its seq order is commit order. docs/changes.md gives the proof.
-import { CompiledQuery, sql, type Compilable, type Selectable, type Transaction } from 'kysely';
+import { CompiledQuery, PostgresAdapter, sql, type Insertable, type Selectable, type Transaction } from 'kysely';
+import { compiledRows } from '../platform/db/compiled-once.ts';
 import { sqliteHandleOf, type Db } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
 import { formatInstant } from '../platform/local-time.ts';
@@ -60,7 +61,7 @@ export interface ChangeTime {
 
 type Connection = Db | Transaction<Database>;
 
-/** Rows per insert statement: 6 parameters a row stays far below both databases' limits. */
+/** Rows per insert statement on SQLite: 6 parameters a row stays far below its limit. */
 const INSERT_CHUNK = 1000;
 
 /**
@@ -70,35 +71,60 @@ const INSERT_CHUNK = 1000;
 export async function recordChanges(trx: Connection, companyId: string, changes: readonly NewChange[], time: ChangeTime): Promise<void> {
   if (changes.length === 0) return;
   const occurredAt = formatInstant(time.at, time.timezone);
-  const rows = changes.map((change) => ({
+  const rows = changes.map((change) => changeRow(companyId, change, occurredAt, time.at));
+  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+    await insertUnnested(trx, companyId, rows, occurredAt, time.at);
+    return;
+  }
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx.executeQuery(changeInsert(trx, rows.slice(i, i + INSERT_CHUNK)));
+}
+
+type ChangeRow = Insertable<CompanyChangesTable>;
+
+function changeRow(companyId: string, change: NewChange, occurredAt: string, recordedAt: number): ChangeRow {
+  return {
     company_id: companyId,
     type: `${change.resourceType}.${change.action}`,
     resource_id: change.resourceId,
     occurred_at: occurredAt,
-    recorded_at: time.at,
+    recorded_at: recordedAt,
     data: change.action === 'deleted' ? null : JSON.stringify(change.data),
-  }));
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx.insertInto('company_changes').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+  };
+}
+
+/** SQLite: the multi-row insert, compiled once per row count (a timeclock event's single change, every event). */
+const changeInsert = compiledRows((db: Db, rows: ChangeRow[]) => db.insertInto('company_changes').values(rows));
+
+/**
+ * PostgreSQL: every row in one statement, the varying columns as one array each (as the inbound
+ * upsert does, stored-figures.ts): a 1,000-row VALUES list of 6,000 parameters cost more to bind and
+ * plan than to store. Inserted in array order (`with ordinality`), so the seqs follow `rows`.
+ */
+async function insertUnnested(trx: Connection, companyId: string, rows: readonly ChangeRow[], occurredAt: string, recordedAt: number): Promise<void> {
+  await sql`insert into company_changes (company_id, type, resource_id, occurred_at, recorded_at, data)
+    select ${companyId}::text, c.type, c.resource_id, ${occurredAt}::text, ${recordedAt}::bigint, c.data
+    from unnest(${rows.map((row) => row.type)}::text[], ${rows.map((row) => row.resource_id)}::text[], ${rows.map((row) => row.data ?? null)}::text[]) with ordinality as c(type, resource_id, data, n)
+    order by c.n`.execute(trx);
 }
 
 /**
- * Runs one insert and records `change` with it, atomically, in as few round trips as the database
- * allows: on PostgreSQL one statement (the insert as a CTE feeding the change's insert), so a single
- * autocommitted write needs no BEGIN/COMMIT; on SQLite, where statements cost microseconds, two
- * statements inside the caller's transaction (the grouped commit of durability.ts).
+ * Runs one insert (compiled) and records `change` with it, atomically, in as few round trips as the
+ * database allows: on PostgreSQL one statement (the insert as a CTE feeding the change's insert), so
+ * a single autocommitted write needs no BEGIN/COMMIT; on SQLite, where statements cost microseconds,
+ * two statements inside the caller's transaction (the grouped commit of durability.ts).
  */
-export async function insertWithChange(connection: Connection, insert: Compilable, companyId: string, change: NewChange, time: ChangeTime): Promise<void> {
+export async function insertWithChange(connection: Connection, insert: CompiledQuery, companyId: string, change: NewChange, time: ChangeTime): Promise<void> {
   if (sqliteHandleOf(connection) || connection.isTransaction) {
-    await connection.executeQuery(insert.compile());
+    await connection.executeQuery(insert);
     await recordChanges(connection, companyId, [change], time);
     return;
   }
-  const compiled = insert.compile();
-  const n = compiled.parameters.length;
-  const values = [companyId, `${change.resourceType}.${change.action}`, change.resourceId, formatInstant(time.at, time.timezone), time.at, change.action === 'deleted' ? null : JSON.stringify(change.data)];
-  const text = `with written as (${compiled.sql} returning 1) insert into company_changes (company_id, type, resource_id, occurred_at, recorded_at, data) ` +
+  const n = insert.parameters.length;
+  const row = changeRow(companyId, change, formatInstant(time.at, time.timezone), time.at);
+  const values = [row.company_id, row.type, row.resource_id, row.occurred_at, row.recorded_at, row.data];
+  const text = `with written as (${insert.sql} returning 1) insert into company_changes (company_id, type, resource_id, occurred_at, recorded_at, data) ` +
     `select $${n + 1}::text, $${n + 2}::text, $${n + 3}::text, $${n + 4}::text, $${n + 5}::bigint, $${n + 6}::text from written`;
-  await connection.executeQuery(CompiledQuery.raw(text, [...compiled.parameters, ...values]));
+  await connection.executeQuery(CompiledQuery.raw(text, [...insert.parameters, ...values]));
 }
 
 /** The stable id of the change with this seq (also the webhook-id of its messages). */

@@ -16,6 +16,7 @@ import { canonicalEventId, contentHash, parseOccurredAt, presentEvent, type Time
 import { transition } from './transitions.ts';
 import type { PresenceState, TimeclockEventsTable } from './tables.ts';
 import { durablyGrouped } from '../platform/db/durability.ts';
+import { compiledOnce } from '../platform/db/compiled-once.ts';
 import { formatInstant } from '../platform/local-time.ts';
 import { insertWithChange } from '../changes/change-log.ts';
 import { announceChanges } from '../changes/notifier.ts';
@@ -52,24 +53,33 @@ function replay(stored: TimeclockEventsTable & { timezone: string }, hash: strin
   return presentEvent(stored, stored.timezone);
 }
 
+/** The person by badge or by id within the organisation, with their latest event's fields. */
+function personQuery(key: 'p.badge_id' | 'p.id') {
+  return compiledOnce((db: Db, values: { organisationId: string; key: string }) =>
+    db
+      .selectFrom('employees as p')
+      .innerJoin('companies as c', 'c.id', 'p.company_id')
+      .select(['p.id', 'p.company_id', 'p.timeclock_active', 'c.timezone'])
+      // The latest event's fields, each a backward probe of the unique (person, sequence) index that
+      // stops at the first entry; a plain join on max(sequence) can be planned as a scan of all events.
+      .select((eb) => {
+        const latest = () => eb.selectFrom('timeclock_events as e').whereRef('e.employee_id', '=', 'p.id').orderBy('e.sequence', 'desc').limit(1);
+        return [
+          latest().select('e.sequence').as('last_sequence'),
+          latest().select('e.occurred_at').as('last_occurred_at'),
+          latest().select('e.state_after').as('last_state'),
+        ];
+      })
+      .where('p.organisation_id', '=', values.organisationId)
+      .where(key, '=', values.key),
+  );
+}
+const personByBadge = personQuery('p.badge_id');
+const personById = personQuery('p.id');
+
 async function findPerson(db: Db, organisationId: string, input: TimeclockEventInput): Promise<Person> {
-  const row = await db
-    .selectFrom('employees as p')
-    .innerJoin('companies as c', 'c.id', 'p.company_id')
-    .select(['p.id', 'p.company_id', 'p.timeclock_active', 'c.timezone'])
-    // The latest event's fields, each a backward probe of the unique (person, sequence) index that
-    // stops at the first entry; a plain join on max(sequence) can be planned as a scan of all events.
-    .select((eb) => {
-      const latest = () => eb.selectFrom('timeclock_events as e').whereRef('e.employee_id', '=', 'p.id').orderBy('e.sequence', 'desc').limit(1);
-      return [
-        latest().select('e.sequence').as('last_sequence'),
-        latest().select('e.occurred_at').as('last_occurred_at'),
-        latest().select('e.state_after').as('last_state'),
-      ];
-    })
-    .where('p.organisation_id', '=', organisationId)
-    .where(input.badgeId != null ? 'p.badge_id' : 'p.id', '=', input.badgeId ?? input.userId ?? '')
-    .executeTakeFirst();
+  const query = input.badgeId != null ? personByBadge(db, { organisationId, key: input.badgeId }) : personById(db, { organisationId, key: input.userId ?? '' });
+  const [row] = (await db.executeQuery(query)).rows;
   const who = input.badgeId != null ? `badge ${input.badgeId}` : `user ${input.userId}`;
   if (!row || (input.companyId != null && row.company_id !== input.companyId)) {
     throw notFound(input.companyId != null ? `No ${who} in company ${input.companyId}.` : `No ${who} in this organisation.`);
@@ -85,6 +95,8 @@ async function findPerson(db: Db, organisationId: string, input: TimeclockEventI
   };
 }
 
+const eventInsert = compiledOnce((db: Db, event: TimeclockEventsTable) => db.insertInto('timeclock_events').values(event));
+
 function lostRace(error: unknown): boolean {
   const { code, errcode, message } = (error ?? {}) as { code?: string; errcode?: number; message?: string };
   // PostgreSQL unique_violation; SQLite SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY.
@@ -98,7 +110,7 @@ function lostRace(error: unknown): boolean {
 async function append(db: Db, event: TimeclockEventsTable, stored: TimeclockEvent, timezone: string): Promise<boolean> {
   const change = { resourceType: 'timeclock_event', action: 'created', resourceId: event.id, data: stored } as const;
   try {
-    await durablyGrouped(db, (trx) => insertWithChange(trx, trx.insertInto('timeclock_events').values(event), event.company_id, change, { at: event.received_at, timezone }));
+    await durablyGrouped(db, (trx) => insertWithChange(trx, eventInsert(trx, event), event.company_id, change, { at: event.received_at, timezone }));
     announceChanges(db, event.company_id);
     return true;
   } catch (error) {

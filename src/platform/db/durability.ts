@@ -4,7 +4,7 @@
 // on power loss; for the writes that must never be lost (timeclock events, inbound batches) the
 // write-ahead log is fsynced after their commit — asynchronously, so the event loop keeps serving.
 // Other writes (tokens, grants) skip that sync.
-import { sql, type InsertQueryBuilder, type InsertResult, type QueryCreator, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type InsertQueryBuilder, type InsertResult, type QueryCreator, type Transaction } from 'kysely';
 import { sqliteHandleOf, type Db } from './database.ts';
 import type { Database } from './schema.ts';
 
@@ -39,6 +39,11 @@ async function syncedAfter<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T>
 export async function durably<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
   return timed(db, 'durable', 1, () => syncedAfter(db, write));
 }
+
+// Compiled once: every grouped write runs all three.
+const SAVEPOINT = CompiledQuery.raw('SAVEPOINT grouped_write');
+const ROLLBACK_TO_SAVEPOINT = CompiledQuery.raw('ROLLBACK TO SAVEPOINT grouped_write');
+const RELEASE_SAVEPOINT = CompiledQuery.raw('RELEASE SAVEPOINT grouped_write');
 
 type Write = (trx: Transaction<Database>) => Promise<unknown>;
 
@@ -83,14 +88,14 @@ class GroupCommitter {
     const commit = (db: Db) => db.transaction().execute(async (trx) => {
       const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
       for (const job of group) {
-        await sql`SAVEPOINT grouped_write`.execute(trx);
+        await trx.executeQuery(SAVEPOINT);
         try {
           outcomes.push({ ok: true, value: await job.write(trx) });
         } catch (error) {
-          await sql`ROLLBACK TO SAVEPOINT grouped_write`.execute(trx);
+          await trx.executeQuery(ROLLBACK_TO_SAVEPOINT);
           outcomes.push({ ok: false, error });
         }
-        await sql`RELEASE SAVEPOINT grouped_write`.execute(trx);
+        await trx.executeQuery(RELEASE_SAVEPOINT);
       }
       return outcomes;
     });
