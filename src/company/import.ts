@@ -9,6 +9,7 @@ import { readDocument, type ReadDocument } from './import-document.ts';
 import { planImport, TABLE_OF, type CompanyRows, type ImportPlan, type PlanContext } from './import-plan.ts';
 import { SECTIONS, type Section } from './import-schema.ts';
 import { IMPORT_SETTLE_MS } from '../tenancy/company-cache.ts';
+import { bumpDataVersion, companySettings } from '../tenancy/companies.ts';
 import { importChanges } from './import-changes.ts';
 import { recordChanges } from '../changes/change-log.ts';
 import { announceChanges } from '../changes/notifier.ts';
@@ -101,15 +102,15 @@ export async function importCompanyData(db: Db, companyId: string, document: unk
   // Not an object at all: there is nothing to cross-check.
   if (errors.length > 0 && errors[0]?.path === '') throw invalidImport(errors);
   const result = await db.transaction().execute(async (trx) => {
-    const company = await trx.selectFrom('companies').select(['organisation_id', 'timezone', 'currency']).where('id', '=', companyId).executeTakeFirst();
+    const company = await companySettings(trx, companyId);
     if (!company) throw notFound(`No company ${companyId}.`, 'company_not_found');
     const ctx: PlanContext = {
       companyId,
-      organisationId: company.organisation_id,
+      organisationId: company.organisationId,
       timezone: company.timezone,
       currency: company.currency,
       now,
-      badgesElsewhere: await badgesElsewhere(trx, company.organisation_id, companyId, doc),
+      badgesElsewhere: await badgesElsewhere(trx, company.organisationId, companyId, doc),
     };
     const rows = await loadRows(trx, companyId);
     const plan = planImport(doc, rows, ctx, errors);
@@ -118,7 +119,7 @@ export async function importCompanyData(db: Db, companyId: string, document: unk
     await recordChanges(trx, companyId, importChanges(plan, rows, company.timezone), { at: now, timezone: company.timezone });
     const result = counts(plan);
     if (changed(result)) {
-      await trx.updateTable('companies').set((eb) => ({ data_version: eb('data_version', '+', 1), updated_at: now })).where('id', '=', companyId).execute();
+      await bumpDataVersion(trx, companyId, now);
     }
     return result;
   });

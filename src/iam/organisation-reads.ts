@@ -2,6 +2,7 @@
 // Every read takes the organisation and finds nothing outside it: another organisation's id is
 // "not found", exactly like an id that does not exist. No secret is ever read back (only hashes exist).
 import type { Db } from '../platform/db/database.ts';
+import { companiesOf } from '../tenancy/companies.ts';
 import { requireClient, requireCompany } from './organisation-scope.ts';
 import { listGrantRequests, type GrantRequest } from './grant-requests.ts';
 
@@ -14,8 +15,7 @@ export interface CompanySummary {
 }
 
 export async function listCompanies(db: Db, organisationId: string): Promise<CompanySummary[]> {
-  const rows = await db.selectFrom('companies').select(['id', 'name', 'timezone', 'currency', 'locale']).where('organisation_id', '=', organisationId).orderBy('name').orderBy('id').execute();
-  return rows.map((r) => ({ id: r.id, name: r.name, timezone: r.timezone, currency: r.currency, locale: r.locale }));
+  return companiesOf(db, organisationId);
 }
 
 export interface ClientSummary {

@@ -3,6 +3,7 @@
 // Every lookup of a company, client or user by the console goes through here, so the scope is
 // checked in the same query that finds the row.
 import type { Db } from '../platform/db/database.ts';
+import { companyIn } from '../tenancy/companies.ts';
 import { notFound } from '../platform/errors.ts';
 import { changeEvent, recordAudit, type Actor } from './audit.ts';
 
@@ -13,9 +14,7 @@ export const EVERY_ORGANISATION: unique symbol = Symbol('every organisation');
 export type Reach = string | typeof EVERY_ORGANISATION;
 
 export async function requireCompany(db: Db, reach: Reach, companyId: string) {
-  let query = db.selectFrom('companies').select(['id', 'organisation_id', 'name']).where('id', '=', companyId);
-  if (reach !== EVERY_ORGANISATION) query = query.where('organisation_id', '=', reach);
-  const company = await query.executeTakeFirst();
+  const company = await companyIn(db, companyId, reach === EVERY_ORGANISATION ? undefined : reach);
   if (!company) throw notFound(`No company ${companyId}.`);
   return company;
 }

@@ -2,6 +2,7 @@
 // operator), API Clients and API Users (the operator, or a console user within its organisation),
 // and the grants the operator switches. Used by the `wfs` CLI, the operator API and the console.
 import type { Db } from '../platform/db/database.ts';
+import { insertCompany } from '../tenancy/companies.ts';
 import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { checkedInput, rejectIf, schemaErrors } from '../platform/validation.ts';
@@ -56,10 +57,7 @@ export async function createCompany(db: Db, input: NewCompany, now = Date.now())
   const organisation = await db.selectFrom('organisations').select('id').where('id', '=', input.organisationId).executeTakeFirst();
   if (!organisation) throw notFound(`No organisation ${input.organisationId}.`);
   const companyId = newId('cmp');
-  await db
-    .insertInto('companies')
-    .values({ id: companyId, organisation_id: input.organisationId, name: input.name.trim(), timezone, currency: input.currency, locale, created_at: now, updated_at: now })
-    .execute();
+  await insertCompany(db, { id: companyId, organisation_id: input.organisationId, name: input.name.trim(), timezone, currency: input.currency, locale, created_at: now, updated_at: now });
   return { companyId };
 }
 

@@ -16,6 +16,7 @@ import { recordChanges, type NewChange } from '../changes/change-log.ts';
 import { announceChanges } from '../changes/notifier.ts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../platform/db/schema.ts';
+import { companyTimezone } from '../tenancy/companies.ts';
 
 export const MAX_BATCH_ITEMS = 5000;
 /** Departments looked up per statement. */
@@ -159,7 +160,7 @@ export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: str
 /** One change per created or updated figure, in the transaction that wrote them; unchanged ones log nothing. */
 async function logFigureChanges<Item extends BatchItem>(trx: Transaction<Database>, companyId: string, rules: StreamRules<Item>, written: WrittenFigure[], now: number): Promise<void> {
   if (written.length === 0) return;
-  const company = await trx.selectFrom('companies').select('timezone').where('id', '=', companyId).executeTakeFirstOrThrow();
-  const changes = written.map(({ row, created }): NewChange => ({ resourceType: rules.resourceType, action: created ? 'created' : 'updated', resourceId: row.id, data: rules.present(row, company.timezone) }));
-  await recordChanges(trx, companyId, changes, { at: now, timezone: company.timezone });
+  const timezone = await companyTimezone(trx, companyId);
+  const changes = written.map(({ row, created }): NewChange => ({ resourceType: rules.resourceType, action: created ? 'created' : 'updated', resourceId: row.id, data: rules.present(row, timezone) }));
+  await recordChanges(trx, companyId, changes, { at: now, timezone });
 }

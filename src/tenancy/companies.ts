@@ -1,8 +1,9 @@
 // The companies every tenant-scoped request starts from: the company record (time zone, currency,
-// data version) and the organisation/company check. iam, company, inbound and timeclock read
-// companies through here.
+// data version) and the organisation/company check. The companies table's own queries live here
+// (iam, company, inbound and timeclock read and write companies through it); other tables' queries
+// may join it.
 import { Type, type Static } from 'typebox';
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import { sqliteHandleOf, type Db } from '../platform/db/database.ts';
 import { notFound } from '../platform/errors.ts';
 import type { CompaniesTable } from './tables.ts';
@@ -43,4 +44,38 @@ export async function findCompany(db: Db, companyId: string): Promise<CompanyRec
 export async function requireOrganisationCompany(db: Db, organisationId: string, companyId: string): Promise<void> {
   const company = await db.selectFrom('companies').select('id').where('id', '=', companyId).where('organisation_id', '=', organisationId).executeTakeFirst();
   if (!company) throw notFound(`No company ${companyId} in this organisation.`);
+}
+
+/** The time zone of a company that must exist (inside a transaction that already checked it). */
+export async function companyTimezone(db: Db, companyId: string): Promise<string> {
+  const company = await db.selectFrom('companies').select('timezone').where('id', '=', companyId).executeTakeFirstOrThrow();
+  return company.timezone;
+}
+
+/** A company's organisation and the settings an import is planned with, or undefined when unknown. */
+export async function companySettings(db: Db, companyId: string): Promise<{ organisationId: string; timezone: string; currency: string } | undefined> {
+  const row = await db.selectFrom('companies').select(['organisation_id', 'timezone', 'currency']).where('id', '=', companyId).executeTakeFirst();
+  return row ? { organisationId: row.organisation_id, timezone: row.timezone, currency: row.currency } : undefined;
+}
+
+/** A company, within one organisation when `organisationId` is given. */
+export async function companyIn(db: Db, companyId: string, organisationId?: string): Promise<{ id: string; organisation_id: string; name: string } | undefined> {
+  let query = db.selectFrom('companies').select(['id', 'organisation_id', 'name']).where('id', '=', companyId);
+  if (organisationId !== undefined) query = query.where('organisation_id', '=', organisationId);
+  return query.executeTakeFirst();
+}
+
+/** The organisation's companies by name. */
+export async function companiesOf(db: Db, organisationId: string): Promise<Static<typeof CompanySummary>[]> {
+  const rows = await db.selectFrom('companies').select(['id', 'name', 'timezone', 'currency', 'locale']).where('organisation_id', '=', organisationId).orderBy('name').orderBy('id').execute();
+  return rows.map((r) => ({ id: r.id, name: r.name, timezone: r.timezone, currency: r.currency, locale: r.locale }));
+}
+
+export async function insertCompany(db: Db, company: Omit<Insertable<CompaniesTable>, 'data_version'>): Promise<void> {
+  await db.insertInto('companies').values(company).execute();
+}
+
+/** A new data version: every cached answer derived from the company's data is stale. */
+export async function bumpDataVersion(db: Db, companyId: string, now: number): Promise<void> {
+  await db.updateTable('companies').set((eb) => ({ data_version: eb('data_version', '+', 1), updated_at: now })).where('id', '=', companyId).execute();
 }
