@@ -4,7 +4,7 @@
 // Reading is safe by construction: on PostgreSQL only changes up to the watermark (watermark.ts) are
 // returned, so no change can commit later with a seq below one already handed out; SQLite has one
 // writer at a time, so its seq order is commit order. docs/changes.md gives the proof.
-import { CompiledQuery, PostgresAdapter, sql, type Insertable, type Selectable, type Transaction } from 'kysely';
+import { CompiledQuery, PostgresAdapter, sql, type Compilable, type Insertable, type Selectable, type Transaction } from 'kysely';
 import { compiledRows } from '../platform/db/compiled-once.ts';
 import { sqliteHandleOf, type Db } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
@@ -108,23 +108,24 @@ async function insertUnnested(trx: Connection, companyId: string, rows: readonly
 }
 
 /**
- * Runs one insert (compiled) and records `change` with it, atomically, in as few round trips as the
+ * Runs one insert and records `change` with it, atomically, in as few round trips as the
  * database allows: on PostgreSQL one statement (the insert as a CTE feeding the change's insert), so
  * a single autocommitted write needs no BEGIN/COMMIT; on SQLite, where statements cost microseconds,
  * two statements inside the caller's transaction (the grouped commit of durability.ts).
  */
-export async function insertWithChange(connection: Connection, insert: CompiledQuery, companyId: string, change: NewChange, time: ChangeTime): Promise<void> {
+export async function insertWithChange(connection: Connection, insert: Compilable, companyId: string, change: NewChange, time: ChangeTime): Promise<void> {
   if (sqliteHandleOf(connection) || connection.isTransaction) {
     await connection.executeQuery(insert);
     await recordChanges(connection, companyId, [change], time);
     return;
   }
-  const n = insert.parameters.length;
+  const compiled = insert.compile();
+  const n = compiled.parameters.length;
   const row = changeRow(companyId, change, formatInstant(time.at, time.timezone), time.at);
   const values = [row.company_id, row.type, row.resource_id, row.occurred_at, row.recorded_at, row.data];
-  const text = `with written as (${insert.sql} returning 1) insert into company_changes (company_id, type, resource_id, occurred_at, recorded_at, data) ` +
+  const text = `with written as (${compiled.sql} returning 1) insert into company_changes (company_id, type, resource_id, occurred_at, recorded_at, data) ` +
     `select $${n + 1}::text, $${n + 2}::text, $${n + 3}::text, $${n + 4}::text, $${n + 5}::bigint, $${n + 6}::text from written`;
-  await connection.executeQuery(CompiledQuery.raw(text, [...insert.parameters, ...values]));
+  await connection.executeQuery(CompiledQuery.raw(text, [...compiled.parameters, ...values]));
 }
 
 /** The stable id of the change with this seq (also the webhook-id of its messages). */
