@@ -8,7 +8,7 @@ import type { Db } from '../../src/platform/db/database.ts';
 import type { Database } from '../../src/platform/db/schema.ts';
 
 export async function insertWithChange(connection: Db | Transaction<Database>, insert: Compilable): Promise<void> {
-  await connection.executeQuery(insert.compile());
+  await connection.executeQuery(insert);
 }
 
 export function announceChanges(): void {}

@@ -5,7 +5,11 @@ import type { App } from '../platform/http.ts';
 import type { AppContext } from '../app/context.ts';
 import { problemResponses } from '../platform/schemas.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';
-import { ImportDocument, ImportResult, importCompanyData } from '../company/import.ts';
+import { ImportDocument, ImportResult, importReadDocument } from '../company/import.ts';
+import { readImportBody } from '../company/import-reader.ts';
+import type { ReadImport } from '../company/import-document.ts';
+import { markChecked } from '../platform/unstorable-text.ts';
+import type { Db } from '../platform/db/database.ts';
 import { requireOperator } from './guard.ts';
 import { endSecretOverlap } from '../iam/client-admin.ts';
 import { approveGrantRequest, declineGrantRequest, listGrantRequests } from '../iam/grant-requests.ts';
@@ -111,12 +115,26 @@ export async function adminRoutes(app: App, { ctx }: { ctx: AppContext }): Promi
     },
   }, async (request) => newSigningKey(db, ctx.config, request.body.activateInSeconds));
 
-  app.post('/api/v1/admin/companies/:companyId/import', {
-    schema: { params: CompanyParams, body: ImportDocument, ...operatorSchema('adminImportCompanyData', 'Import company data: validated whole, applied in one transaction, upserted by ref', 200, ImportResult, 400, 413) },
-    bodyLimit: IMPORT_BODY_LIMIT,
-    // The schema documents the format; importCompanyData checks the document itself so the API and
-    // `wfs import` report the same problems, each at its exact path (/shifts/3/start).
-    validatorCompiler: () => (value: unknown) => ({ value }),
-  }, async (request) => importCompanyData(db, request.params.companyId, request.body));
+  await app.register(importRoute, { db });
+}
 
+/**
+ * The import in a scope of its own, for its body parser: up to 64 MiB, read in a worker thread
+ * (company/import-reader.ts) so that no request holds the event loop (CONTRACT §4). The worker
+ * refuses unstorable text itself, so the body is marked as checked.
+ */
+async function importRoute(app: App, { db }: { db: Db }): Promise<void> {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (_request: unknown, body: Buffer) => {
+    const read = await readImportBody(body);
+    markChecked(read);
+    return read;
+  });
+  app.post('/api/v1/admin/companies/:companyId/import', {
+    schema: { params: CompanyParams, body: ImportDocument, ...operatorSchema('adminImportCompanyData', 'Import company data: validated whole, applied in one transaction, upserted by ref', 200, ImportResult, 400, 413, 415) },
+    bodyLimit: IMPORT_BODY_LIMIT,
+    // The schema documents the format; the body parser reads the document against it (import-document.ts)
+    // so the API and `wfs import` report the same problems, each at its exact path (/shifts/3/start).
+    validatorCompiler: () => (value: unknown) => ({ value }),
+  }, async (request) => importReadDocument(db, request.params.companyId, request.body as unknown as ReadImport));
 }

@@ -14,6 +14,7 @@ import { refuseUnstorableText } from '../platform/unstorable-text.ts';
 import { registerOpenApi } from '../platform/openapi.ts';
 import { healthRoutes } from '../platform/health.ts';
 import { metricsRoutes, recordRequests } from '../platform/metrics-routes.ts';
+import { securityTxtRoutes } from '../platform/security-txt.ts';
 import { iamRoutes } from '../iam/routes.ts';
 import { securedApi } from './secured-api.ts';
 import { adminRoutes } from '../admin/routes.ts';
@@ -92,6 +93,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(healthRoutes, { db: ctx.db, redis: ctx.redis });
   await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.metricsToken });
+  await app.register(securityTxtRoutes, { baseUrl: ctx.config.baseUrl, contacts: ctx.config.securityContacts, policy: ctx.config.securityPolicy, now: () => ctx.clock.now() });
   const sso = ssoRuntime(ctx, await loadSecretBox(ctx.db, ctx.config, (message) => app.log.warn(message)));
   await app.register(iamRoutes, { ctx, federation: ssoFederation(sso) });
   await app.register(demoCallbackRoutes, { ctx });

@@ -4,12 +4,13 @@
 // Reading is safe by construction: on PostgreSQL only changes up to the watermark (watermark.ts) are
 // returned, so no change can commit later with a seq below one already handed out; SQLite has one
 // writer at a time, so its seq order is commit order. docs/changes.md gives the proof.
-import { CompiledQuery, PostgresAdapter, sql, type Insertable, type Selectable, type Transaction } from 'kysely';
+import { CompiledQuery, PostgresAdapter, sql, type Compilable, type Insertable, type Selectable, type Transaction } from 'kysely';
 import { compiledRows } from '../platform/db/compiled-once.ts';
 import { sqliteHandleOf, type Db } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
 import { formatInstant } from '../platform/local-time.ts';
 import { watermarkOf } from './watermark.ts';
+import { pacer } from '../platform/cooperative.ts';
 import type { CompanyChangesTable } from './tables.ts';
 
 export type ChangeResourceType = 'user' | 'contract' | 'shift' | 'department' | 'position' | 'shift_type' | 'contract_type' | 'revenue_item' | 'wage_budget_item' | 'timeclock_event';
@@ -63,6 +64,8 @@ type Connection = Db | Transaction<Database>;
 
 /** Rows per insert statement on SQLite: 6 parameters a row stays far below its limit. */
 const INSERT_CHUNK = 1000;
+/** Rows per unnest insert on PostgreSQL: a batch's most, so a batch stays one statement. */
+const UNNEST_CHUNK = 5000;
 
 /**
  * Appends `changes` (in this order) inside the caller's transaction, so they commit or vanish with
@@ -71,12 +74,17 @@ const INSERT_CHUNK = 1000;
 export async function recordChanges(trx: Connection, companyId: string, changes: readonly NewChange[], time: ChangeTime): Promise<void> {
   if (changes.length === 0) return;
   const occurredAt = formatInstant(time.at, time.timezone);
-  const rows = changes.map((change) => changeRow(companyId, change, occurredAt, time.at));
-  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
-    await insertUnnested(trx, companyId, rows, occurredAt, time.at);
-    return;
+  const postgres = trx.getExecutor().adapter instanceof PostgresAdapter;
+  // A large import records hundreds of thousands: a statement at a time, with a turn of the event loop
+  // between them (cooperative.ts). A batch (5,000 items at most) stays one statement on PostgreSQL.
+  const chunk = postgres ? UNNEST_CHUNK : INSERT_CHUNK;
+  const pace = pacer();
+  for (let i = 0; i < changes.length; i += chunk) {
+    const rows = changes.slice(i, i + chunk).map((change) => changeRow(companyId, change, occurredAt, time.at));
+    if (postgres) await insertUnnested(trx, companyId, rows, occurredAt, time.at);
+    else await trx.executeQuery(changeInsert(trx, rows));
+    await pace();
   }
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx.executeQuery(changeInsert(trx, rows.slice(i, i + INSERT_CHUNK)));
 }
 
 type ChangeRow = Insertable<CompanyChangesTable>;
@@ -108,23 +116,24 @@ async function insertUnnested(trx: Connection, companyId: string, rows: readonly
 }
 
 /**
- * Runs one insert (compiled) and records `change` with it, atomically, in as few round trips as the
+ * Runs one insert and records `change` with it, atomically, in as few round trips as the
  * database allows: on PostgreSQL one statement (the insert as a CTE feeding the change's insert), so
  * a single autocommitted write needs no BEGIN/COMMIT; on SQLite, where statements cost microseconds,
  * two statements inside the caller's transaction (the grouped commit of durability.ts).
  */
-export async function insertWithChange(connection: Connection, insert: CompiledQuery, companyId: string, change: NewChange, time: ChangeTime): Promise<void> {
+export async function insertWithChange(connection: Connection, insert: Compilable, companyId: string, change: NewChange, time: ChangeTime): Promise<void> {
   if (sqliteHandleOf(connection) || connection.isTransaction) {
     await connection.executeQuery(insert);
     await recordChanges(connection, companyId, [change], time);
     return;
   }
-  const n = insert.parameters.length;
+  const compiled = insert.compile();
+  const n = compiled.parameters.length;
   const row = changeRow(companyId, change, formatInstant(time.at, time.timezone), time.at);
   const values = [row.company_id, row.type, row.resource_id, row.occurred_at, row.recorded_at, row.data];
-  const text = `with written as (${insert.sql} returning 1) insert into company_changes (company_id, type, resource_id, occurred_at, recorded_at, data) ` +
+  const text = `with written as (${compiled.sql} returning 1) insert into company_changes (company_id, type, resource_id, occurred_at, recorded_at, data) ` +
     `select $${n + 1}::text, $${n + 2}::text, $${n + 3}::text, $${n + 4}::text, $${n + 5}::bigint, $${n + 6}::text from written`;
-  await connection.executeQuery(CompiledQuery.raw(text, [...insert.parameters, ...values]));
+  await connection.executeQuery(CompiledQuery.raw(text, [...compiled.parameters, ...values]));
 }
 
 /** The stable id of the change with this seq (also the webhook-id of its messages). */

@@ -10,6 +10,7 @@ import { SECTIONS, type Section } from './import-schema.ts';
 import { presentShift } from './shifts.ts';
 import type { ShiftsTable } from './tables.ts';
 import { presentUser } from './users.ts';
+import { filterPaced, mapPaced, type Pace } from '../platform/cooperative.ts';
 
 const RESOURCE_OF: Record<Section, ChangeResourceType> = {
   departments: 'department',
@@ -45,9 +46,9 @@ function presenter(plan: ImportPlan, rows: CompanyRows, timezone: string): { [S 
   };
 }
 
-function upserts<S extends Section>(plan: ImportPlan, rows: CompanyRows, section: S, present: (row: RowOf<S>) => unknown): NewChange[] {
-  const stored = new Set((rows[section] as Array<{ id: string }>).map((row) => row.id));
-  return (plan[section].upserts as RowOf<S>[]).map((row) => ({
+async function upserts<S extends Section>(plan: ImportPlan, rows: CompanyRows, section: S, present: (row: RowOf<S>) => unknown, pace: Pace): Promise<NewChange[]> {
+  const stored = new Set(await mapPaced(rows[section] as Array<{ id: string }>, pace, (row) => row.id));
+  return mapPaced(plan[section].upserts as RowOf<S>[], pace, (row): NewChange => ({
     resourceType: RESOURCE_OF[section],
     action: stored.has(row.id) ? 'updated' : 'created',
     resourceId: row.id,
@@ -59,22 +60,21 @@ function upserts<S extends Section>(plan: ImportPlan, rows: CompanyRows, section
  * Shifts the import leaves alone whose shift type changes category: the timetable shows them
  * changed (each shift carries its type's category), so they are logged as updated too.
  */
-function recategorisedShifts(plan: ImportPlan, rows: CompanyRows, present: (row: ShiftsTable) => unknown): NewChange[] {
+async function recategorisedShifts(plan: ImportPlan, rows: CompanyRows, present: (row: ShiftsTable) => unknown, pace: Pace): Promise<NewChange[]> {
   const before = new Map(rows.shiftTypes.map((row) => [row.id, row.category]));
   const changed = new Set(plan.shiftTypes.upserts.filter((row) => before.has(row.id) && before.get(row.id) !== row.category).map((row) => row.id));
   if (changed.size === 0) return [];
   const touched = new Set([...plan.shifts.upserts.map((row) => row.id), ...plan.shifts.deleteIds]);
-  return rows.shifts
-    .filter((row) => changed.has(row.shift_type_id) && !touched.has(row.id))
-    .map((row) => ({ resourceType: 'shift', action: 'updated', resourceId: row.id, data: present(row) }));
+  const recategorised = await filterPaced(rows.shifts, pace, (row) => changed.has(row.shift_type_id) && !touched.has(row.id));
+  return mapPaced(recategorised, pace, (row): NewChange => ({ resourceType: 'shift', action: 'updated', resourceId: row.id, data: present(row) }));
 }
 
-export function importChanges(plan: ImportPlan, rows: CompanyRows, timezone: string): NewChange[] {
+/** The change-log entries of `plan`, built in slices (`pace`): a large import presents hundreds of thousands of rows. */
+export async function importChanges(plan: ImportPlan, rows: CompanyRows, timezone: string, pace: Pace): Promise<NewChange[]> {
   const present = presenter(plan, rows, timezone);
-  return [
-    ...(['shifts', 'contracts', 'users'] as const).flatMap((section) => tombstones(plan, section)),
-    ...SECTIONS.flatMap((section) => upserts(plan, rows, section, present[section] as (row: RowOf<typeof section>) => unknown)),
-    ...recategorisedShifts(plan, rows, present.shifts),
-    ...(['positions', 'departments', 'shiftTypes', 'contractTypes'] as const).flatMap((section) => tombstones(plan, section)),
-  ];
+  const parts: NewChange[][] = [(['shifts', 'contracts', 'users'] as const).flatMap((section) => tombstones(plan, section))];
+  for (const section of SECTIONS) parts.push(await upserts(plan, rows, section, present[section] as (row: RowOf<typeof section>) => unknown, pace));
+  parts.push(await recategorisedShifts(plan, rows, present.shifts, pace));
+  parts.push((['positions', 'departments', 'shiftTypes', 'contractTypes'] as const).flatMap((section) => tombstones(plan, section)));
+  return parts.flat();
 }

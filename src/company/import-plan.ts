@@ -5,9 +5,10 @@ import type { FieldError } from '../platform/errors.ts';
 import { addDays, isCalendarDate } from '../platform/period.ts';
 import { newId } from '../platform/ids.ts';
 import type { CompanyTables } from './tables.ts';
-import type { EntryTypes, ReadDocument } from './import-document.ts';
+import type { EntryTypes, Located, ReadDocument } from './import-document.ts';
 import { SECTIONS, type Section } from './import-schema.ts';
 import { localInstant } from '../platform/local-time.ts';
+import { eachPaced, filterPaced, mapPaced, type Pace } from '../platform/cooperative.ts';
 
 export const TABLE_OF = {
   departments: 'departments',
@@ -57,12 +58,22 @@ class RefTable {
 
   readonly section: Section;
 
-  constructor(section: Section, rows: ReadonlyArray<{ id: string; ref: string }>) {
+  constructor(section: Section) {
     this.section = section;
-    for (const row of rows) {
-      this.stored.set(row.ref, row);
-      this.byRef.set(row.ref, { id: row.id, state: 'kept' });
-    }
+  }
+
+  /** The table of `section` with its stored rows, all kept until the document says otherwise. */
+  static async of(section: Section, rows: ReadonlyArray<{ id: string; ref: string }>, pace: Pace): Promise<RefTable> {
+    const table = new RefTable(section);
+    await eachPaced(rows, pace, (row) => {
+      table.stored.set(row.ref, row);
+      table.byRef.set(row.ref, { id: row.id, state: 'kept' });
+    });
+    return table;
+  }
+
+  isKept(ref: string): boolean {
+    return this.byRef.get(ref)?.state === 'kept';
   }
 
   upsert(ref: string): void {
@@ -80,8 +91,10 @@ class RefTable {
     if (id) this.deletionPath.set(id, path);
   }
 
-  deletedIds(): Set<string> {
-    return new Set([...this.byRef.values()].flatMap((s) => (s.state === 'deleted' && s.id ? [s.id] : [])));
+  async deletedIds(pace: Pace): Promise<Set<string>> {
+    const ids = new Set<string>();
+    await eachPaced(this.byRef.values(), pace, (s) => s.state === 'deleted' && s.id && ids.add(s.id));
+    return ids;
   }
 
   resolve(ref: string, path: string, errors: FieldError[]): string {
@@ -205,96 +218,107 @@ function sameFields(a: Record<string, unknown>, b: Record<string, unknown>): boo
   return Object.keys(a).every((key) => a[key] === b[key]);
 }
 
-function planSection<S extends Section>(section: S, doc: ReadDocument, stored: RowOf<S>[], refs: Refs, ctx: PlanContext, errors: FieldError[]): SectionPlan<S> {
+async function planSection<S extends Section>(section: S, doc: ReadDocument, stored: RowOf<S>[], refs: Refs, ctx: PlanContext, errors: FieldError[], pace: Pace): Promise<SectionPlan<S>> {
   const table = refs[section];
-  const storedByRef = new Map(stored.map((row) => [row.ref, row]));
+  const storedByRef = new Map<string, RowOf<S>>();
+  await eachPaced(stored, pace, (row) => storedByRef.set(row.ref, row));
   const plan: SectionPlan<S> = { upserts: [], created: 0, updated: 0, deleteIds: [] };
-  for (const { path, entry } of doc[section].upserts) {
+  await eachPaced(doc[section].upserts, pace, ({ path, entry }) => {
     const before = storedByRef.get(entry.ref);
     const fields = section === 'users'
       ? buildUser(entry as EntryTypes['users'], path, errors, refs, ctx, before as RowOf<'users'> | undefined)
       : (builders as unknown as Record<Section, Builder<S>>)[section](entry, path, errors, refs, ctx);
-    if (before && sameFields(fields, before as unknown as Record<string, unknown>)) continue;
+    if (before && sameFields(fields, before as unknown as Record<string, unknown>)) return;
     const id = (table.byRef.get(entry.ref) as { id: string }).id;
     plan.upserts.push({ ...fields, id, company_id: ctx.companyId, ref: entry.ref, updated_at: ctx.now } as RowOf<S>);
     if (before) plan.updated += 1;
     else plan.created += 1;
-  }
-  plan.deleteIds = [...table.deletedIds()];
+  });
+  plan.deleteIds = [...(await table.deletedIds(pace))];
   return plan;
 }
 
 /** Removing a user removes its stored contracts and shifts that the document does not keep. */
-function cascadeUserRemoval(refs: Refs, rows: CompanyRows): void {
-  const removedUsers = refs.users.deletedIds();
+async function cascadeUserRemoval(refs: Refs, rows: CompanyRows, pace: Pace): Promise<void> {
+  const removedUsers = await refs.users.deletedIds(pace);
   if (removedUsers.size === 0) return;
   const userPath = (id: string) => refs.users.deletionPath.get(id) ?? '';
-  for (const row of rows.contracts) if (removedUsers.has(row.employee_id) && refs.contracts.byRef.get(row.ref)?.state === 'kept') refs.contracts.delete(row.ref, userPath(row.employee_id));
-  for (const row of rows.shifts) if (row.employee_id && removedUsers.has(row.employee_id) && refs.shifts.byRef.get(row.ref)?.state === 'kept') refs.shifts.delete(row.ref, userPath(row.employee_id));
+  await eachPaced(rows.contracts, pace, (row) => removedUsers.has(row.employee_id) && refs.contracts.isKept(row.ref) && refs.contracts.delete(row.ref, userPath(row.employee_id)));
+  await eachPaced(rows.shifts, pace, (row) => row.employee_id && removedUsers.has(row.employee_id) && refs.shifts.isKept(row.ref) && refs.shifts.delete(row.ref, userPath(row.employee_id)));
 }
 
 /** A removed entity must not stay in use by a stored row this document leaves untouched. */
-function checkRemovalsUnused(refs: Refs, rows: CompanyRows, errors: FieldError[]): void {
-  const users = new Map<string, string[]>();
+async function checkRemovalsUnused(refs: Refs, rows: CompanyRows, errors: FieldError[], pace: Pace): Promise<void> {
+  // Per removed entity's path: the first three stored rows still using it, and how many do.
+  const users = new Map<string, { first: string[]; total: number }>();
   const use = (table: RefTable, id: string | null, by: string) => {
     const path = id ? table.deletionPath.get(id) : undefined;
-    if (path) users.set(path, [...(users.get(path) ?? []), by]);
+    if (!path) return;
+    const found = users.get(path) ?? { first: [], total: 0 };
+    if (found.first.length < 3) found.first.push(by);
+    found.total += 1;
+    users.set(path, found);
   };
-  const kept = <S extends Section>(section: S) => (rows[section] as Array<{ ref: string }>).filter((row) => refs[section].byRef.get(row.ref)?.state === 'kept') as RowOf<S>[];
-  for (const p of kept('positions')) use(refs.departments, p.department_id, `position "${p.ref}"`);
-  for (const u of kept('users')) {
+  const kept = <S extends Section>(section: S) => filterPaced(rows[section] as Array<{ ref: string }>, pace, (row) => refs[section].isKept(row.ref)) as Promise<RowOf<S>[]>;
+  await eachPaced(await kept('positions'), pace, (p) => use(refs.departments, p.department_id, `position "${p.ref}"`));
+  await eachPaced(await kept('users'), pace, (u) => {
     for (const id of JSON.parse(u.department_ids) as string[]) use(refs.departments, id, `user "${u.ref}"`);
     for (const id of JSON.parse(u.position_ids) as string[]) use(refs.positions, id, `user "${u.ref}"`);
-  }
-  for (const c of kept('contracts')) {
+  });
+  await eachPaced(await kept('contracts'), pace, (c) => {
     use(refs.contractTypes, c.contract_type_id, `contract "${c.ref}"`);
     use(refs.departments, c.department_id, `contract "${c.ref}"`);
     use(refs.positions, c.position_id, `contract "${c.ref}"`);
-  }
-  for (const s of kept('shifts')) {
+  });
+  await eachPaced(await kept('shifts'), pace, (s) => {
     use(refs.shiftTypes, s.shift_type_id, `shift "${s.ref}"`);
     use(refs.departments, s.department_id, `shift "${s.ref}"`);
     use(refs.positions, s.position_id, `shift "${s.ref}"`);
-  }
-  for (const [path, by] of users) {
-    const more = by.length > 3 ? ` and ${by.length - 3} more` : '';
-    errors.push({ path, message: `is still used by ${by.slice(0, 3).join(', ')}${more}: remove or change them in the same document` });
+  });
+  for (const [path, { first, total }] of users) {
+    const more = total > 3 ? ` and ${total - 3} more` : '';
+    errors.push({ path, message: `is still used by ${first.join(', ')}${more}: remove or change them in the same document` });
   }
 }
 
 /** A badge id is unique within the organisation; moving one between people in one import is fine. */
-function checkBadges(plan: ImportPlan, doc: ReadDocument, refs: Refs, rows: CompanyRows, ctx: PlanContext, errors: FieldError[]): void {
+async function checkBadges(plan: ImportPlan, doc: ReadDocument, refs: Refs, rows: CompanyRows, ctx: PlanContext, errors: FieldError[], pace: Pace): Promise<void> {
   const holder = new Map<string, string>();
-  for (const row of rows.users) if (row.badge_id && refs.users.byRef.get(row.ref)?.state === 'kept') holder.set(row.badge_id, `user "${row.ref}"`);
-  for (const { path, entry } of doc.users.upserts) {
-    if (!entry.badgeId) continue;
+  await eachPaced(rows.users, pace, (row) => row.badge_id && refs.users.isKept(row.ref) && holder.set(row.badge_id, `user "${row.ref}"`));
+  await eachPaced(doc.users.upserts, pace, ({ path, entry }) => {
+    if (!entry.badgeId) return;
     const other = holder.get(entry.badgeId) ?? (ctx.badgesElsewhere.has(entry.badgeId) ? 'an employee of another company of this organisation' : undefined);
     if (other) errors.push({ path: `${path}/badgeId`, message: `is already the badge of ${other}` });
     else holder.set(entry.badgeId, path);
-  }
-  const storedBadge = new Map(rows.users.map((row) => [row.id, row.badge_id]));
-  plan.badgeMoves = plan.users.upserts.filter((row) => storedBadge.get(row.id) && storedBadge.get(row.id) !== row.badge_id).map((row) => row.id);
+  });
+  const storedBadge = new Map<string, string | null>();
+  await eachPaced(rows.users, pace, (row) => storedBadge.set(row.id, row.badge_id));
+  plan.badgeMoves = await mapPaced(await filterPaced(plan.users.upserts, pace, (row) => !!storedBadge.get(row.id) && storedBadge.get(row.id) !== row.badge_id), pace, (row) => row.id);
 }
 
-function checkOpenAbsences(doc: ReadDocument, rows: CompanyRows, errors: FieldError[]): void {
+async function checkOpenAbsences(doc: ReadDocument, rows: CompanyRows, errors: FieldError[], pace: Pace): Promise<void> {
   const categoryByRef = new Map(rows.shiftTypes.map((row) => [row.ref, row.category]));
   for (const { entry } of doc.shiftTypes.upserts) categoryByRef.set(entry.ref, entry.category);
-  for (const { path, entry } of doc.shifts.upserts) {
+  await eachPaced(doc.shifts.upserts, pace, ({ path, entry }) => {
     if (!entry.userRef && categoryByRef.get(entry.shiftTypeRef) === 'absence') errors.push({ path: `${path}/userRef`, message: 'is required: an absence belongs to a user' });
-  }
+  });
 }
 
-export function planImport(doc: ReadDocument, rows: CompanyRows, ctx: PlanContext, errors: FieldError[]): ImportPlan {
-  const refs = Object.fromEntries(SECTIONS.map((section) => [section, new RefTable(section, rows[section])])) as Refs;
+/** The rows to write for `doc` over the company's stored `rows`; every problem found goes to `errors`. Paced by `pace`. */
+export async function planImport(doc: ReadDocument, rows: CompanyRows, ctx: PlanContext, errors: FieldError[], pace: Pace): Promise<ImportPlan> {
+  const refs = {} as Refs;
+  for (const section of SECTIONS) refs[section] = await RefTable.of(section, rows[section], pace);
   for (const section of SECTIONS) {
-    for (const { entry } of doc[section].upserts) refs[section].upsert(entry.ref);
-    for (const { path, entry } of doc[section].deletions) refs[section].delete(entry.ref, path);
-    for (const ref of doc[section].malformed) refs[section].malformed(ref);
+    const table = refs[section];
+    await eachPaced(doc[section].upserts as Located<{ ref: string }>[], pace, ({ entry }) => table.upsert(entry.ref));
+    await eachPaced(doc[section].deletions, pace, ({ path, entry }) => table.delete(entry.ref, path));
+    await eachPaced(doc[section].malformed, pace, (ref) => table.malformed(ref));
   }
-  cascadeUserRemoval(refs, rows);
-  const plan = { ...Object.fromEntries(SECTIONS.map((section) => [section, planSection(section, doc, rows[section], refs, ctx, errors)])), badgeMoves: [] } as unknown as ImportPlan;
-  checkRemovalsUnused(refs, rows, errors);
-  checkBadges(plan, doc, refs, rows, ctx, errors);
-  checkOpenAbsences(doc, rows, errors);
+  await cascadeUserRemoval(refs, rows, pace);
+  const plan = { badgeMoves: [] } as unknown as ImportPlan;
+  for (const section of SECTIONS) (plan as Record<Section, unknown>)[section] = await planSection(section, doc, rows[section], refs, ctx, errors, pace);
+  await checkRemovalsUnused(refs, rows, errors, pace);
+  await checkBadges(plan, doc, refs, rows, ctx, errors, pace);
+  await checkOpenAbsences(doc, rows, errors, pace);
   return plan;
 }

@@ -1,11 +1,16 @@
 // Company data in (contract: operator side): one document, validated whole, applied in one transaction, upserted
 // by the caller's refs. The CLI (`wfs import`), the operator API and the demo seed all come here.
+// A document may hold hundreds of thousands of entries (the operator API takes 64 MiB): every step
+// after reading — loading the stored rows, planning, writing, logging the changes — works in slices
+// (platform/cooperative.ts) and statements of a few thousand parameters, so the event loop turns
+// every few milliseconds (CONTRACT §4); the one transaction keeps the import all-or-nothing.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely, Transaction } from 'kysely';
-import type { Db } from '../platform/db/database.ts';
+import { inLargeTransaction, type Db } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
 import { badRequest, notFound, type FieldError } from '../platform/errors.ts';
-import { readDocument, type ReadDocument } from './import-document.ts';
+import { MAX_PROBLEMS, boundProblems, readDocument, type ReadDocument, type ReadImport } from './import-document.ts';
+import { eachPaced, pacer, type Pace } from '../platform/cooperative.ts';
 import { planImport, TABLE_OF, type CompanyRows, type ImportPlan, type PlanContext } from './import-plan.ts';
 import { SECTIONS, type Section } from './import-schema.ts';
 import { IMPORT_SETTLE_MS } from '../tenancy/company-cache.ts';
@@ -18,9 +23,12 @@ export { ImportDocument, ImportResult } from './import-schema.ts';
 
 export type ImportCounts = Record<Section, { created: number; updated: number; deleted: number }>;
 
-// Bound parameters per statement stay well under SQLite's 32,766 and PostgreSQL's 65,535.
-const MAX_PARAMETERS = 20_000;
+// Bound parameters per statement, far under SQLite's 32,766 and PostgreSQL's 65,535: building and
+// running a statement of this many takes a few milliseconds.
+const MAX_PARAMETERS = 4_000;
 const IN_LIST_CHUNK = 1_000;
+/** Stored rows read per query: a big company's are read page by page, not in one synchronous result. */
+const LOAD_PAGE = 2_000;
 
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -31,19 +39,32 @@ function chunks<T>(items: T[], size: number): T[][] {
 // The seven tables differ in columns; loading and writing treat them alike, so they see them untyped.
 type AnyTables = Kysely<Record<string, Record<string, unknown>>>;
 
-async function loadRows(trx: Transaction<Database>, companyId: string): Promise<CompanyRows> {
+async function loadTable(trx: Transaction<Database>, table: string, companyId: string, pace: Pace): Promise<Array<Record<string, unknown>>> {
   const db = trx as unknown as AnyTables;
+  const rows: Array<Record<string, unknown>> = [];
+  // By (company_id, ref), the unique index: each page starts after the last ref of the one before.
+  for (let after = ''; ;) {
+    const page = await db.selectFrom(table).selectAll().where('company_id', '=', companyId).where('ref', '>', after).orderBy('ref').limit(LOAD_PAGE).execute();
+    for (const row of page) rows.push(row);
+    await pace();
+    if (page.length < LOAD_PAGE) return rows;
+    after = page[page.length - 1]?.ref as string;
+  }
+}
+
+async function loadRows(trx: Transaction<Database>, companyId: string, pace: Pace): Promise<CompanyRows> {
   const entries = [];
   // One query at a time: a transaction holds a single connection.
-  for (const section of SECTIONS) entries.push([section, await db.selectFrom(TABLE_OF[section]).selectAll().where('company_id', '=', companyId).execute()] as const);
+  for (const section of SECTIONS) entries.push([section, await loadTable(trx, TABLE_OF[section], companyId, pace)] as const);
   return Object.fromEntries(entries) as unknown as CompanyRows;
 }
 
 /** Badge ids of the document that employees of the organisation's other companies already hold. */
-async function badgesElsewhere(trx: Transaction<Database>, organisationId: string, companyId: string, doc: ReadDocument): Promise<Set<string>> {
-  const badges = [...new Set(doc.users.upserts.flatMap(({ entry }) => (entry.badgeId ? [entry.badgeId] : [])))];
+async function badgesElsewhere(trx: Transaction<Database>, organisationId: string, companyId: string, doc: ReadDocument, pace: Pace): Promise<Set<string>> {
+  const badges = new Set<string>();
+  await eachPaced(doc.users.upserts, pace, ({ entry }) => entry.badgeId && badges.add(entry.badgeId));
   const taken = new Set<string>();
-  for (const batch of chunks(badges, IN_LIST_CHUNK)) {
+  for (const batch of chunks([...badges], IN_LIST_CHUNK)) {
     const rows = await trx
       .selectFrom('employees')
       .select('badge_id')
@@ -52,11 +73,12 @@ async function badgesElsewhere(trx: Transaction<Database>, organisationId: strin
       .where('company_id', '<>', companyId)
       .execute();
     for (const row of rows) if (row.badge_id) taken.add(row.badge_id);
+    await pace();
   }
   return taken;
 }
 
-async function upsertRows(trx: Transaction<Database>, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
+async function upsertRows(trx: Transaction<Database>, table: string, rows: Array<Record<string, unknown>>, pace: Pace): Promise<void> {
   const first = rows[0];
   if (!first) return;
   const columns = Object.keys(first);
@@ -68,24 +90,27 @@ async function upsertRows(trx: Transaction<Database>, table: string, rows: Array
       .values(batch)
       .onConflict((oc) => oc.columns(['company_id', 'ref']).doUpdateSet((eb) => Object.fromEntries(updatable.map((c) => [c, eb.ref(`excluded.${c}`)]))))
       .execute();
+    await pace();
   }
 }
 
-async function deleteRows(trx: Transaction<Database>, table: string, companyId: string, ids: string[]): Promise<void> {
+async function deleteRows(trx: Transaction<Database>, table: string, companyId: string, ids: string[], pace: Pace): Promise<void> {
   const db = trx as unknown as AnyTables;
   for (const batch of chunks(ids, IN_LIST_CHUNK)) {
     await db.deleteFrom(table).where('company_id', '=', companyId).where('id', 'in', batch).execute();
+    await pace();
   }
 }
 
-async function applyPlan(trx: Transaction<Database>, companyId: string, plan: ImportPlan): Promise<void> {
+async function applyPlan(trx: Transaction<Database>, companyId: string, plan: ImportPlan, pace: Pace): Promise<void> {
   // Dependants go first; a removed user's badge is free before anyone else takes it.
-  for (const section of ['shifts', 'contracts', 'users'] as const) await deleteRows(trx, TABLE_OF[section], companyId, plan[section].deleteIds);
+  for (const section of ['shifts', 'contracts', 'users'] as const) await deleteRows(trx, TABLE_OF[section], companyId, plan[section].deleteIds, pace);
   for (const batch of chunks(plan.badgeMoves, IN_LIST_CHUNK)) {
     await trx.updateTable('employees').set({ badge_id: null }).where('company_id', '=', companyId).where('id', 'in', batch).execute();
+    await pace();
   }
-  for (const section of SECTIONS) await upsertRows(trx, TABLE_OF[section], plan[section].upserts as unknown as Array<Record<string, unknown>>);
-  for (const section of ['positions', 'departments', 'shiftTypes', 'contractTypes'] as const) await deleteRows(trx, TABLE_OF[section], companyId, plan[section].deleteIds);
+  for (const section of SECTIONS) await upsertRows(trx, TABLE_OF[section], plan[section].upserts as unknown as Array<Record<string, unknown>>, pace);
+  for (const section of ['positions', 'departments', 'shiftTypes', 'contractTypes'] as const) await deleteRows(trx, TABLE_OF[section], companyId, plan[section].deleteIds, pace);
 }
 
 function counts(plan: ImportPlan): ImportCounts {
@@ -93,15 +118,21 @@ function counts(plan: ImportPlan): ImportCounts {
 }
 
 /**
- * Validates `document` whole (400 `invalid_import` listing every problem, nothing written) and
+ * Validates `document` whole (400 `invalid_import` listing its problems, nothing written) and
  * applies it in one transaction. Re-importing the same document changes nothing.
  */
 export async function importCompanyData(db: Db, companyId: string, document: unknown, now = Date.now()): Promise<ImportCounts> {
   const errors: FieldError[] = [];
   const doc = readDocument(document, errors);
-  // Not an object at all: there is nothing to cross-check.
-  if (errors.length > 0 && errors[0]?.path === '') throw invalidImport(errors);
-  const result = await db.transaction().execute(async (trx) => {
+  return importReadDocument(db, companyId, { doc, errors }, now);
+}
+
+/** importCompanyData for a document already read (the operator API reads its body in a worker: import-reader.ts). */
+export async function importReadDocument(db: Db, companyId: string, { doc, errors }: ReadImport, now = Date.now()): Promise<ImportCounts> {
+  // Not an object at all, or already too many problems: there is nothing worth cross-checking.
+  if (errors.length >= MAX_PROBLEMS || errors[0]?.path === '') throw invalidImport(errors);
+  const pace = pacer();
+  const result = await inLargeTransaction(db, async (trx) => {
     const company = await companySettings(trx, companyId);
     if (!company) throw notFound(`No company ${companyId}.`, 'company_not_found');
     const ctx: PlanContext = {
@@ -110,13 +141,13 @@ export async function importCompanyData(db: Db, companyId: string, document: unk
       timezone: company.timezone,
       currency: company.currency,
       now,
-      badgesElsewhere: await badgesElsewhere(trx, company.organisationId, companyId, doc),
+      badgesElsewhere: await badgesElsewhere(trx, company.organisationId, companyId, doc, pace),
     };
-    const rows = await loadRows(trx, companyId);
-    const plan = planImport(doc, rows, ctx, errors);
+    const rows = await loadRows(trx, companyId, pace);
+    const plan = await planImport(doc, rows, ctx, errors, pace);
     if (errors.length > 0) throw invalidImport(errors);
-    await applyPlan(trx, companyId, plan);
-    await recordChanges(trx, companyId, importChanges(plan, rows, company.timezone), { at: now, timezone: company.timezone });
+    await applyPlan(trx, companyId, plan, pace);
+    await recordChanges(trx, companyId, await importChanges(plan, rows, company.timezone, pace), { at: now, timezone: company.timezone });
     const result = counts(plan);
     if (changed(result)) {
       await bumpDataVersion(trx, companyId, now);
@@ -136,6 +167,9 @@ function changed(result: ImportCounts): boolean {
 }
 
 function invalidImport(errors: FieldError[]): Error {
+  if (errors.length >= MAX_PROBLEMS) {
+    return badRequest('invalid_import', `The import document has at least ${MAX_PROBLEMS} problems (the first ${MAX_PROBLEMS} found are listed); nothing was imported.`, boundProblems(errors));
+  }
   const noun = errors.length === 1 ? 'problem' : 'problems';
-  return badRequest('invalid_import', `The import document has ${errors.length} ${noun}; nothing was imported.`, errors);
+  return badRequest('invalid_import', `The import document has ${errors.length} ${noun}; nothing was imported.`, boundProblems(errors));
 }

@@ -4,7 +4,8 @@
 import type { Db } from '../platform/db/database.ts';
 import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
 import { newId, newSecret, sha256 } from '../platform/ids.ts';
-import { PATTERNS } from '../platform/schemas.ts';
+import { TypedEmail } from '../platform/schemas.ts';
+import { rejectIf, schemaErrors } from '../platform/validation.ts';
 import { UNKNOWN_USER_HASH, hashUserSecret, verifyUserSecret } from '../iam/secrets.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
 import { CONSOLE_ROLES, type ConsoleRole, type ConsoleUsersTable } from './tables.ts';
@@ -12,16 +13,16 @@ import { matchingStep, newTotpSecret } from './totp.ts';
 import { openTotpSecret, sealTotpSecret } from './totp-secrets.ts';
 
 export const INVITATION_TTL_MS = 72 * 60 * 60_000;
-const EMAIL = new RegExp(PATTERNS.email.pattern);
+const EMAIL = TypedEmail('The person\'s email address: their console sign-in');
 
 export function isConsoleRole(value: unknown): value is ConsoleRole {
   return (CONSOLE_ROLES as readonly unknown[]).includes(value);
 }
 
+/** The email as kept, by the same rule as an API User's (white space around it dropped, lower case). */
 function normaliseEmail(email: string): string {
-  const normalised = email.trim().toLowerCase();
-  if (!EMAIL.test(normalised) || normalised.length > 254) throw badRequest('validation_failed', 'Email must be an email address.', [{ path: '/email', message: PATTERNS.email.message }]);
-  return normalised;
+  rejectIf(schemaErrors(EMAIL, email, '/email'));
+  return email.trim().toLowerCase();
 }
 
 /** A problem with the new password, or undefined when it is acceptable (12 to 256 characters). */

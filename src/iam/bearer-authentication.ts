@@ -1,7 +1,8 @@
 // Authentication of the secured company API, applied once to the whole subtree as a hook: a Bearer ID
 // token, strictly verified (algorithm, kid, issuer, audience, expiry, type), not revoked, resolved to
-// its company and organisation. Verified tokens are cached (bounded, until they expire); the
-// revocation check runs on every request against the in-memory list.
+// its company and organisation. Verified tokens are cached (bounded, until they expire) under the
+// Authorization header that carried them, so a repeated header skips the parsing too; expiry and the
+// revocation check run on every request against the in-memory list.
 import type { FastifyRequest } from 'fastify';
 import { ProblemError } from '../platform/errors.ts';
 import type { Principal } from '../tenancy/principal.ts';
@@ -50,13 +51,14 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 
 export class Authenticator {
   readonly #deps: AuthenticatorDeps;
+  /** Claims by the Authorization header value they were verified from. */
   readonly #cache = new Map<string, AccessClaims>();
 
   constructor(deps: AuthenticatorDeps) {
     this.#deps = deps;
   }
 
-  async #verify(token: string): Promise<AccessClaims> {
+  async #verify(header: string, token: string): Promise<AccessClaims> {
     let claims: AccessClaims;
     try {
       claims = await verifyIdToken(this.#deps.keys, token, this.#deps.config, this.#deps.clock.now());
@@ -65,7 +67,7 @@ export class Authenticator {
       throw error;
     }
     if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
-    this.#cache.set(token, claims);
+    this.#cache.set(header, claims);
     return claims;
   }
 
@@ -74,19 +76,22 @@ export class Authenticator {
    * a promise when its signature still has to be checked. Throws (or rejects) with a 401 problem.
    */
   authenticate(request: FastifyRequest): Principal | Promise<Principal> {
+    const header = request.headers.authorization;
+    if (header === undefined) throw missingToken();
+    // Only a header that carried a verified token is cached: a hit needs no parsing.
+    const cached = this.#cache.get(header);
+    if (cached) return this.#principal(header, cached);
     const token = bearerToken(request);
     if (token === undefined) throw missingToken();
     if (token === '') throw invalidToken('The Bearer token is empty or malformed.');
-    const cached = this.#cache.get(token);
-    if (cached) return this.#principal(token, cached);
-    return this.#verify(token).then((claims) => this.#principal(token, claims));
+    return this.#verify(header, token).then((claims) => this.#principal(header, claims));
   }
 
   /** Checks what can change after verification (expiry, revocation) on every request. */
-  #principal(token: string, claims: AccessClaims): Principal {
+  #principal(header: string, claims: AccessClaims): Principal {
     const skew = this.#deps.config.clockSkewSeconds;
     if ((claims.exp ?? 0) + skew < this.#deps.clock.now() / 1000) {
-      this.#cache.delete(token);
+      this.#cache.delete(header);
       throw invalidToken('The token has expired.');
     }
     if (this.#deps.revocations.isRevoked(claims.sid)) throw invalidToken('The token has been revoked.');

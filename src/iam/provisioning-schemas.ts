@@ -2,7 +2,7 @@
 // check their input against these schemas (so `wfs`, the operator API and the console refuse alike),
 // the operator API validates and documents with them, and `wfs … --json` prints the same results.
 import { Type, type Static } from 'typebox';
-import { Id, PATTERNS } from '../platform/schemas.ts';
+import { Id, PATTERNS, TypedEmail } from '../platform/schemas.ts';
 
 const Name = (description: string) => Type.String({ maxLength: 200, pattern: PATTERNS.nonBlank.pattern, description: `${description}; stored without surrounding white space` });
 
@@ -46,7 +46,7 @@ export const NewApiClient = Type.Object(
 export const NewApiUser = Type.Object(
   {
     clientId: Id('API Client the user logs in through'),
-    email: Type.String({ maxLength: 254, pattern: PATTERNS.typedEmail.pattern, description: 'The user\'s email address; stored trimmed and in lower case' }),
+    email: TypedEmail('The user\'s email address'),
   },
   { additionalProperties: false },
 );

@@ -161,7 +161,7 @@ export async function writeFigures(trx: Transaction<Database>, onPostgres: boole
     if (i > 0) await nextTurn();
     const rows = drafts.slice(i, i + step).map((draft) => figureRow(companyId, stream, draft, now));
     const newIds = new Set(rows.map((row) => row.id));
-    const upsert = onPostgres ? upsertFigures(trx.insertInto('inbound_items').columns(COLUMNS).expression(unnestedRows(rows))).compile() : sqliteUpsert(trx, rows);
+    const upsert = onPostgres ? upsertFigures(trx.insertInto('inbound_items').columns(COLUMNS).expression(unnestedRows(rows))) : sqliteUpsert(trx, rows);
     const stored = (await trx.executeQuery(upsert)).rows;
     for (const row of stored) written.push({ row: { ...row, amount_minor: Number(row.amount_minor), hours_centi: row.hours_centi === null ? null : Number(row.hours_centi) }, created: newIds.has(row.id) });
   }

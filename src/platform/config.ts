@@ -13,6 +13,10 @@ export interface Config {
   readonly adminToken: string | undefined;
   /** Bearer token of GET /metrics; the endpoint answers 404 while it is unset. */
   readonly metricsToken: string | undefined;
+  /** Where to report a vulnerability of this deployment (RFC 9116 `Contact`); /.well-known/security.txt is 404 while empty. */
+  readonly securityContacts: readonly string[];
+  /** The operator's vulnerability disclosure policy (RFC 9116 `Policy`), an https URL. */
+  readonly securityPolicy: string | undefined;
   readonly accessTokenTtl: number;
   readonly refreshTokenTtl: number;
   readonly authCodeTtl: number;
@@ -132,6 +136,23 @@ function previousSecretsKeys(raw: string | undefined): Buffer[] {
   return (raw ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry) => secretsKey(entry, 'SECRETS_KEY_PREVIOUS') as Buffer);
 }
 
+/** RFC 9116 §2.5.3: each contact a `mailto:`, `tel:` or `https://` URI. */
+function securityContacts(raw: string | undefined): string[] {
+  const contacts = (raw ?? '').split(',').map((contact) => contact.trim()).filter((contact) => contact !== '');
+  for (const contact of contacts) {
+    if (!/^(mailto:[^\s@]+@[^\s@]+|tel:\+?[0-9-]+|https:\/\/\S+)$/.test(contact)) {
+      throw new ConfigError(`SECURITY_CONTACT must be mailto:, tel: or https:// URIs separated by commas, got "${contact}"`);
+    }
+  }
+  return contacts;
+}
+
+function securityPolicy(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^https:\/\/\S+$/.test(raw)) throw new ConfigError(`SECURITY_POLICY must be an https:// URL, got "${raw}"`);
+  return raw;
+}
+
 function optional(env: Env, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw === '' ? undefined : raw;
@@ -164,6 +185,8 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     adminToken,
     metricsToken,
+    securityContacts: Object.freeze(securityContacts(optional(env, 'SECURITY_CONTACT'))),
+    securityPolicy: securityPolicy(optional(env, 'SECURITY_POLICY')),
     accessTokenTtl: integer(env, 'ACCESS_TOKEN_TTL', 3600, 1),
     refreshTokenTtl: integer(env, 'REFRESH_TOKEN_TTL', 15_552_000, 1),
     authCodeTtl: integer(env, 'AUTH_CODE_TTL', 180, 1),

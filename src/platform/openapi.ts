@@ -41,7 +41,7 @@ const TAGS = [
   { name: 'webhooks', description: 'Webhook endpoints of the token\'s company: changes pushed as signed Standard Webhooks messages, in order, at least once, with a delivery log, retry and replay. The message types are listed under `webhooks`.' },
   { name: 'operator', description: 'The operator API (exists only when `ADMIN_TOKEN` is set): organisations, companies, API Clients and Users, grants, keys and imports.' },
   { name: 'demo', description: 'The demo client\'s redirect page: shows the code it received and the command that exchanges it.' },
-  { name: 'health', description: 'Liveness and readiness probes for load balancers and orchestrators, and the Prometheus metrics (behind `METRICS_TOKEN`).' },
+  { name: 'health', description: 'Liveness and readiness probes for load balancers and orchestrators, the Prometheus metrics (behind `METRICS_TOKEN`), and where to report a vulnerability (`/.well-known/security.txt`).' },
 ];
 
 function baseDocument(config: Config): Json {

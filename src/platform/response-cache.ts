@@ -31,13 +31,15 @@ export interface CachedResponse {
   etag: string;
   /** Compressed representations, started on first demand. */
   encoded: Partial<Record<ContentCoding, Promise<Buffer>>>;
+  /** The compressed representations made so far: sent without waiting on a promise. */
+  made: Partial<Record<ContentCoding, Buffer>>;
   /** Bytes held: the body and the compressed representations made so far. */
   bytes: number;
 }
 
 export function cachedResponse(text: string): CachedResponse {
   const body = Buffer.from(text);
-  return { body, etag: etagOf(text), encoded: {}, bytes: body.length };
+  return { body, etag: etagOf(text), encoded: {}, made: {}, bytes: body.length };
 }
 
 export class ResponseCache {
@@ -79,6 +81,7 @@ export class ResponseCache {
       encoded = compressors[coding](entry.body);
       entry.encoded[coding] = encoded;
       void encoded.then((body) => {
+        entry.made[coding] = body;
         entry.bytes += body.length;
         if (this.#held.has(entry)) this.#charge(body.length);
       }, () => delete entry.encoded[coding]);
@@ -97,10 +100,18 @@ export class ResponseCache {
   }
 }
 
+/** Negotiated codings by Accept-Encoding value: clients send a handful of distinct values. */
+const negotiated = new Map<string, ContentCoding | undefined>();
+const NEGOTIATED_LIMIT = 1000;
+
 /** The coding to answer with for this Accept-Encoding, or undefined for the identity. */
 export function contentCoding(acceptEncoding: string | undefined, bytes: number): ContentCoding | undefined {
   if (!acceptEncoding || bytes < MIN_COMPRESSED_BYTES) return undefined;
-  return negotiate<ContentCoding>(acceptEncoding, CODINGS) ?? undefined;
+  if (negotiated.has(acceptEncoding)) return negotiated.get(acceptEncoding);
+  const coding = negotiate<ContentCoding>(acceptEncoding, CODINGS) ?? undefined;
+  if (negotiated.size >= NEGOTIATED_LIMIT) negotiated.clear();
+  negotiated.set(acceptEncoding, coding);
+  return coding;
 }
 
 /**
@@ -123,5 +134,5 @@ export async function replyCached(request: FastifyRequest, reply: FastifyReply, 
   if (etagMatches(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
   reply.type('application/json; charset=utf-8');
   if (!coding) return reply.send(entry.body);
-  return reply.header('content-encoding', coding).send(await cache.encoded(entry, coding));
+  return reply.header('content-encoding', coding).send(entry.made[coding] ?? (await cache.encoded(entry, coding)));
 }

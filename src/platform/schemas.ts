@@ -33,6 +33,9 @@ export function formatMessage(format: unknown): string | undefined {
 /** An id this service issued (`cmp_…`, `cli_…`), as a path parameter or a body field names it. */
 export const Id = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
 
+/** An email address as a person types it (PATTERNS.typedEmail); keep it as `typedEmail.trim().toLowerCase()`. */
+export const TypedEmail = (description: string) => Type.String({ maxLength: 254, pattern: PATTERNS.typedEmail.pattern, description: `${description}; stored trimmed and in lower case` });
+
 const PATTERN_MESSAGES = new Map<unknown, string>(Object.values(PATTERNS).map(({ pattern, message }) => [pattern, message]));
 
 /** The words for a failed `pattern` check, instead of the regular expression a validator would quote. */

@@ -56,17 +56,29 @@ const cleanBodies = new WeakSet<object>();
  * a lone surrogate), so a body whose text has no such escape need not be walked.
  */
 export function markCleanJson(text: string, body: unknown): void {
-  if (body !== null && typeof body === 'object' && !/\\u(?:0000|[dD][89abcdefABCDEF])/.test(text)) cleanBodies.add(body);
+  if (!mayHoldUnstorableText(text)) markChecked(body);
 }
 
+/** Whether the JSON `text` has an escape that could produce U+0000 or a lone surrogate. */
+export function mayHoldUnstorableText(text: string): boolean {
+  return /\\u(?:0000|[dD][89abcdefABCDEF])/.test(text);
+}
+
+/** Marks a body whose parser has already refused unstorable text (the import's, in its worker). */
+export function markChecked(body: unknown): void {
+  if (body !== null && typeof body === 'object') cleanBodies.add(body);
+}
+
+/**
+ * Path parameters and the query are decoded from the URL. Without a %-escape in it their text is the
+ * URL's own characters, printable ASCII (Node's HTTP parser answers 400 to a raw control byte or a
+ * byte over 0x7F), so only a URL with a `%` needs the walk; most requests skip it.
+ */
 function unstorableIn(request: FastifyRequest): { part: keyof typeof PART_NAMES; error: FieldError } | undefined {
-  const parts: Array<[keyof typeof PART_NAMES, unknown, string]> = [
-    ['params', request.params, '/params'],
-    ['querystring', request.query, '/querystring'],
-    ['body', request.body, ''],
-  ];
+  const parts: Array<[keyof typeof PART_NAMES, unknown, string]> = request.url.includes('%') ? [['params', request.params, '/params'], ['querystring', request.query, '/querystring']] : [];
+  const body = request.body;
+  if (body !== undefined && body !== null && !(typeof body === 'object' && cleanBodies.has(body))) parts.push(['body', body, '']);
   for (const [part, value, base] of parts) {
-    if (part === 'body' && value !== null && typeof value === 'object' && cleanBodies.has(value)) continue;
     const error = findUnstorableText(value, base);
     if (error) return { part, error };
   }
@@ -86,8 +98,12 @@ export function refuseUnstorableText(app: FastifyInstance): void {
       done();
       return;
     }
-    const { part, error } = found;
-    const where = part === 'body' ? (error.path === '/' ? 'The body' : `Body field ${error.path}`) : `${PART_NAMES[part]} ${error.path.replace(/^\/[a-z]+\//, '')}`;
-    done(new ProblemError({ code: 'invalid_character', detail: `${where} ${error.message}.`, errors: [error] }));
+    done(invalidCharacter(found.part, found.error));
   });
+}
+
+/** 400 `invalid_character` for the unstorable string `error` found in `part` of a request. */
+export function invalidCharacter(part: keyof typeof PART_NAMES, error: FieldError): ProblemError {
+  const where = part === 'body' ? (error.path === '/' ? 'The body' : `Body field ${error.path}`) : `${PART_NAMES[part]} ${error.path.replace(/^\/[a-z]+\//, '')}`;
+  return new ProblemError({ code: 'invalid_character', detail: `${where} ${error.message}.`, errors: [error] });
 }

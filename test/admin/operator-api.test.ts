@@ -286,3 +286,27 @@ test('POST /companies/{id}/import answers the counts per entity; a bad document 
   const unknown = await admin('POST', '/companies/cmp_nope/import', document);
   assert.equal(unknown.status, 404);
 });
+
+test('the import body, read in a worker thread, is refused as any JSON body: not JSON, not UTF-8, too deep, NUL, another content type', async () => {
+  const companyId = await newCompany();
+  const send = async (body: string | Buffer, contentType = 'application/json') => {
+    const response = await fetch(`${server.baseUrl}/api/v1/admin/companies/${companyId}/import`, { method: 'POST', headers: { 'content-type': contentType, ...bearer(ADMIN_TOKEN) }, body });
+    return { status: response.status, body: (await response.json()) as { code: string; detail: string; errors?: Array<{ path: string }> }, requestId: response.headers.get('x-request-id') };
+  };
+  const cases: Array<[string, string | Buffer, number, string, string?]> = [
+    ['not JSON', '{"departments":[', 400, 'malformed_body'],
+    ['not UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), 400, 'malformed_body'],
+    ['65 levels deep', `{"departments":${'['.repeat(64)}${']'.repeat(64)}}`, 400, 'malformed_body'],
+    ['a NUL in a name', '{"departments":[{"ref":"d","name":"a\\u0000b","code":"D"}]}', 400, 'invalid_character'],
+    ['a form', 'departments=1', 415, 'unsupported_media_type', 'application/x-www-form-urlencoded'],
+  ];
+  for (const [name, body, status, code, contentType] of cases) {
+    const answer = await send(body, contentType);
+    assert.equal(answer.status, status, name);
+    assert.equal(answer.body.code, code, name);
+    assert.ok(answer.requestId, name);
+  }
+  assert.deepEqual((await send('{"departments":[{"ref":"d","name":"a\\u0000b","code":"D"}]}')).body.errors?.map((e) => e.path), ['/departments/0/name']);
+  const stored = await server.ctx.db.selectFrom('departments').select('ref').where('company_id', '=', companyId).execute();
+  assert.deepEqual(stored, []);
+});

@@ -226,3 +226,23 @@ test('refs may point at rows stored earlier; a document that is not an object is
     return true;
   });
 });
+
+test('a document with more problems than anyone can read lists the first 1,000 found, and cuts a path of megabytes', async () => {
+  const { tenant } = await company();
+  type Refusal = { code: string; message: string; errors: Array<{ path: string; message: string }> };
+  // 2,000 empty shifts: seven missing fields each, 14,000 problems.
+  await assert.rejects(importCompanyData(server.ctx.db, tenant.companyId, { shifts: Array.from({ length: 2000 }, () => ({})) }), (error: Refusal) => {
+    assert.equal(error.code, 'invalid_import');
+    assert.equal(error.errors.length, 1000);
+    assert.match(error.message, /at least 1000 problems \(the first 1000 found are listed\); nothing was imported/);
+    assert.deepEqual(error.errors[0], { path: '/shifts/0/ref', message: 'is required' });
+    return true;
+  });
+  const name = 'x'.repeat(5000);
+  await assert.rejects(importCompanyData(server.ctx.db, tenant.companyId, { departments: [{ ref: 'd', name: 'D', code: 'D', [name]: 1 }] }), (error: Refusal) => {
+    assert.equal(error.errors.length, 1);
+    assert.equal(error.errors[0]?.path, `${`/departments/0/${name}`.slice(0, 300)}…`);
+    return true;
+  });
+  assert.deepEqual(await storedRows(tenant.companyId), { departments: [], positions: [], shift_types: [], contract_types: [], employees: [], contracts: [], shifts: [] });
+});

@@ -41,10 +41,10 @@ function compileTemplate<V extends object>(connection: Connection, build: (conne
 
 /**
  * `build` as a statement over `rows.length` rows compiled once per dialect and row count: returns a
- * function giving the compiled statement for `rows`. Every row must have the same fields, and
+ * function giving the statement for `rows` (its `compile()` answers the already compiled query). Every row must have the same fields, and
  * `build` must use each as a value (never branch on it): it only ever sees placeholders.
  */
-export function compiledRows<V extends object, Row>(build: (connection: Connection, rows: V[]) => Compilable<Row>): (connection: Connection, rows: readonly V[]) => CompiledQuery<Row> {
+export function compiledRows<V extends object, Row>(build: (connection: Connection, rows: V[]) => Compilable<Row>): (connection: Connection, rows: readonly V[]) => Compilable<Row> {
   // Per dialect (a transaction shares its database's adapter), then per row count.
   const templates = new WeakMap<object, Map<number, Template>>();
   return (connection, rows) => {
@@ -55,12 +55,13 @@ export function compiledRows<V extends object, Row>(build: (connection: Connecti
     if (!template) sizes.set(rows.length, (template = compileTemplate(connection, build, rows)));
     const parameters = [...template.parameters];
     for (const [position, row, field] of template.slots) parameters[position] = (rows[row] as Record<string, unknown>)[field];
-    return CompiledQuery.raw(template.sql, parameters);
+    const compiled: CompiledQuery<Row> = CompiledQuery.raw(template.sql, parameters);
+    return { compile: () => compiled };
   };
 }
 
 /** `compiledRows` for a statement over one set of values. */
-export function compiledOnce<V extends object, Row>(build: (connection: Connection, values: V) => Compilable<Row>): (connection: Connection, values: V) => CompiledQuery<Row> {
+export function compiledOnce<V extends object, Row>(build: (connection: Connection, values: V) => Compilable<Row>): (connection: Connection, values: V) => Compilable<Row> {
   const compiled = compiledRows((connection, rows: V[]) => build(connection, rows[0] as V));
   return (connection, values) => compiled(connection, [values]);
 }

@@ -13,7 +13,7 @@ const STATEMENT_CACHE_SIZE = 500;
  */
 const FALLBACK_AUTOCHECKPOINT_PAGES = 10_000;
 
-function toSqliteValue(value: unknown): SQLInputValue {
+export function toSqliteValue(value: unknown): SQLInputValue {
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value === undefined) return null;
   return value as SQLInputValue;
@@ -111,6 +111,11 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     // It must never keep a process alive that is otherwise done.
     worker.unref();
     this.#checkpointer = worker;
+  }
+
+  /** The database file (or `:memory:`). */
+  get path(): string {
+    return this.#path;
   }
 
   close(): void {
