@@ -86,7 +86,8 @@ test('the CSV export is the filtered view, escaped, formulas defused, with no se
   const { db } = server.ctx;
   const tenant = await provisionTenant(server.ctx);
   await requestGrant(db, { clientId: tenant.clientId, grant: 'sso', reason: '=HYPERLINK("http://evil.example"), "quoted", two\nlines', organisationId: tenant.organisationId }, admin);
-  await recordAudit(db, { event: 'login', outcome: 'failure', clientId: tenant.clientId, address: '203.0.113.9', detail: 'wrong_secret' });
+  // A millisecond later than the request at the latest: newest first is then this order, even on a fast machine.
+  await recordAudit(db, { event: 'login', outcome: 'failure', clientId: tenant.clientId, address: '203.0.113.9', detail: 'wrong_secret' }, Date.now() + 1);
   let csv = '';
   for await (const chunk of auditEventsCsv(db, tenant.organisationId, { types: ['console_change', 'login'] })) csv += chunk;
   const lines = csv.split('\r\n');
