@@ -148,7 +148,11 @@ for (const host of ['localhost', '127.0.0.1']) {
       await page.getByRole('dialog', { name: 'API Client' }).getByText('200 OK').waitFor();
 
       assert.deepEqual([...origins], [origin], 'the page talks to its own origin only');
-      assert.deepEqual(problems, []);
+      // The popup loads /docs?code=… and the opener closes it as soon as it reads the code: when that
+      // happens before the popup's own copy of the reference has fetched the document, the popup logs
+      // the aborted fetch. That is the closing, not a broken page; everything else still counts.
+      const closingPopup = (problem: string) => problem.startsWith(`${origin}/docs?code=`) && /Failed to fetch document/.test(problem);
+      assert.deepEqual(problems.filter((problem) => !closingPopup(problem)), []);
     } finally {
       await page.close();
     }
