@@ -2,17 +2,13 @@
 // are there, then long polls that answer as soon as one commits. Each page hands back the cursor
 // to persist once its changes are applied; restarting from it sees every later change exactly once.
 
+import type { operations } from './schema.ts';
+
+/** A page of the change log as the service answers it (generated from the OpenAPI document). */
+type ChangesAnswer = operations['getCompanyChanges']['responses'][200]['content']['application/json'];
+
 /** One change of the log; `data` is the resource as its collection shows it, null when deleted. */
-export interface Change {
-  seq: number;
-  id: string;
-  type: string;
-  resourceType: string;
-  resourceId: string;
-  occurredAt: string;
-  deleted: boolean;
-  data: unknown;
-}
+export type Change = ChangesAnswer['data'][number];
 
 export interface ChangePage {
   /** In seq order; empty when a long poll ended without a change. */
@@ -64,7 +60,7 @@ export class ChangeFeed {
         types: options.types && options.types.length > 0 ? options.types.join(',') : undefined,
         // No wait while pages are full: the next one is already there.
         wait: more ? 0 : (options.wait ?? 30),
-      })) as { data: Change[]; nextCursor: string; hasMore: boolean };
+      })) as ChangesAnswer;
       cursor = page.nextCursor;
       more = page.hasMore;
       yield { changes: page.data, cursor };
