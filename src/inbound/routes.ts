@@ -80,6 +80,11 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
       },
       // A body that is no batch at all (null, say) is refused by this alone, its items unread.
       validatorCompiler: () => checkEnvelope,
+      // Every answer here is an object built whole (the outcome, or a problem listing every bad
+      // item: 45,000 errors for 5,000 items of unknown fields). The compiled serializer escaped
+      // such a list character by character into one long rope, in one turn of the loop; JSON.stringify
+      // writes it natively, and flat, so its byte length comes cheap too.
+      serializerCompiler: () => (data: unknown) => JSON.stringify(data),
     },
     async (request) => ingestBatch(ctx.db, request.principal.companyId, spec.rules, request.body.items, { now: ctx.clock.now() }),
   );

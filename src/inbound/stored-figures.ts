@@ -5,7 +5,8 @@
 //
 // On PostgreSQL the values travel as one array per column (`unnest`) instead of one parameter per
 // value: planning a 1,000-row VALUES list of 15,000 parameters took ~20 ms per statement there
-// (measured: bind 15–27 ms, execute 17 ms), more than storing the rows. SQLite has no arrays and
+// (measured: bind 15–27 ms, execute 17 ms), more than storing the rows. The arrays are written as
+// literals here (array-literal.ts), and the columns the whole batch shares are sent once. SQLite has no arrays and
 // plans parameters for free, so it keeps multi-row statements.
 import { sql, type Expression, type InsertQueryBuilder, type InsertResult, type Kysely, type Transaction } from 'kysely';
 import { compiledRows } from '../platform/db/compiled-once.ts';
@@ -14,6 +15,7 @@ import type { InboundItemsTable, InboundStream } from './tables.ts';
 import type { ItemPeriod } from './periods.ts';
 import type { FigureRow } from './figures.ts';
 import { newId } from '../platform/ids.ts';
+import { integerArray, textArray } from '../platform/db/array-literal.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
@@ -59,10 +61,25 @@ const COLUMN_TYPES: Record<keyof InboundItemsTable, 'text' | 'bigint'> = {
 };
 const COLUMNS = Object.keys(COLUMN_TYPES) as Array<keyof InboundItemsTable>;
 
-/** The rows as one array per column, zipped back into rows by PostgreSQL's `unnest`. */
+/** Columns every row of one statement shares (figureRow): sent once, not as an array. */
+const BATCH_WIDE = new Set<keyof InboundItemsTable>(['company_id', 'stream', 'created_at', 'updated_at']);
+const PER_ROW = COLUMNS.filter((column) => !BATCH_WIDE.has(column));
+
+function arrayOf(rows: InboundItemsTable[], column: keyof InboundItemsTable) {
+  return COLUMN_TYPES[column] === 'bigint'
+    ? sql`${integerArray(rows.map((row) => row[column] as number | null))}::bigint[]`
+    : sql`${textArray(rows.map((row) => row[column] as string | null))}::text[]`;
+}
+
+/**
+ * The rows (at least one) as one array per varying column, zipped back into rows by PostgreSQL's
+ * `unnest`, in COLUMNS order; the batch-wide columns as single values.
+ */
 function unnestedRows(rows: InboundItemsTable[]): Expression<InboundItemsTable> {
-  const arrays = COLUMNS.map((column) => sql`${rows.map((row) => row[column])}::${sql.raw(COLUMN_TYPES[column])}[]`);
-  return sql<InboundItemsTable>`select * from unnest(${sql.join(arrays)})`;
+  const first = rows[0] as InboundItemsTable;
+  const selected = COLUMNS.map((column) => (BATCH_WIDE.has(column) ? sql`${first[column]}::${sql.raw(COLUMN_TYPES[column])}` : sql.ref(`u.${column}`)));
+  const arrays = PER_ROW.map((column) => arrayOf(rows, column));
+  return sql<InboundItemsTable>`select ${sql.join(selected)} from unnest(${sql.join(arrays)}) as u(${sql.join(PER_ROW.map((column) => sql.id(column)))})`;
 }
 
 function figureRow(companyId: string, stream: InboundStream, draft: FigureDraft, now: number): InboundItemsTable {

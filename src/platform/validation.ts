@@ -155,7 +155,11 @@ const SCHEMA_FIXED = new Set(['type', 'anyOf', 'oneOf', 'enum', 'const', 'patter
 
 /** What makes a finding's words: where in the schema and the value, and any params the value set (an unknown property's name). */
 function findingKey(e: ErrorObject): string {
-  return SCHEMA_FIXED.has(e.keyword) ? `${e.schemaPath} ${e.instancePath}` : `${e.schemaPath} ${e.instancePath} ${JSON.stringify(e.params)}`;
+  if (SCHEMA_FIXED.has(e.keyword)) return `${e.schemaPath} ${e.instancePath}`;
+  const params = e.params as Record<string, unknown>;
+  if (e.keyword === 'additionalProperties') return `${e.schemaPath} ${e.instancePath} ${String(params.additionalProperty)}`;
+  if (e.keyword === 'required') return `${e.schemaPath} ${e.instancePath} ${String(params.missingProperty)}`;
+  return `${e.schemaPath} ${e.instancePath} ${JSON.stringify(params)}`;
 }
 
 /**
