@@ -4,7 +4,7 @@
 // on power loss; for the writes that must never be lost (timeclock events, inbound batches) the
 // write-ahead log is fsynced after their commit — asynchronously, so the event loop keeps serving.
 // Other writes (tokens, grants) skip that sync.
-import { CompiledQuery, sql, type InsertQueryBuilder, type InsertResult, type QueryCreator, type Transaction } from 'kysely';
+import { CompiledQuery, type InsertQueryBuilder, type InsertResult, type QueryCreator, type Transaction } from 'kysely';
 import { sqliteHandleOf, type Db } from './database.ts';
 import type { Database } from './schema.ts';
 
@@ -165,7 +165,7 @@ export type PendingInsert = (creator: QueryCreator<Database>) => { [T in keyof D
  * timeclock events or batches. Measured: 800/s → 3,000–4,000/s for a grant and its audit entry in
  * one statement on this machine.
  */
-export const NO_FLUSH_WAIT = sql<string>`set_config('synchronous_commit', 'off', true)`;
+export const NO_FLUSH_WAIT_SQL = "set_config('synchronous_commit', 'off', true)";
 
 /** Runs `commit` (a statement that commits `writes` rows of bookkeeping) and reports it to /metrics. */
 export function bookkeepingCommit<T>(db: Db, writes: number, commit: () => Promise<T>): Promise<T> {
