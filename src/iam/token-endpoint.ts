@@ -2,7 +2,6 @@
 // authentication by body or HTTP Basic, audience in body or query, and the three grant types.
 import { Type, type Static } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../app/context.ts';
 import { OAuthError, oauth } from '../platform/errors.ts';
 import { recordAudit } from './audit.ts';
 import { authenticateClient, enforceRateLimit } from './client-auth.ts';
@@ -13,6 +12,7 @@ import { ClientCache } from './client-cache.ts';
 import { IssueRecords } from './issue-records.ts';
 import { grantRefusal, issueIdToken, issueRefreshToken, tokenResponse } from './issuance.ts';
 import type { IssuerDeps } from './issuer.ts';
+import type { IdentityDeps } from './identity-deps.ts';
 import { requireOAuthBody } from './oauth-body.ts';
 import { NO_STORE, TokenResponse, oauthErrorResponses } from './oauth-schemas.ts';
 import { RenewalRefused, renewTokens, verifyPresentedRefreshToken } from './renewal.ts';
@@ -173,9 +173,10 @@ const GRANTS: Record<GrantType, (deps: TokenDeps, exchange: Exchange) => Promise
   refresh_token: refreshTokenGrant,
 };
 
-export async function tokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext; throttle: Throttle }): Promise<void> {
-  const clients = new ClientCache(ctx.db);
-  const deps: TokenDeps = { db: ctx.db, clock: ctx.clock, keys: ctx.keys, revocations: ctx.revocations, config: ctx.config, issues: new IssueRecords(ctx.db) };
+export async function tokenRoutes(app: App, { deps: issuer, throttle }: { deps: IssuerDeps & Pick<IdentityDeps, 'metrics'>; throttle: Throttle }): Promise<void> {
+  const { db, clock, keys, revocations, config, metrics } = issuer;
+  const clients = new ClientCache(db);
+  const deps: TokenDeps = { db, clock, keys, revocations, config, issues: new IssueRecords(db) };
   app.post(
     '/api/v1/iam/oauth/token',
     {
@@ -202,7 +203,7 @@ export async function tokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext
       // client_credentials is checked against kept copies of the clients: its grant's insert re-checks the row.
       const kept = grantType === 'client_credentials' ? clients : undefined;
       const exchange = async (source: ClientCache | undefined, counted: boolean): Promise<TokenResponse> => {
-        const client = await authenticateClient(ctx.db, throttle, request, body, ctx.clock.now(), source);
+        const client = await authenticateClient(db, throttle, request, body, clock.now(), source);
         if (!counted) await enforceRateLimit(throttle, 'token', client.id);
         let audience: string | undefined;
         try {
@@ -224,7 +225,7 @@ export async function tokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext
         clients.forget(error.clientId);
         response = await exchange(undefined, true);
       }
-      ctx.metrics.tokenIssued(grantType);
+      metrics.tokenIssued(grantType);
       return reply.headers(NO_STORE).send(response);
     },
   );
