@@ -41,8 +41,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const revocations = new RevocationList(db, clock, (config.accessTokenTtl + config.clockSkewSeconds) * 1000);
   await revocations.refresh();
   if (options.poll !== false) revocations.start(config.revocationRefreshMs, options.onBackgroundError ?? (() => {}));
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
-  redis?.on('error', options.onBackgroundError ?? (() => {}));
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, options.onBackgroundError ?? (() => {})) : undefined;
   const cursorKey = Buffer.from(await sharedSecret(db, 'cursor_hmac'), 'base64url');
   const changeNotifier = new ChangeNotifier(db, dialectOf(config.databaseUrl) === 'postgres' ? config.databaseUrl : undefined);
   useNotifier(db, changeNotifier);
@@ -52,6 +51,27 @@ export async function createContext(config: Config, options: ContextOptions = {}
     changeRetention.start(options.onBackgroundError ?? (() => {}));
   }
   return { config, clock, changeNotifier, changeRetention, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs, clock), revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES), companies: new CompanyCache(db, clock), metrics: new Metrics({ db, exposed: config.metricsToken !== undefined }) };
+}
+
+/** How long start-up waits for Redis before serving without it (readiness then says it is down). */
+const REDIS_READY_WAIT_MS = 5_000;
+
+/**
+ * Rate limits and penalties fail open while Redis cannot be reached; a server that served before its
+ * connection was up would let its first requests through uncounted (seen: 20 parallel wrong secrets
+ * right after start-up all checked). So start-up waits for the connection, for a bounded time.
+ */
+async function connectRedis(url: string, onError: (error: Error) => void): Promise<Redis> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  redis.on('error', onError);
+  await new Promise<void>((resolve) => {
+    const waited = setTimeout(resolve, REDIS_READY_WAIT_MS);
+    redis.once('ready', () => {
+      clearTimeout(waited);
+      resolve();
+    });
+  });
+  return redis;
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
