@@ -96,8 +96,17 @@ function stringOf(schema: Schema): fc.Arbitrary<string> {
   if (schema.format === 'uuid') return fc.oneof(fc.uuid(), fc.uuid().map((id) => `urn:uuid:${id.toUpperCase()}`));
   if (schema.format === 'date-time') return fc.date({ min: new Date('1999-01-01'), max: new Date('2101-01-01'), noInvalidDate: true }).map((date) => date.toISOString());
   if (schema.format === 'uri') return fc.constantFrom('https://example.com/hook', 'http://127.0.0.1:1/x', 'http://169.254.169.254/latest', 'file:///etc/passwd', 'not a url');
-  if (typeof schema.pattern === 'string') return fc.stringMatching(new RegExp(schema.pattern), { maxLength: 30 });
+  if (typeof schema.pattern === 'string') return matchingOrHostile(schema.pattern);
   return hostileString;
+}
+
+/** Strings matching `pattern`, or hostile ones where fast-check cannot generate from it (a lookahead). */
+function matchingOrHostile(pattern: string): fc.Arbitrary<string> {
+  try {
+    return fc.stringMatching(new RegExp(pattern), { maxLength: 30 });
+  } catch {
+    return hostileString;
+  }
 }
 
 /** percent-encodes `text`, lone surrogates too (as their CESU-8 bytes, which no decoder accepts). */
