@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Measurement } from './measurement.ts';
 import type { Resources } from './resources.ts';
-import { ROWS, goalText, type Goal, type Row } from './scenarios.ts';
+import { ROWS, costGoalOf, goalText, goalsFor, type Goal, type Row } from './scenarios.ts';
 
 export type Outcome = { measurement: Measurement } | { skipped: string };
 
@@ -25,15 +25,30 @@ const ms = (value: number) => `${number(value, value < 10 ? 1 : 0)} ms`;
 /** What a feature costs: the share of the rate without it that is lost with it. */
 const costOf = (withIt: number, without: number) => 1 - withIt / without;
 
-function verdict(goal: Goal | undefined, m: Measurement, bare: number | undefined, withFeature: number | undefined): string | undefined {
-  if (!goal) return undefined;
-  let met: boolean | undefined;
-  if (goal.kind === 'share-of-bare') met = bare === undefined || m.perSecond === undefined ? undefined : m.perSecond / bare >= goal.min;
-  else if (goal.kind === 'per-second') met = m.perSecond === undefined ? undefined : m.perSecond >= goal.min;
-  else if (goal.kind === 'max-cost') met = withFeature === undefined || m.perSecond === undefined ? undefined : costOf(withFeature, m.perSecond) <= goal.max;
-  else met = m.medianMs === undefined ? undefined : m.medianMs < goal.maxMs;
-  if (met === undefined) return undefined;
-  return met && m.failures === 0 ? 'pass' : '**fail**';
+function met(goal: Goal, m: Measurement, bare: number | undefined, related: Related): boolean | undefined {
+  switch (goal.kind) {
+    case 'share-of-bare':
+      return bare === undefined || m.perSecond === undefined ? undefined : m.perSecond / bare >= goal.min;
+    case 'per-second':
+      return m.perSecond === undefined ? undefined : m.perSecond >= goal.min;
+    case 'max-cost': {
+      const withFeature = perSecondOf(related.withFeature);
+      return withFeature === undefined || m.perSecond === undefined ? undefined : costOf(withFeature, m.perSecond) <= goal.max;
+    }
+    case 'ratio-to-peer': {
+      const peer = perSecondOf(related.peer);
+      return peer === undefined || m.perSecond === undefined ? undefined : m.perSecond / peer >= goal.min;
+    }
+    case 'median-latency':
+      return m.medianMs === undefined ? undefined : m.medianMs < goal.maxMs;
+  }
+}
+
+/** pass when every target judging the cell is met with no failed request; nothing when none can be judged. */
+function verdict(goals: readonly Goal[], m: Measurement, bare: number | undefined, related: Related): string | undefined {
+  const outcomes = goals.map((goal) => met(goal, m, bare, related)).filter((outcome) => outcome !== undefined);
+  if (outcomes.length === 0) return undefined;
+  return outcomes.every(Boolean) && m.failures === 0 ? 'pass' : '**fail**';
 }
 
 const perSecondOf = (outcome: Outcome | undefined) => (outcome && 'measurement' in outcome ? outcome.measurement.perSecond : undefined);
@@ -77,14 +92,14 @@ function cell(row: Row, column: Column, outcome: Outcome | undefined, bare: numb
     const peer = perSecondOf(related.peer);
     if (peer) parts.push(`×${number(m.perSecond / peer, 2)} of oidc-provider`);
     const withFeature = perSecondOf(related.withFeature);
-    if (withFeature && row.goal?.kind === 'max-cost') parts.push(`${row.goal.feature} costs ${number(costOf(withFeature, m.perSecond) * 100, 1)} %`);
+    const costGoal = costGoalOf(row);
+    if (withFeature && costGoal) parts.push(`${costGoal.feature} costs ${number(costOf(withFeature, m.perSecond) * 100, 1)} %`);
   } else {
     parts.push(`median ${ms(m.medianMs ?? Number.NaN)}`, `p99 ${ms(m.p99Ms)}`, `${m.samples} runs`);
   }
   parts.push(...resourceParts(m.resources));
   if (m.failures > 0) parts.push(`${number(m.failures)} failed`);
-  const judged = !row.goal?.only || column.id.startsWith(row.goal.only);
-  const mark = judged ? verdict(row.goal, m, bare, perSecondOf(related.withFeature)) : undefined;
+  const mark = verdict(goalsFor(row, column.id), m, bare, related);
   if (mark) parts.push(mark);
   return parts.join(' · ');
 }
@@ -105,17 +120,18 @@ export function renderTable(columns: readonly Column[]): string {
     `|---|---|${columns.map(() => '---').join('|')}|`,
   ];
   for (const row of used) {
+    const cost = costGoalOf(row);
     const cells = columns.map((c) => {
       const reference = c.scalesFrom ? columns.find((o) => o.id === c.scalesFrom)?.outcomes.get(row.id) : undefined;
       const related = {
         reference,
         sameBody: row.sameBody ? c.outcomes.get(row.sameBody) : undefined,
         peer: row.peer ? c.outcomes.get(row.peer) : undefined,
-        withFeature: row.goal?.kind === 'max-cost' ? c.outcomes.get(row.goal.with) : undefined,
+        withFeature: cost ? c.outcomes.get(cost.with) : undefined,
       };
       return cell(row, c, c.outcomes.get(row.id), bare, related);
     });
-    lines.push(`| ${row.label} | ${goalText(row.goal)} | ${cells.join(' | ')} |`);
+    lines.push(`| ${row.label} | ${goalText(row.goals)} | ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
 }
