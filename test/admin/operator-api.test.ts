@@ -14,7 +14,7 @@ const ADMIN_TOKEN = 'operator-token-for-tests-0123456789';
 let server: TestServer;
 let off: TestServer;
 before(async () => {
-  [server, off] = await Promise.all([startTestServer({ ADMIN_TOKEN }), startTestServer()]);
+  [server, off] = await Promise.all([startTestServer({ ADMIN_TOKEN }, { inProcess: true }), startTestServer({}, { inProcess: true })]);
 });
 after(async () => {
   await Promise.all([server.close(), off.close()]);
@@ -27,8 +27,8 @@ interface Answer {
   headers: Headers;
 }
 
-async function admin(method: string, path: string, body?: unknown, token = ADMIN_TOKEN, base = server.baseUrl): Promise<Answer> {
-  const response = await fetch(`${base}/api/v1/admin${path}`, {
+async function admin(method: string, path: string, body?: unknown, token = ADMIN_TOKEN, target = server): Promise<Answer> {
+  const response = await target.fetch(`${target.baseUrl}/api/v1/admin${path}`, {
     method,
     headers: { ...(token ? bearer(token) : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -49,7 +49,7 @@ async function newClient(): Promise<{ clientId: string; clientSecret: string }> 
 
 test('without ADMIN_TOKEN every operator route answers 404: the API is off', async () => {
   for (const [method, path] of [['POST', '/organisations'], ['POST', '/api-clients/cli_x/disable'], ['POST', '/signing-keys/rotate']] as const) {
-    const answer = await admin(method, path, { name: 'Acme' }, ADMIN_TOKEN, off.baseUrl);
+    const answer = await admin(method, path, { name: 'Acme' }, ADMIN_TOKEN, off);
     assert.equal(answer.status, 404, path);
     assert.match(answer.type, /^application\/problem\+json/);
     assert.equal(answer.body.code, 'not_found');
@@ -70,7 +70,7 @@ test('a missing token is 401 with a Bearer challenge; a wrong one 401 invalid_to
     assert.equal(answer.body.code, 'invalid_token');
     assert.match(answer.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
   }
-  const basic = await fetch(`${server.baseUrl}/api/v1/admin/organisations`, { method: 'POST', headers: { authorization: `Basic ${ADMIN_TOKEN}` } });
+  const basic = await server.fetch(`${server.baseUrl}/api/v1/admin/organisations`, { method: 'POST', headers: { authorization: `Basic ${ADMIN_TOKEN}` } });
   assert.equal(basic.status, 401);
   const wrongNames = await server.ctx.db.selectFrom('organisations').select('id').where('name', '=', 'Wrong').execute();
   assert.deepEqual(wrongNames, []);
@@ -133,7 +133,7 @@ test('rotate-secret answers a new secret; the old one no longer matches', async 
 
 test('disabling a client revokes its ID tokens on the secured API within 5 s; enabling answers disabled: false', async () => {
   const { tenant, token } = await signedInCompany(server.ctx);
-  const configuration = () => fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) }).then((r) => r.status);
+  const configuration = () => server.fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) }).then((r) => r.status);
   assert.equal(await configuration(), 200);
 
   const disabled = await admin('POST', `/api-clients/${tenant.clientId}/disable`);
@@ -256,7 +256,7 @@ test('an email is taken as typed around it: surrounding white space dropped, low
 });
 
 test('the OpenAPI document shows the operator bodies\' constraints to integrators and the generated client', async () => {
-  const document = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: { properties: Record<string, Record<string, unknown>> } }> } }>> };
+  const document = (await (await server.fetch(`${server.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: { properties: Record<string, Record<string, unknown>> } }> } }>> };
   const body = (path: string) => document.paths[path]!.post!.requestBody.content['application/json']!.schema.properties;
   assert.deepEqual(body('/api/v1/admin/organisations').name, { maxLength: 200, pattern: '\\S', type: 'string', description: 'Display name of the customer organisation; stored without surrounding white space' });
   const company = body('/api/v1/admin/companies');
@@ -290,7 +290,7 @@ test('POST /companies/{id}/import answers the counts per entity; a bad document 
 test('the import body, read in a worker thread, is refused as any JSON body: not JSON, not UTF-8, too deep, NUL, another content type', async () => {
   const companyId = await newCompany();
   const send = async (body: string | Buffer, contentType = 'application/json') => {
-    const response = await fetch(`${server.baseUrl}/api/v1/admin/companies/${companyId}/import`, { method: 'POST', headers: { 'content-type': contentType, ...bearer(ADMIN_TOKEN) }, body });
+    const response = await server.fetch(`${server.baseUrl}/api/v1/admin/companies/${companyId}/import`, { method: 'POST', headers: { 'content-type': contentType, ...bearer(ADMIN_TOKEN) }, body });
     return { status: response.status, body: (await response.json()) as { code: string; detail: string; errors?: Array<{ path: string }> }, requestId: response.headers.get('x-request-id') };
   };
   const cases: Array<[string, string | Buffer, number, string, string?]> = [

@@ -23,7 +23,7 @@ interface ChangesPage {
   hasMore: boolean;
 }
 
-const company = useCompanyServer({ name: 'Delta' });
+const company = useCompanyServer({ name: 'Delta', inProcess: true });
 
 function changes(query = '', token = company.token, baseUrl = company.server.baseUrl) {
   return getJson<ChangesPage & ProblemBody>(`${baseUrl}/api/v1/company/changes${query ? `?${query}` : ''}`, token);
@@ -160,7 +160,7 @@ test('a long poll answers within a second of the commit of a change, and an idle
 
 test('a cursor that a pruned change would still have had to return is 410 cursor_expired; reading again from the head works', async () => {
   const clock = new ManualClock();
-  const server = await startCompanyServer({ name: 'Retention', env: { CHANGES_RETENTION_SECONDS: '3600' }, clock });
+  const server = await startCompanyServer({ name: 'Retention', env: { CHANGES_RETENTION_SECONDS: '3600' }, clock, inProcess: true });
   try {
     const read = (query: string) => changes(query, server.token, server.server.baseUrl);
     const before = (await read('')).body.nextCursor;

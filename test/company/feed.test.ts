@@ -48,7 +48,7 @@ function document() {
   return doc;
 }
 
-const company = useCompanyServer({ name: 'Feed Co', data: document() });
+const company = useCompanyServer({ name: 'Feed Co', data: document(), inProcess: true });
 
 test('the feed defaults to today and embeds user, department, position and shift type', async () => {
   const response = await apiGet<Feed>(company.server.baseUrl, company.token, '/feeds/timetable');

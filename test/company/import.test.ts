@@ -9,7 +9,7 @@ import { importCompanyData } from '../../src/company/import.ts';
 import { NOTHING, NOTHING_CHANGED, apiGet, baseDocument, contract, createdCounts, shift, user } from './fixtures.ts';
 import type { Page } from '../support/http.ts';
 
-const server = useTestServer();
+const server = useTestServer({}, { inProcess: true });
 
 function company(name = 'Import Co', organisationId?: string): Promise<SignedInCompany> {
   return signedInCompany(server.ctx, { name, ...(organisationId ? { organisationId } : {}) });

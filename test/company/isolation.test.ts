@@ -35,7 +35,7 @@ async function side(name: string): Promise<Side> {
 }
 
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { inProcess: true });
   north = await side('North');
   south = await side('South');
 });

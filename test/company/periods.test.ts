@@ -13,7 +13,7 @@ const ids = new Map<string, string>();
 const T = (days: number) => dayFromToday(days);
 
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { inProcess: true });
   const doc = baseDocument();
   doc.users.push(
     user('ended-yesterday', { employmentEnd: T(-1) }),

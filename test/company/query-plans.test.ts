@@ -21,7 +21,7 @@ let server: TestServer;
 let companyId = '';
 
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { inProcess: true });
   for (let c = 0; c < 3; c++) {
     const tenant = await provisionTenant(server.ctx, { name: `Company ${c}` });
     const doc = baseDocument();

@@ -8,7 +8,7 @@ import { useCompanyServer } from '../support/company.ts';
 import { getJson, type Page } from '../support/http.ts';
 import { baseDocument, user } from './fixtures.ts';
 
-const company = useCompanyServer({ data: baseDocument() });
+const company = useCompanyServer({ data: baseDocument(), inProcess: true });
 
 interface Configuration {
   departments: { name: string }[];

@@ -74,7 +74,7 @@ test('the two far zones are never on the same date, so one of them always differ
  * a local midnight — and "today" holds for the whole file without waiting one out.
  */
 const clock = new ManualClock(Math.ceil((Date.now() - 450_000) / 3_600_000) * 3_600_000 + 450_000);
-const startServer = () => startTestServer({}, { clock });
+const startServer = () => startTestServer({}, { clock, inProcess: true });
 
 /** A company in `zone` with rows dated around its own today (T(0)). */
 function aroundToday(zone: string) {

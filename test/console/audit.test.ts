@@ -18,7 +18,7 @@ let clientId: string;
 let userId: string;
 
 before(async () => {
-  server = await startTestServer({}, { clock });
+  server = await startTestServer({}, { clock, inProcess: true });
   home = await provisionTenant(server.ctx, { name: 'Audited' });
   admin = await enrolPerson(server, clock, home.organisationId);
   const company = `/console/companies/${home.companyId}`;

@@ -22,7 +22,7 @@ let admin: ConsolePerson;
 let agent: ConsoleAgent;
 
 before(async () => {
-  server = await startTestServer({}, { clock });
+  server = await startTestServer({}, { clock, inProcess: true });
   home = await provisionTenant(server.ctx, { name: 'Console Clients' });
   admin = await enrolPerson(server, clock, home.organisationId);
   agent = admin.agent;

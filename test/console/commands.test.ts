@@ -24,7 +24,7 @@ test('invite-console-user prints {inviteUrl, expiresAt}: a single-use link valid
   assert.equal(stored.email, 'first.admin@customer.example');
   assert.ok(!String(result.inviteUrl).includes(stored.token_hash), 'only a hash of the token is stored');
 
-  const server = await startTestServer({ DATABASE_URL: database.url, AUTH_URL: 'https://auth.example.com' });
+  const server = await startTestServer({ DATABASE_URL: database.url, AUTH_URL: 'https://auth.example.com' }, { inProcess: true });
   try {
     const page = await new ConsoleAgent(server).get(new URL(String(result.inviteUrl)).pathname);
     assert.equal(page.status, 200);

@@ -16,7 +16,7 @@ let organisationId: string;
 let admin: ConsolePerson;
 
 before(async () => {
-  server = await startTestServer({}, { clock });
+  server = await startTestServer({}, { clock, inProcess: true });
   organisationId = (await provisionTenant(server.ctx, { name: 'Sessions' })).organisationId;
   admin = await enrolPerson(server, clock, organisationId);
 });
@@ -249,7 +249,7 @@ describe('session lifetime', () => {
 describe('an https AUTH_URL', () => {
   test('the session cookie is __Host- prefixed and Secure', async () => {
     const secureClock = new ManualClock();
-    const secure = await startTestServer({ AUTH_URL: 'https://console.example.com' }, { clock: secureClock });
+    const secure = await startTestServer({ AUTH_URL: 'https://console.example.com' }, { clock: secureClock, inProcess: true });
     try {
       const org = (await provisionTenant(secure.ctx, { name: 'Secure' })).organisationId;
       const { inviteUrl } = await inviteConsoleUser(secure.ctx.db, { organisationId: org, email: 'secure@customer.example', role: 'admin', invitedBy: null }, secure.config.authUrl, secureClock.now());
@@ -279,7 +279,7 @@ test('console pages send a strict CSP with a nonce and load nothing from another
   assert.ok(page.html.includes(`nonce="${nonce}"`));
   for (const [, url] of page.html.matchAll(/(?:src|href)="([^"]+)"/g)) assert.ok(url?.startsWith('/') || url?.startsWith('#'), url);
   assert.equal(page.headers.get('cache-control'), 'no-store');
-  const css = await fetch(`${server.baseUrl}/console/assets/console.css`);
+  const css = await server.fetch(`${server.baseUrl}/console/assets/console.css`);
   assert.equal(css.status, 200);
   assert.match(css.headers.get('content-type') ?? '', /text\/css/);
 });
@@ -297,7 +297,7 @@ test('an unknown console address is an HTML page, and sessions that ended unseen
 });
 
 test('a session lives in the database: another instance accepts it, and signing out there ends it here', async () => {
-  const second = await startTestServer({ DATABASE_URL: server.config.databaseUrl }, { clock });
+  const second = await startTestServer({ DATABASE_URL: server.config.databaseUrl }, { clock, inProcess: true });
   try {
     const { agent } = await signIn(server, clock, admin);
     const there = new ConsoleAgent(second);

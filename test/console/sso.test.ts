@@ -17,7 +17,7 @@ let idp: IdentityProvider;
 let home: Tenant;
 let admin: ConsolePerson;
 before(async () => {
-  server = await startTestServer({ SSO_ALLOW_INSECURE: '1' }, { clock });
+  server = await startTestServer({ SSO_ALLOW_INSECURE: '1' }, { clock, inProcess: true });
   idp = await startIdentityProvider(`${server.config.authUrl}/oauth/sso/callback`);
   home = await provisionTenant(server.ctx, { name: 'Console SSO' });
   admin = await enrolPerson(server, clock, home.organisationId);

@@ -25,7 +25,7 @@ let agent: ConsoleAgent;
 const receiver = useReceivers();
 
 before(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1' }, { clock });
+  server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1' }, { clock, inProcess: true });
   home = await provisionTenant(server.ctx, { name: 'Console Webhooks' });
   admin = await enrolPerson(server, clock, home.organisationId);
   agent = admin.agent;
@@ -285,7 +285,7 @@ describe('destinations of the service\'s own network', () => {
   let tenant: Tenant;
 
   before(async () => {
-    strict = await startTestServer({}, { clock: secure });
+    strict = await startTestServer({}, { clock: secure, inProcess: true });
     tenant = await provisionTenant(strict.ctx, { name: 'Strict Webhooks' });
     person = await enrolPerson(strict, secure, tenant.organisationId);
   });

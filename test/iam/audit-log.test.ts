@@ -15,7 +15,7 @@ import { rotateClientSecretWithOverlap } from '../../src/iam/client-admin.ts';
 import type { Db } from '../../src/platform/db/database.ts';
 import { loginAndExchange } from './helpers.ts';
 
-const server = useTestServer();
+const server = useTestServer({}, { inProcess: true });
 const admin: Actor = { kind: 'console_user', id: 'cu_audit', email: 'audit@customer.example' };
 
 async function everything(db: Db, organisationId: string, filter: AuditFilter = {}, limit = 7) {

@@ -12,13 +12,13 @@ import { openLoginForm } from '../support/login.ts';
 let server: TestServer;
 let tenant: Tenant;
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { inProcess: true });
   tenant = await provisionTenant(server.ctx, { redirectUris: ['https://app.example.com/callback', 'https://app.example.com/cb?tenant=a%20b', 'http://127.0.0.1/loop', 'http://[::1]/v6', 'http://localhost/local'] });
 });
 after(() => server.close());
 
 async function expectErrorPage(params: Record<string, string>, message: RegExp): Promise<void> {
-  const response = await fetch(authorizeUrl(server, params), { redirect: 'manual' });
+  const response = await server.fetch(authorizeUrl(server, params), { redirect: 'manual' });
   assert.equal(response.status, 400);
   assert.equal(response.headers.get('location'), null, 'never redirected');
   assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
@@ -27,7 +27,7 @@ async function expectErrorPage(params: Record<string, string>, message: RegExp):
 }
 
 async function expectRedirectError(params: Record<string, string>, error: string): Promise<URL> {
-  const response = await fetch(authorizeUrl(server, params), { redirect: 'manual' });
+  const response = await server.fetch(authorizeUrl(server, params), { redirect: 'manual' });
   assert.equal(response.status, 302);
   const location = new URL(response.headers.get('location') ?? '');
   assert.equal(location.searchParams.get('error'), error);
@@ -102,7 +102,7 @@ test('a malformed redirect_uri (port 99999, 0 or 01, …) gets the 400 page, nev
       await expectErrorPage(defaultParams(tenant, { redirect_uri: malformed, ...extra }), /redirect_uri is (malformed|not registered)/);
     }
   }
-  const port = await fetch(authorizeUrl(server, defaultParams(tenant, { redirect_uri: 'http://127.0.0.1:99999/loop' })), { redirect: 'manual' });
+  const port = await server.fetch(authorizeUrl(server, defaultParams(tenant, { redirect_uri: 'http://127.0.0.1:99999/loop' })), { redirect: 'manual' });
   assert.match(await port.text(), /redirect_uri is malformed: it must have a port from 1 to 65535/);
 });
 
@@ -241,9 +241,9 @@ test('logins are written to the audit log with client, user, address and outcome
 });
 
 test('with AUTH_URL apart from BASE_URL, discovery, the form action and the CSRF cookie use the public login address', async () => {
-  const separate = await startTestServer({ AUTH_URL: 'https://login.example.com/wfs' });
+  const separate = await startTestServer({ AUTH_URL: 'https://login.example.com/wfs' }, { inProcess: true });
   try {
-    const discovery = (await (await fetch(`${separate.config.issuer}/.well-known/openid-configuration`)).json()) as { authorization_endpoint: string };
+    const discovery = (await (await separate.fetch(`${separate.config.issuer}/.well-known/openid-configuration`)).json()) as { authorization_endpoint: string };
     assert.equal(discovery.authorization_endpoint, 'https://login.example.com/wfs/oauth/authorize');
     const local = await provisionTenant(separate.ctx);
     // The proxy in front of AUTH_URL forwards to /oauth/authorize on this same server.
@@ -254,7 +254,7 @@ test('with AUTH_URL apart from BASE_URL, discovery, the form action and the CSRF
     assert.match(cookie, /Path=\/wfs\/oauth\/authorize/);
     assert.match(cookie, /Secure/);
     assert.match(form.response.headers.get('content-security-policy') ?? '', /form-action 'self' https:\/\/login\.example\.com https:\/\/app\.example\.com;/);
-    const response = await fetch(`${separate.baseUrl}/oauth/authorize`, {
+    const response = await separate.fetch(`${separate.baseUrl}/oauth/authorize`, {
       method: 'POST',
       redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },

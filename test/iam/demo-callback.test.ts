@@ -7,12 +7,12 @@ import { provisionTenant } from '../support/tenants.ts';
 import { loginForCode, postToken } from './helpers.ts';
 import { unescapeHtml } from '../support/login.ts';
 
-const server = useTestServer();
+const server = useTestServer({}, { inProcess: true });
 
 test('the callback page shows code, state and a curl command that works once the secret is filled in', async () => {
   const tenant = await provisionTenant(server.ctx, { redirectUris: [`${server.baseUrl}/demo/callback`] });
   const location = await loginForCode(server, tenant, { state: `it's <b>bold</b>` });
-  const response = await fetch(location);
+  const response = await server.fetch(location);
   assert.equal(response.status, 200);
   assert.match(response.headers.get('content-security-policy') ?? '', /default-src 'none'.*frame-ancestors 'none'/);
   assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
@@ -35,12 +35,12 @@ test('the callback page shows code, state and a curl command that works once the
 });
 
 test('the callback page reports an authorization error and rejects unknown parameters', async () => {
-  const failed = await fetch(`${server.baseUrl}/demo/callback?error=invalid_scope&error_description=scope%20must%20be%20all&state=s1`);
+  const failed = await server.fetch(`${server.baseUrl}/demo/callback?error=invalid_scope&error_description=scope%20must%20be%20all&state=s1`);
   assert.equal(failed.status, 200);
   assert.match(await failed.text(), /role="alert">invalid_scope: scope must be all</);
-  const unknown = await fetch(`${server.baseUrl}/demo/callback?code=abc`);
+  const unknown = await server.fetch(`${server.baseUrl}/demo/callback?code=abc`);
   assert.match(await unknown.text(), /This code is not known to the service/);
-  const typo = await fetch(`${server.baseUrl}/demo/callback?cdoe=abc`);
+  const typo = await server.fetch(`${server.baseUrl}/demo/callback?cdoe=abc`);
   assert.equal(typo.status, 400);
   assert.match(typo.headers.get('content-type') ?? '', /^text\/html/);
 });

@@ -4,13 +4,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestServer } from '../support/server.ts';
 
-const server = useTestServer();
+const server = useTestServer({}, { inProcess: true });
 const ORIGIN = 'https://spa.customer.example';
 const METADATA = ['/api/v1/iam/.well-known/openid-configuration', '/api/v1/iam/.well-known/jwks.json'];
 
 for (const path of METADATA) {
   test(`${path} answers a cross-origin GET with Access-Control-Allow-Origin: *`, async () => {
-    const response = await fetch(`${server.baseUrl}${path}`, { headers: { origin: ORIGIN } });
+    const response = await server.fetch(`${server.baseUrl}${path}`, { headers: { origin: ORIGIN } });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('access-control-allow-origin'), '*');
     assert.equal(response.headers.get('access-control-allow-credentials'), null);
@@ -18,7 +18,7 @@ for (const path of METADATA) {
   });
 
   test(`${path} answers the preflight: GET from any origin`, async () => {
-    const response = await fetch(`${server.baseUrl}${path}`, {
+    const response = await server.fetch(`${server.baseUrl}${path}`, {
       method: 'OPTIONS',
       headers: { origin: ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match' },
     });
@@ -31,9 +31,9 @@ for (const path of METADATA) {
 }
 
 test('the login page sends no CORS header, to a GET or a preflight', async () => {
-  const page = await fetch(`${server.baseUrl}/oauth/authorize`, { headers: { origin: ORIGIN } });
+  const page = await server.fetch(`${server.baseUrl}/oauth/authorize`, { headers: { origin: ORIGIN } });
   assert.equal(page.headers.get('access-control-allow-origin'), null);
-  const preflight = await fetch(`${server.baseUrl}/oauth/authorize`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': 'POST' } });
+  const preflight = await server.fetch(`${server.baseUrl}/oauth/authorize`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': 'POST' } });
   assert.notEqual(preflight.status, 204);
   assert.equal(preflight.headers.get('access-control-allow-origin'), null);
   assert.equal(preflight.headers.get('access-control-allow-methods'), null);

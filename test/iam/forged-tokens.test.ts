@@ -7,7 +7,7 @@ import { SignJWT, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
 import { useCompanyServer } from '../support/company.ts';
 import { bearer } from '../support/tenants.ts';
 
-const company = useCompanyServer({ env: { CLOCK_SKEW_SECONDS: '0' } });
+const company = useCompanyServer({ env: { CLOCK_SKEW_SECONDS: '0' }, inProcess: true });
 
 function parts(jwt: string): { header: Record<string, unknown>; payload: JWTPayload } {
   const [header, payload] = jwt.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>);
@@ -28,7 +28,7 @@ async function resign(jwt: string, change: { header?: Record<string, unknown>; p
 
 async function forgeries(jwt: string): Promise<Record<string, string>> {
   const { header, payload } = parts(jwt);
-  const jwks = (await (await fetch(`${company.server.config.issuer}/.well-known/jwks.json`)).json()) as { keys: Record<string, unknown>[] };
+  const jwks = (await (await company.server.fetch(`${company.server.config.issuer}/.well-known/jwks.json`)).json()) as { keys: Record<string, unknown>[] };
   const publicJwk = jwks.keys[0] ?? {};
   const hmacKey = new TextEncoder().encode(JSON.stringify(publicJwk));
   const foreign = await generateKeyPair('ES256', { extractable: true });
@@ -53,12 +53,12 @@ test('forged ID tokens are refused on the secured API with invalid_token', async
     'refresh token type': await resign(company.token, { header: { typ: 'rt+jwt' } }),
   };
   for (const [name, token] of Object.entries(forged)) {
-    const response = await fetch(`${company.server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) });
+    const response = await company.server.fetch(`${company.server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) });
     assert.equal(response.status, 401, name);
     assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token"/, name);
     assert.equal(((await response.json()) as { code: string }).code, 'invalid_token', name);
   }
-  const genuine = await fetch(`${company.server.baseUrl}/api/v1/company/configuration`, { headers: bearer(company.token) });
+  const genuine = await company.server.fetch(`${company.server.baseUrl}/api/v1/company/configuration`, { headers: bearer(company.token) });
   assert.equal(genuine.status, 200, 'the untouched token works: the forgeries failed for their flaw');
 });
 
@@ -71,20 +71,20 @@ test('forged refresh tokens are refused at idToken with invalid_token', async ()
     'other grant': await resign(company.refreshToken, { payload: { sid: 'sid_other' } }),
   };
   for (const [name, token] of Object.entries(forged)) {
-    const response = await fetch(`${company.server.config.issuer}/idToken`, { method: 'POST', headers: bearer(token) });
+    const response = await company.server.fetch(`${company.server.config.issuer}/idToken`, { method: 'POST', headers: bearer(token) });
     assert.equal(response.status, 401, name);
     assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token"/, name);
     assert.equal(((await response.json()) as { error: string }).error, 'invalid_token', name);
   }
-  const genuine = await fetch(`${company.server.config.issuer}/idToken`, { method: 'POST', headers: bearer(company.refreshToken) });
+  const genuine = await company.server.fetch(`${company.server.config.issuer}/idToken`, { method: 'POST', headers: bearer(company.refreshToken) });
   assert.equal(genuine.status, 200);
 });
 
 test('a refresh token is refused on a secured route, an ID token at idToken', async () => {
-  const onApi = await fetch(`${company.server.baseUrl}/api/v1/company/configuration`, { headers: bearer(company.refreshToken) });
+  const onApi = await company.server.fetch(`${company.server.baseUrl}/api/v1/company/configuration`, { headers: bearer(company.refreshToken) });
   assert.equal(onApi.status, 401);
   assert.match(((await onApi.json()) as { detail: string }).detail, /not an ID token/);
-  const atIdToken = await fetch(`${company.server.config.issuer}/idToken`, { method: 'POST', headers: bearer(company.token) });
+  const atIdToken = await company.server.fetch(`${company.server.config.issuer}/idToken`, { method: 'POST', headers: bearer(company.token) });
   assert.equal(atIdToken.status, 401);
   assert.match(((await atIdToken.json()) as { error_description: string }).error_description, /not a refresh token/);
 });

@@ -16,7 +16,7 @@ import { runWfsJson } from '../support/processes.ts';
 import { configurationWith, loginForCode, postToken, renewAtIdToken } from './helpers.ts';
 
 const clock = new ManualClock();
-const server = useTestServer({}, { clock });
+const server = useTestServer({}, { clock, inProcess: true });
 
 async function freshCode(tenant: Tenant): Promise<string> {
   return (await loginForCode(server, tenant)).searchParams.get('code') ?? '';

@@ -11,7 +11,7 @@ import { setGrantEnabled } from '../../src/iam/provisioning.ts';
 import { OPERATOR, type Actor } from '../../src/iam/audit.ts';
 import { postToken } from './helpers.ts';
 
-const server = useTestServer();
+const server = useTestServer({}, { inProcess: true });
 const admin: Actor = { kind: 'console_user', id: 'cu_req', email: 'requester@customer.example' };
 
 test('a request waits as pending; approval enables the grant and is audited with requester and approver', async () => {

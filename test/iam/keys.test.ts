@@ -16,7 +16,7 @@ let tenant: Tenant;
 /** The server's clock: tests move it past an activation or a retention instead of waiting. */
 const clock = new ManualClock();
 before(async () => {
-  server = await startTestServer({}, { clock });
+  server = await startTestServer({}, { clock, inProcess: true });
   tenant = await provisionTenant(server.ctx);
 });
 after(() => server.close());
@@ -26,8 +26,8 @@ function kidOf(jwt: string): string {
 }
 
 async function jwksOf(at: TestServer): Promise<JSONWebKeySet> {
-  const discovery = (await (await fetch(`${at.config.issuer}/.well-known/openid-configuration`)).json()) as { jwks_uri: string };
-  const response = await fetch(discovery.jwks_uri);
+  const discovery = (await (await at.fetch(`${at.config.issuer}/.well-known/openid-configuration`)).json()) as { jwks_uri: string };
+  const response = await at.fetch(discovery.jwks_uri);
   assert.equal(response.status, 200);
   return (await response.json()) as JSONWebKeySet;
 }
@@ -71,7 +71,7 @@ test('a rotated key is published before it signs; tokens of the old key keep ver
   assert.equal(kidOf(signedByImmediate), immediateKid);
   assert.ok((await publishedKids()).includes(immediateKid));
   for (const token of [tokens.id_token, signedByNew, signedByImmediate]) {
-    const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) });
+    const response = await server.fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) });
     assert.equal(response.status, 200);
   }
 });
@@ -85,7 +85,7 @@ async function expectInvalidToken(response: Response): Promise<void> {
 }
 
 test('a retired key leaves the JWKS once its retention has passed, and tokens it signed are then refused', async () => {
-  const own = await startTestServer();
+  const own = await startTestServer({}, { inProcess: true });
   try {
     const user = await provisionTenant(own.ctx);
     const tokens = await loginAndExchange(own, user);
@@ -114,7 +114,7 @@ test('a retired key leaves the JWKS once its retention has passed, and tokens it
 
 test('a retired key stays published during its retention and leaves after it, on the next periodic key reload', async () => {
   const ownClock = new ManualClock();
-  const own = await startTestServer({ KEY_REFRESH_MS: '200' }, { clock: ownClock });
+  const own = await startTestServer({ KEY_REFRESH_MS: '200' }, { clock: ownClock, inProcess: true });
   try {
     const user = await provisionTenant(own.ctx);
     const tokens = await loginAndExchange(own, user);

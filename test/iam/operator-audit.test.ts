@@ -7,7 +7,7 @@ import { switchClient, switchUser } from '../../src/admin/operations.ts';
 import { useTestServer } from '../support/server.ts';
 import { provisionTenant } from '../support/tenants.ts';
 
-const server = useTestServer();
+const server = useTestServer({}, { inProcess: true });
 
 test('creating, re-granting, rotating, disabling and enabling are each audited with who they touched', async () => {
   const { db } = server.ctx;

@@ -15,7 +15,7 @@ import { getClient, listClients, listCompanies, listUsers } from '../../src/iam/
 import type { Actor } from '../../src/iam/audit.ts';
 import { configurationWith, loginAndExchange, loginForCode, postToken, renewAtIdToken } from './helpers.ts';
 
-const server = useTestServer();
+const server = useTestServer({}, { inProcess: true });
 const admin: Actor = { kind: 'console_user', id: 'cu_admin', email: 'admin@customer.example' };
 
 async function twoOrganisations(): Promise<{ mine: Tenant; theirs: Tenant }> {
@@ -87,7 +87,7 @@ test('a console user registers https redirect URIs, or http on a loopback host o
   await assert.rejects(updateRedirectUris(db, mine.organisationId, mine.clientId, [], admin), { status: 400 });
   const updated = await updateRedirectUris(db, mine.organisationId, mine.clientId, ['https://new.example/cb', 'http://localhost/cb', 'http://[::1]/cb'], admin);
   assert.deepEqual(updated.redirectUris, ['https://new.example/cb', 'http://localhost/cb', 'http://[::1]/cb']);
-  const refused = await fetch(`${server.config.authUrl}/oauth/authorize?${new URLSearchParams({ response_type: 'code', scope: 'all', client_id: mine.clientId, redirect_uri: mine.redirectUri, state: 's' }).toString()}`);
+  const refused = await server.fetch(`${server.config.authUrl}/oauth/authorize?${new URLSearchParams({ response_type: 'code', scope: 'all', client_id: mine.clientId, redirect_uri: mine.redirectUri, state: 's' }).toString()}`);
   assert.equal(refused.status, 400, 'the old redirect URI is no longer registered');
   const location = await loginForCode(server, { ...mine, redirectUri: 'https://new.example/cb' });
   assert.equal(location.origin, 'https://new.example');

@@ -17,7 +17,7 @@ const servers: TestServer[] = [];
 const clock = new ManualClock();
 
 async function server(env: Record<string, string> = {}): Promise<TestServer> {
-  const started = await startTestServer({ CLOCK_SKEW_SECONDS: '0', ...env }, { clock });
+  const started = await startTestServer({ CLOCK_SKEW_SECONDS: '0', ...env }, { clock, inProcess: true });
   servers.push(started);
   return started;
 }
@@ -74,13 +74,13 @@ test('no token (or another scheme than Bearer) is 401 with a bare Bearer challen
   const tenant = await provisionTenant(s.ctx);
   const tokens = await loginAndExchange(s, tenant);
   for (const headers of [{}, { authorization: 'Basic abc' }]) {
-    const none = await fetch(`${s.config.issuer}/idToken`, { method: 'POST', headers });
+    const none = await s.fetch(`${s.config.issuer}/idToken`, { method: 'POST', headers });
     assert.equal(none.status, 401);
     assert.equal(none.headers.get('www-authenticate'), 'Bearer');
   }
   await expectInvalidToken(await renewAtIdToken(s, 'not-a-jwt'), /malformed/);
   await expectInvalidToken(await renewAtIdToken(s, tokens.id_token), /not a refresh token/);
-  await expectInvalidToken(await fetch(`${s.config.issuer}/idToken`, { method: 'POST', headers: { authorization: 'Bearer a b' } }), /empty or malformed/);
+  await expectInvalidToken(await s.fetch(`${s.config.issuer}/idToken`, { method: 'POST', headers: { authorization: 'Bearer a b' } }), /empty or malformed/);
   await switchClient(s.ctx.db, tenant.clientId, true);
   await expectInvalidToken(await renewAtIdToken(s, tokens.refresh_token ?? ''), /revoked/);
 });

@@ -9,7 +9,7 @@ import { useTestServer } from '../support/server.ts';
 import { provisionTenant } from '../support/tenants.ts';
 
 const clock = new ManualClock();
-const server = useTestServer({ REVOCATION_REFRESH_MS: '3600000' }, { clock });
+const server = useTestServer({ REVOCATION_REFRESH_MS: '3600000' }, { clock, inProcess: true });
 
 test('a grant revoked in the database without this instance knowing is revoked here at the next poll of the clock', async () => {
   const tenant = await provisionTenant(server.ctx);

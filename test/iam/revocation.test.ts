@@ -10,11 +10,11 @@ import { switchUser } from '../../src/admin/operations.ts';
 import { configurationWith, loginAndExchange, renewAtIdToken } from './helpers.ts';
 import { assertRefusedWithin } from '../support/http.ts';
 
-const server = useTestServer();
+const server = useTestServer({}, { inProcess: true });
 
 function revoke(tenant: Tenant, token: string, init: { form?: boolean; secret?: string } = {}): Promise<Response> {
   const body = { token, client_id: tenant.clientId, client_secret: init.secret ?? tenant.clientSecret };
-  return fetch(`${server.config.issuer}/oauth/revoke`, {
+  return server.fetch(`${server.config.issuer}/oauth/revoke`, {
     method: 'POST',
     headers: { 'content-type': init.form ? 'application/x-www-form-urlencoded' : 'application/json' },
     body: init.form ? new URLSearchParams(body).toString() : JSON.stringify(body),

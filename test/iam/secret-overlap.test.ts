@@ -16,7 +16,7 @@ import { configurationWith, postToken } from './helpers.ts';
 const clock = new ManualClock();
 let server: TestServer;
 before(async () => {
-  server = await startTestServer({}, { clock });
+  server = await startTestServer({}, { clock, inProcess: true });
 });
 after(() => server.close());
 
@@ -38,7 +38,7 @@ function withBasic(clientId: string, secret: string): Promise<Response> {
 }
 
 function revokeWith(clientId: string, secret: string, token: string): Promise<Response> {
-  return fetch(`${server.config.issuer}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, client_id: clientId, client_secret: secret }) });
+  return server.fetch(`${server.config.issuer}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, client_id: clientId, client_secret: secret }) });
 }
 
 async function assertAccepted(clientId: string, secret: string, what: string): Promise<void> {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from '../support/server.ts';
 import { migratedDatabase } from '../support/database.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { setGrantEnabled } from '../../src/iam/provisioning.ts';
@@ -17,7 +17,7 @@ import { EVERY_ORGANISATION } from '../../src/iam/organisation-scope.ts';
 import { FAILURE_WINDOW_MS, MemoryThrottleStore, RedisThrottleStore, Throttle, type ThrottleStore } from '../../src/iam/throttle.ts';
 import { authorizeUrl, defaultParams, loginAndExchange, postToken, renewAtIdToken, submitLogin } from './helpers.ts';
 import { codeExchange, openLoginForm } from '../support/login.ts';
-import { ManualClock, type Clock } from '../../src/platform/clock.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -25,8 +25,9 @@ after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-async function server(env: Record<string, string> = {}, clock?: Clock): Promise<TestServer> {
-  const started = await startTestServer(env, { clock });
+/** A server answering in process unless `options` say otherwise. */
+async function server(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
+  const started = await startTestServer(env, { inProcess: true, ...options });
   cleanups.push(() => started.close());
   return started;
 }
@@ -49,7 +50,7 @@ function assertRetryAfter(response: Response, min: number, max: number): void {
 }
 
 test('token, idToken and login requests are limited per client; another client is unaffected', async () => {
-  const s = await server({ RATE_LIMIT_TOKEN_PER_MINUTE: '3' }, clockAtStartOfMinute());
+  const s = await server({ RATE_LIMIT_TOKEN_PER_MINUTE: '3' }, { clock: clockAtStartOfMinute() });
   const busy = await provisionTenant(s.ctx);
   const calm = await provisionTenant(s.ctx);
   for (const t of [busy, calm]) await setGrantEnabled(s.ctx.db, t.clientId, 'client_credentials', true);
@@ -68,20 +69,20 @@ test('token, idToken and login requests are limited per client; another client i
   assertRetryAfter(await renewAtIdToken(s, tokens.refresh_token ?? ''), 1, 60);
 
   const url = authorizeUrl(s, defaultParams(busy));
-  for (let i = 0; i < 3; i++) assert.equal((await fetch(url)).status, 200);
-  const page = await fetch(url);
+  for (let i = 0; i < 3; i++) assert.equal((await s.fetch(url)).status, 200);
+  const page = await s.fetch(url);
   assertRetryAfter(page, 1, 60);
   assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
   assert.match(await page.text(), /Too many sign-in attempts/);
 });
 
 test('a stranger spending a client\'s login budget from one address does not block its user at another address', async () => {
-  const s = await server({ RATE_LIMIT_TOKEN_PER_MINUTE: '60', TRUST_PROXY: '127.0.0.1' }, clockAtStartOfMinute());
+  const s = await server({ RATE_LIMIT_TOKEN_PER_MINUTE: '60', TRUST_PROXY: '127.0.0.1' }, { clock: clockAtStartOfMinute() });
   const tenant = await provisionTenant(s.ctx);
   const url = authorizeUrl(s, defaultParams(tenant));
   const stranger = { 'x-forwarded-for': '203.0.113.66' };
-  for (let i = 0; i < 60; i++) assert.equal((await fetch(url, { headers: stranger })).status, 200);
-  assertRetryAfter(await fetch(url, { headers: stranger }), 1, 60);
+  for (let i = 0; i < 60; i++) assert.equal((await s.fetch(url, { headers: stranger })).status, 200);
+  assertRetryAfter(await s.fetch(url, { headers: stranger }), 1, 60);
 
   const user = { 'x-forwarded-for': '198.51.100.7' };
   const form = await openLoginForm(url, '', user);
@@ -93,7 +94,7 @@ test('a stranger spending a client\'s login budget from one address does not blo
 
 for (const [store, env] of [['in memory', {}], ['in Redis', { REDIS_URL }]] as const) {
   test(`20 parallel wrong-secret logins with one form's CSRF pair: only 5 are checked, the rest 429 (${store})`, async () => {
-    const s = await server(env, clockAtStartOfMinute());
+    const s = await server(env, { clock: clockAtStartOfMinute() });
     const tenant = await provisionTenant(s.ctx);
     const form = await openLoginForm(authorizeUrl(s, defaultParams(tenant)));
     const answers = await Promise.all(Array.from({ length: 20 }, () => submitLogin(s, form, { email: tenant.email, secret: 'wrong' })));
@@ -103,7 +104,7 @@ for (const [store, env] of [['in memory', {}], ['in Redis', { REDIS_URL }]] as c
   });
 
   test(`20 parallel wrong-secret client authentications: only 5 are checked, the rest 429 (${store})`, async () => {
-    const s = await server(env, clockAtStartOfMinute());
+    const s = await server(env, { clock: clockAtStartOfMinute() });
     const tenant = await provisionTenant(s.ctx);
     const bad = codeExchange(tenant, 'code', { client_secret: 'wrong' });
     const answers = await Promise.all(Array.from({ length: 20 }, () => postToken(s, bad)));
@@ -111,7 +112,7 @@ for (const [store, env] of [['in memory', {}], ['in Redis', { REDIS_URL }]] as c
   });
 
   test(`a client's own parallel requests with its secret, once it passed, are never penalised (${store})`, async () => {
-    const s = await server(env, clockAtStartOfMinute());
+    const s = await server(env, { clock: clockAtStartOfMinute() });
     const tenant = await provisionTenant(s.ctx);
     await setGrantEnabled(s.ctx.db, tenant.clientId, 'client_credentials', true);
     const credentials = { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret };
@@ -135,7 +136,7 @@ test('a secret that passed before and fails now (the client was disabled) counts
 
 test('failed logins: from the sixth attempt 429 with Retry-After doubling from 1 s; a success resets; other clients unaffected', async () => {
   const clock = new ManualClock();
-  const s = await server({}, clock);
+  const s = await server({}, { clock });
   const tenant = await provisionTenant(s.ctx);
   const other = await provisionTenant(s.ctx);
   const form = await openLoginForm(authorizeUrl(s, defaultParams(tenant)));
@@ -173,7 +174,7 @@ test('failed client authentications at the token endpoint are penalised per clie
 });
 
 test('an IPv6 client counts as its /64 (an IPv4-mapped address as its IPv4 one): rotating addresses does not escape the penalty or the login budget', async () => {
-  const s = await server({ TRUST_PROXY: '127.0.0.1', RATE_LIMIT_TOKEN_PER_MINUTE: '5' }, clockAtStartOfMinute());
+  const s = await server({ TRUST_PROXY: '127.0.0.1', RATE_LIMIT_TOKEN_PER_MINUTE: '5' }, { clock: clockAtStartOfMinute() });
   const tenant = await provisionTenant(s.ctx);
   const bad = codeExchange(tenant, 'code', { client_secret: 'wrong' });
   const from = (address: string) => ({ headers: { 'x-forwarded-for': address } });
@@ -184,9 +185,9 @@ test('an IPv6 client counts as its /64 (an IPv4-mapped address as its IPv4 one):
   assertRetryAfter(await postToken(s, bad, from('203.0.113.5')), 1, 1);
 
   const url = authorizeUrl(s, defaultParams(tenant));
-  for (let i = 0; i < 5; i++) assert.equal((await fetch(url, { headers: from(`2001:db8:9:9::${i + 1}`).headers })).status, 200);
-  assertRetryAfter(await fetch(url, { headers: from('2001:db8:9:9::99').headers }), 1, 60);
-  assert.equal((await fetch(url, { headers: from('2001:db8:9:a::1').headers })).status, 200);
+  for (let i = 0; i < 5; i++) assert.equal((await s.fetch(url, { headers: from(`2001:db8:9:9::${i + 1}`).headers })).status, 200);
+  assertRetryAfter(await s.fetch(url, { headers: from('2001:db8:9:9::99').headers }), 1, 60);
+  assert.equal((await s.fetch(url, { headers: from('2001:db8:9:a::1').headers })).status, 200);
 });
 
 test('a caller cannot escape the penalty by sending its own X-Forwarded-For (no TRUST_PROXY)', async () => {
@@ -284,8 +285,9 @@ test('the memory store stays within its bound under a flood of made-up client id
 test('two instances sharing Redis share the penalties', async () => {
   const database = await migratedDatabase();
   cleanups.push(() => database.drop());
-  const a = await server({ DATABASE_URL: database.url, REDIS_URL });
-  const b = await server({ DATABASE_URL: database.url, REDIS_URL });
+  // Two instances as deployed: each on its own port.
+  const a = await server({ DATABASE_URL: database.url, REDIS_URL }, { inProcess: false });
+  const b = await server({ DATABASE_URL: database.url, REDIS_URL }, { inProcess: false });
   await sleep(100);
   const tenant = await provisionTenant(a.ctx);
   const bad = codeExchange(tenant, 'code', { client_secret: 'wrong' });

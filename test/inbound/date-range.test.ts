@@ -6,7 +6,7 @@ import { useCompanyServer } from '../support/company.ts';
 import { addDepartment } from '../timeclock/fixtures.ts';
 import { postJson, type ProblemBody } from '../support/http.ts';
 
-const company = useCompanyServer({ name: 'Orchard' });
+const company = useCompanyServer({ name: 'Orchard', inProcess: true });
 
 const streams = [
   { path: '/api/v1/company/revenue', item: { kind: 'realised', amount: 1 } },
@@ -31,7 +31,7 @@ test('a date or week outside 2000..2099 is 400 validation_failed naming the fiel
 });
 
 test('the OpenAPI document states the bounds in the item schemas', async () => {
-  const document = (await (await fetch(`${company.server.baseUrl}/openapi.json`)).json()) as Record<string, unknown>;
+  const document = (await (await company.server.fetch(`${company.server.baseUrl}/openapi.json`)).json()) as Record<string, unknown>;
   const text = JSON.stringify(document);
   assert.ok(text.includes('^20\\\\d{2}-\\\\d{2}-\\\\d{2}$'), 'date pattern in the document');
   assert.ok(text.includes('2000-01-01 to 2099-12-31'), 'the bounds in words');

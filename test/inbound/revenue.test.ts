@@ -23,7 +23,7 @@ interface RevenueItem {
   updatedAt: string;
 }
 
-const company = useCompanyServer({ name: 'Bistro' });
+const company = useCompanyServer({ name: 'Bistro', inProcess: true });
 const url = () => `${company.server.baseUrl}/api/v1/company/revenue`;
 
 function list(query: string) {
@@ -239,7 +239,7 @@ test('malformed JSON is 400, another content type 415, a body over 2 MiB 413', a
   assert.equal(poisoned.body.code, 'malformed_body');
 
   for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
-    const response = await fetch(url(), { method: 'POST', headers: { authorization: `Bearer ${company.token}`, 'content-type': contentType }, body: 'items=1' });
+    const response = await company.server.fetch(url(), { method: 'POST', headers: { authorization: `Bearer ${company.token}`, 'content-type': contentType }, body: 'items=1' });
     assert.equal(response.status, 415, contentType);
     assert.match(response.headers.get('content-type') ?? '', /application\/problem\+json/);
     assert.equal(((await response.json()) as ProblemBody).code, 'unsupported_media_type');

@@ -14,7 +14,7 @@ interface WageBudgetItem {
   updatedAt: string;
 }
 
-const company = useCompanyServer({ name: 'Garage' });
+const company = useCompanyServer({ name: 'Garage', inProcess: true });
 const url = () => `${company.server.baseUrl}/api/v1/company/wage-budget`;
 
 const list = (query: string) => getJson<Page<WageBudgetItem>>(`${url()}?${query}`, company.token);

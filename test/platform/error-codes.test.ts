@@ -36,7 +36,7 @@ test('every code has a title and a meaning', () => {
   }
 });
 
-const server = useTestServer();
+const server = useTestServer({}, { inProcess: true });
 
 test('a problem answer carries the status and title of its code', async () => {
   const response = await server.app.inject({ method: 'GET', url: '/api/v1/company/users' });
@@ -48,11 +48,11 @@ test('a problem answer carries the status and title of its code', async () => {
 });
 
 test('a problem\'s type is the entry of its code on the service\'s own error page, which lists every code', async () => {
-  const response = await fetch(`${server.baseUrl}/api/v1/company/users`);
+  const response = await server.fetch(`${server.baseUrl}/api/v1/company/users`);
   const problem = (await response.json()) as { type: string; code: string };
   assert.equal(problem.type, `${server.config.baseUrl}/docs/errors#missing_token`);
 
-  const page = await fetch(new URL(problem.type).href.replace(server.config.baseUrl, server.baseUrl));
+  const page = await server.fetch(new URL(problem.type).href.replace(server.config.baseUrl, server.baseUrl));
   assert.equal(page.status, 200);
   assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
   assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'/);

@@ -3,11 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, useTestServer } from '../support/server.ts';
+import { fetchAny } from '../support/in-process.ts';
 
-const server = useTestServer();
+const server = useTestServer({}, { inProcess: true });
 
 async function getJson(url: string): Promise<{ status: number; body: unknown; type: string | null }> {
-  const response = await fetch(url);
+  const response = await fetchAny(url);
   return { status: response.status, type: response.headers.get('content-type'), body: await response.json() };
 }
 
@@ -25,7 +26,7 @@ test('GET /readyz answers 200 with the database check ok while the database answ
 });
 
 test('with its database closed, the process is live (/healthz 200) but not ready (/readyz 503, database down)', async () => {
-  const own = await startTestServer();
+  const own = await startTestServer({}, { inProcess: true });
   try {
     await own.ctx.db.destroy();
     const health = await getJson(`${own.baseUrl}/healthz`);

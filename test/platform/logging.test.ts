@@ -11,19 +11,19 @@ import { loginForCode, postToken } from '../iam/helpers.ts';
 const lines: string[] = [];
 const stream = new PassThrough();
 stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
-const server = await startTestServer({ LOG_LEVEL: 'info' }, { logStream: stream });
+const server = await startTestServer({ LOG_LEVEL: 'info' }, { logStream: stream, inProcess: true });
 after(() => server.close());
 
 test('every request line names its request id, and no code, secret or token is ever logged', async () => {
   const tenant = await provisionTenant(server.ctx);
   const location = await loginForCode(server, tenant);
   const code = location.searchParams.get('code') ?? '';
-  const callback = await fetch(`${server.baseUrl}/demo/callback?code=${code}&state=st-123`);
+  const callback = await server.fetch(`${server.baseUrl}/demo/callback?code=${code}&state=st-123`);
   assert.equal(callback.status, 200);
   const exchanged = await postToken(server, codeExchange(tenant, code));
   assert.equal(exchanged.status, 200);
   const tokens = (await exchanged.json()) as TokenBody;
-  const configuration = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: { authorization: `Bearer ${tokens.id_token}` } });
+  const configuration = await server.fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: { authorization: `Bearer ${tokens.id_token}` } });
   assert.equal(configuration.status, 200);
   await new Promise((resolve) => setImmediate(resolve));
 

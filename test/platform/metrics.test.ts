@@ -13,11 +13,11 @@ import { testDialect } from '../support/database.ts';
 import { addEmployee } from '../timeclock/fixtures.ts';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
-const company = useCompanyServer({ env: { METRICS_TOKEN } });
-const unconfigured = useTestServer();
+const company = useCompanyServer({ env: { METRICS_TOKEN }, inProcess: true });
+const unconfigured = useTestServer({}, { inProcess: true });
 
 async function scrape(baseUrl: string): Promise<string> {
-  const response = await fetch(`${baseUrl}/metrics`, { headers: bearer(METRICS_TOKEN) });
+  const response = await company.server.fetch(`${baseUrl}/metrics`, { headers: bearer(METRICS_TOKEN) });
   assert.equal(response.status, 200);
   assert.match(response.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
   return response.text();
@@ -30,7 +30,7 @@ function value(text: string, series: string): number | undefined {
 }
 
 test('while METRICS_TOKEN is unset, /metrics answers 404 problem+json, even to a Bearer token', async () => {
-  const response = await fetch(`${unconfigured.baseUrl}/metrics`, { headers: bearer(METRICS_TOKEN) });
+  const response = await unconfigured.fetch(`${unconfigured.baseUrl}/metrics`, { headers: bearer(METRICS_TOKEN) });
   assert.equal(response.status, 404);
   assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
   assert.equal(((await response.json()) as { code: string }).code, 'not_found');
@@ -38,30 +38,30 @@ test('while METRICS_TOKEN is unset, /metrics answers 404 problem+json, even to a
 
 test('without a token /metrics is 401 missing_token, with a wrong one 401 invalid_token (a prefix of the right one included)', async () => {
   const base = company.server.baseUrl;
-  const missing = await fetch(`${base}/metrics`);
+  const missing = await company.server.fetch(`${base}/metrics`);
   assert.equal(missing.status, 401);
   assert.equal(((await missing.json()) as { code: string }).code, 'missing_token');
   assert.equal(missing.headers.get('www-authenticate'), 'Bearer realm="metrics"');
   for (const wrong of ['wrong-token-0123456789abcdef', METRICS_TOKEN.slice(0, -1), `${METRICS_TOKEN}x`]) {
-    const refused = await fetch(`${base}/metrics`, { headers: bearer(wrong) });
+    const refused = await company.server.fetch(`${base}/metrics`, { headers: bearer(wrong) });
     assert.equal(refused.status, 401, wrong);
     const body = await refused.text();
     assert.equal((JSON.parse(body) as { code: string }).code, 'invalid_token');
     assert.doesNotMatch(body, /wfs_|nodejs_/);
   }
   // The company's ID token is no metrics token either.
-  assert.equal((await fetch(`${base}/metrics`, { headers: bearer(company.token) })).status, 401);
+  assert.equal((await company.server.fetch(`${base}/metrics`, { headers: bearer(company.token) })).status, 401);
 });
 
 test('requests are counted by route pattern and status, never by raw URL', async () => {
   const base = company.server.baseUrl;
   const before = await scrape(base);
   const healthz = 'wfs_http_request_duration_seconds_count{method="GET",route="/healthz",status="200"}';
-  for (let i = 0; i < 3; i += 1) assert.equal((await fetch(`${base}/healthz`)).status, 200);
+  for (let i = 0; i < 3; i += 1) assert.equal((await company.server.fetch(`${base}/healthz`)).status, 200);
   // The operator API is off on this server (no ADMIN_TOKEN): its route matches and answers 404.
-  const imported = await fetch(`${base}/api/v1/admin/companies/cmp_does_not_exist_123/import`, { method: 'POST' });
+  const imported = await company.server.fetch(`${base}/api/v1/admin/companies/cmp_does_not_exist_123/import`, { method: 'POST' });
   assert.equal(imported.status, 404);
-  assert.equal((await fetch(`${base}/no/such/path/secret-looking-value`)).status, 404);
+  assert.equal((await company.server.fetch(`${base}/no/such/path/secret-looking-value`)).status, 404);
   const after = await scrape(base);
   assert.equal((value(after, healthz) ?? 0) - (value(before, healthz) ?? 0), 3);
   assert.ok((value(after, 'wfs_http_request_duration_seconds_count{method="POST",route="/api/v1/admin/companies/:companyId/import",status="404"}') ?? 0) >= 1, 'the route pattern with its parameter name');
@@ -91,13 +91,13 @@ test('tokens issued are counted by grant type, with the commits (and group sizes
   const before = await scrape(base);
   const tokens = 'wfs_tokens_issued_total{grant_type="client_credentials"}';
   const commits = 'wfs_db_commit_group_size_sum{kind="plain"}';
-  const answers = await Promise.all([1, 2, 3, 4].map(() => fetch(`${base}/api/v1/iam/oauth/token`, {
+  const answers = await Promise.all([1, 2, 3, 4].map(() => company.server.fetch(`${base}/api/v1/iam/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
   })));
   assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200]);
-  const refused = await fetch(`${base}/api/v1/iam/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: 'wrong' }) });
+  const refused = await company.server.fetch(`${base}/api/v1/iam/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: 'wrong' }) });
   assert.equal(refused.status, 401);
   const after = await scrape(base);
   assert.equal((value(after, tokens) ?? 0) - (value(before, tokens) ?? 0), 4, 'a refused request issues nothing');
@@ -112,10 +112,10 @@ test('accepted timeclock events are counted, and their durable commits timed', a
   const before = await scrape(base);
   const event = { eventId: randomUUID(), userId: employee.id, type: 'clock_in', occurredAt: new Date(Date.now() - 60_000).toISOString(), source: 'terminal' };
   for (const body of [event, event]) {
-    const answer = await fetch(`${base}/api/v1/timeclock/events`, { method: 'POST', headers: { ...bearer(company.token), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = await company.server.fetch(`${base}/api/v1/timeclock/events`, { method: 'POST', headers: { ...bearer(company.token), 'content-type': 'application/json' }, body: JSON.stringify(body) });
     assert.equal(answer.status, 200);
   }
-  const out = await fetch(`${base}/api/v1/timeclock/events`, { method: 'POST', headers: { ...bearer(company.token), 'content-type': 'application/json' }, body: JSON.stringify({ ...event, eventId: randomUUID(), type: 'clock_in', occurredAt: new Date(Date.now() - 120_000).toISOString() }) });
+  const out = await company.server.fetch(`${base}/api/v1/timeclock/events`, { method: 'POST', headers: { ...bearer(company.token), 'content-type': 'application/json' }, body: JSON.stringify({ ...event, eventId: randomUUID(), type: 'clock_in', occurredAt: new Date(Date.now() - 120_000).toISOString() }) });
   assert.equal(out.status, 409);
   const after = await scrape(base);
   assert.equal((value(after, 'wfs_timeclock_events_total') ?? 0) - (value(before, 'wfs_timeclock_events_total') ?? 0), 2, 'the event and its replay, not the refused one');
@@ -127,10 +127,10 @@ test('a METRICS_TOKEN shorter than 16 characters stops start-up', () => {
 });
 
 test('without METRICS_TOKEN no request is timed: the figures nobody can read cost nothing', async () => {
-  const own = await startTestServer();
+  const own = await startTestServer({}, { inProcess: true });
   try {
     assert.equal(own.ctx.metrics.exposed, false);
-    await fetch(`${own.baseUrl}/healthz`);
+    await own.fetch(`${own.baseUrl}/healthz`);
     assert.doesNotMatch(await own.ctx.metrics.text(), /wfs_http_request_duration_seconds_count/);
   } finally {
     await own.close();

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { useCompanyServer } from '../support/company.ts';
 import { bearer } from '../support/tenants.ts';
 
-const company = useCompanyServer({ name: 'Forge', env: { RATE_LIMIT_API_PER_MINUTE: '40' } });
+const company = useCompanyServer({ name: 'Forge', env: { RATE_LIMIT_API_PER_MINUTE: '40' }, inProcess: true });
 
 function call(path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${company.server.baseUrl}${path}`, { ...init, headers: { ...bearer(company.token), ...(init.headers as Record<string, string> | undefined) } });
+  return company.server.fetch(`${company.server.baseUrl}${path}`, { ...init, headers: { ...bearer(company.token), ...(init.headers as Record<string, string> | undefined) } });
 }
 
 function assertRateLimitHeaders(response: Response, what: string): void {
@@ -56,7 +56,7 @@ test('over the limit: 429 with Retry-After and the same headers', async () => {
 });
 
 test('the OpenAPI document lists the rate-limit headers on every answer of every secured operation but 401, 408, 431 and 503', async () => {
-  const document = (await (await fetch(`${company.server.baseUrl}/openapi.json`)).json()) as {
+  const document = (await (await company.server.fetch(`${company.server.baseUrl}/openapi.json`)).json()) as {
     paths: Record<string, Record<string, { security?: Array<Record<string, unknown>>; responses: Record<string, { $ref?: string; headers?: Record<string, unknown> }> }>>;
     components: { responses: Record<string, { headers?: Record<string, unknown> }> };
   };

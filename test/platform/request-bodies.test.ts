@@ -8,12 +8,12 @@ import { useCompanyServer } from '../support/company.ts';
 import { bearer } from '../support/tenants.ts';
 import type { ProblemBody } from '../support/http.ts';
 
-const company = useCompanyServer({ name: 'Bakery' });
+const company = useCompanyServer({ name: 'Bakery', inProcess: true });
 
 const COMPANY_WRITES = ['/api/v1/company/revenue', '/api/v1/company/wage-budget', '/api/v1/timeclock/events'];
 
 function post(path: string, body: string | Buffer, contentType = 'application/json'): Promise<Response> {
-  return fetch(`${company.server.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': contentType, ...bearer(company.token) }, body });
+  return company.server.fetch(`${company.server.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': contentType, ...bearer(company.token) }, body });
 }
 
 async function assertProblem(response: Response, status: number, code: string): Promise<ProblemBody> {
@@ -37,7 +37,7 @@ test('a JSON body declared in another charset than UTF-8 is 415 on every company
 
 test('the token endpoint refuses another charset with 415 invalid_request, as JSON and as a form', async () => {
   for (const type of ['application/json; charset=utf-16', 'application/x-www-form-urlencoded; charset=iso-8859-1']) {
-    const response = await fetch(`${company.server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': type }, body: 'grant_type=client_credentials' });
+    const response = await company.server.fetch(`${company.server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': type }, body: 'grant_type=client_credentials' });
     const body = (await response.json()) as { error: string };
     assert.equal(response.status, 415, type);
     assert.equal(body.error, 'invalid_request');
@@ -61,7 +61,7 @@ test('100,000 nested arrays are 400 malformed_body (no stack overflow) on every 
     assert.match(problem.detail, /deeper than 64/);
     await assertProblem(await post(path, `{"items":${nested(depth)}}`), 400, 'malformed_body');
   }
-  const token = await fetch(`${company.server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: nested(30_000) });
+  const token = await company.server.fetch(`${company.server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: nested(30_000) });
   assert.equal(token.status, 400);
   assert.equal(((await token.json()) as { error: string }).error, 'invalid_request');
 });

@@ -13,14 +13,14 @@ let server: TestServer;
 let tenant: Tenant;
 let idToken: string;
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { inProcess: true });
   tenant = await provisionTenant(server.ctx);
   idToken = (await mintTokens(server.ctx, tenant)).id_token;
 });
 after(() => server.close());
 
 function postTokenJson(body: Record<string, string>, headers: Record<string, string>): Promise<Response> {
-  return fetch(`${server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return server.fetch(`${server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -39,7 +39,7 @@ const kinds: Kind[] = [
     name: 'a company API call (200)',
     status: 200,
     problem: false,
-    send: (headers) => fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: { ...bearer(idToken), ...headers } }),
+    send: (headers) => server.fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: { ...bearer(idToken), ...headers } }),
   },
   {
     name: 'an OAuth error at the token endpoint (400 invalid_grant)',
@@ -58,31 +58,31 @@ const kinds: Kind[] = [
     name: 'an OAuth error at the token endpoint (400 invalid_request)',
     status: 400,
     problem: false,
-    send: (headers) => fetch(`${server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"grant_type":' }),
+    send: (headers) => server.fetch(`${server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"grant_type":' }),
   },
   {
     name: 'the HTML login page (200)',
     status: 200,
     problem: false,
-    send: (headers) => fetch(authorizeUrl(server, defaultParams(tenant)), { headers }),
+    send: (headers) => server.fetch(authorizeUrl(server, defaultParams(tenant)), { headers }),
   },
   {
     name: 'an unknown path (404 problem)',
     status: 404,
     problem: true,
-    send: (headers) => fetch(`${server.baseUrl}/api/v1/no-such-thing`, { headers }),
+    send: (headers) => server.fetch(`${server.baseUrl}/api/v1/no-such-thing`, { headers }),
   },
   {
     name: 'a company API call without a token (401 problem)',
     status: 401,
     problem: true,
-    send: (headers) => fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers }),
+    send: (headers) => server.fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers }),
   },
   {
     name: 'a company API call with a bad query parameter (400 problem)',
     status: 400,
     problem: true,
-    send: (headers) => fetch(`${server.baseUrl}/api/v1/company/configuration?bogus=1`, { headers: { ...bearer(idToken), ...headers } }),
+    send: (headers) => server.fetch(`${server.baseUrl}/api/v1/company/configuration?bogus=1`, { headers: { ...bearer(idToken), ...headers } }),
   },
 ];
 
@@ -129,7 +129,7 @@ test('a malformed incoming X-Request-Id is replaced by a UUID, in the header and
 });
 
 test('a request whose path is not valid percent-encoding is answered 400 problem+json with X-Request-Id', async () => {
-  const response = await fetch(`${server.baseUrl}/api/v1/company/%E0%A4%A`, { headers: { 'x-request-id': 'bad-url-trace' } });
+  const response = await server.fetch(`${server.baseUrl}/api/v1/company/%E0%A4%A`, { headers: { 'x-request-id': 'bad-url-trace' } });
   assert.equal(response.status, 400);
   assert.equal(response.headers.get('x-request-id'), 'bad-url-trace');
   assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestServer } from '../support/server.ts';
 
-const server = useTestServer({ ADMIN_TOKEN: 'routing-admin-token-0123456789' });
+const server = useTestServer({ ADMIN_TOKEN: 'routing-admin-token-0123456789' }, { inProcess: true });
 
 async function problemOf(response: Response): Promise<{ code: string; detail: string; requestId: string }> {
   assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
@@ -23,7 +23,7 @@ test('a known path asked with a method it does not answer is 405 with the method
     ['POST', '/docs/scalar/js/scalar.js', 'GET, HEAD'],
   ];
   for (const [method, path, allow] of cases) {
-    const response = await fetch(`${server.baseUrl}${path}?x=1`, { method });
+    const response = await server.fetch(`${server.baseUrl}${path}?x=1`, { method });
     assert.equal(response.status, 405, `${method} ${path}`);
     assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
     const problem = await problemOf(response);
@@ -35,7 +35,7 @@ test('a known path asked with a method it does not answer is 405 with the method
 
 test('an unknown path is 404 not_found whatever the method', async () => {
   for (const [method, path] of [['GET', '/api/v1/company/nothing'], ['POST', '/api/v1/company/users/extra'], ['DELETE', '/nowhere']]) {
-    const response = await fetch(`${server.baseUrl}${path}`, { method });
+    const response = await server.fetch(`${server.baseUrl}${path}`, { method });
     assert.equal(response.status, 404, `${method} ${path}`);
     assert.equal(response.headers.get('allow'), null);
     assert.equal((await problemOf(response)).code, 'not_found');
@@ -47,7 +47,7 @@ test('the token and revocation endpoints refuse a body that is neither form fiel
     const multipart = new FormData();
     multipart.set('grant_type', 'client_credentials');
     for (const init of [{ headers: { 'content-type': 'text/plain' }, body: 'grant_type=client_credentials' }, {}, { body: multipart }, { headers: { 'content-type': 'application/xml' }, body: '<a/>' }]) {
-      const response = await fetch(`${server.baseUrl}${path}`, { method: 'POST', ...init });
+      const response = await server.fetch(`${server.baseUrl}${path}`, { method: 'POST', ...init });
       assert.equal(response.status, 415, path);
       const body = (await response.json()) as { error: string; error_description: string };
       assert.equal(body.error, 'invalid_request');
