@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { useCompanyServer } from '../support/company.ts';
 import { addDepartment, addEmployee } from '../timeclock/fixtures.ts';
 import { bearer } from '../support/tenants.ts';
@@ -110,6 +111,18 @@ test('the worst import documents hold the event loop under 50 ms: a whole compan
 
 // Opt-in (minutes each): LARGE_IMPORTS=16,64 sends a company of that many MiB, created then re-imported,
 // and prints the holds; the 64 MiB body is the operator import's limit.
+/** `send` without fetch's 300-second wait for the answer's headers: a 64 MiB import on a loaded machine takes longer. */
+function sendPatiently(path: string, body: Buffer, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${company.server.baseUrl}${path}`, { method: 'POST', headers }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
 const LARGE_IMPORTS = (process.env.LARGE_IMPORTS ?? '').split(',').filter(Boolean).map(Number);
 test('large import documents hold the event loop under 50 ms', { skip: LARGE_IMPORTS.length === 0 && 'set LARGE_IMPORTS=16,64 to run' }, async () => {
   const path = `/api/v1/admin/companies/${company.tenant.companyId}/import`;
@@ -118,8 +131,10 @@ test('large import documents hold the event loop under 50 ms', { skip: LARGE_IMP
     // Up to 64 MiB in all: the last megabytes go to the wrapper and a few hundred bytes of slack.
     const whole = companyOfSize(Math.min(mib * 1024 * 1024, 64 * 1024 * 1024 - 4096), `m${mib}-`);
     for (const round of ['created', 'unchanged']) {
-      const hold = await measureHold(() => send(path, whole, headers), healthz);
-      console.log(`${mib} MiB ${round}: ${hold.maxMs.toFixed(1)} ms CPU, ${hold.wallMs.toFixed(1)} ms wall, /healthz ${hold.probeWallMs.toFixed(1)} ms wall, status ${hold.status}`);
+      const started = performance.now();
+      const hold = await measureHold(() => sendPatiently(path, whole, headers), healthz);
+      const seconds = ((performance.now() - started) / 1000).toFixed(0);
+      console.log(`${mib} MiB ${round}: ${hold.maxMs.toFixed(1)} ms CPU, ${hold.wallMs.toFixed(1)} ms wall, /healthz ${hold.probeWallMs.toFixed(1)} ms wall, status ${hold.status}, ${seconds} s`);
       assert.equal(hold.status, 200);
     }
   }
