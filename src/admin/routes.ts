@@ -4,13 +4,14 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { problemBody, type App } from '../platform/http.ts';
-import type { AppContext } from '../app/context.ts';
+import type { Config } from '../platform/config.ts';
 import { problemResponses } from '../platform/schemas.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';
 import { ImportDocument, ImportResult } from '../company/import.ts';
 import { importInWorker, type Rejection } from '../company/import-job.ts';
 import { markChecked } from '../platform/unstorable-text.ts';
 import { badRequest } from '../platform/errors.ts';
+import type { Db } from '../platform/db/database.ts';
 import { requireOperator } from './guard.ts';
 import { endSecretOverlap } from '../iam/client-admin.ts';
 import { approveGrantRequest, declineGrantRequest, listGrantRequests } from '../iam/grant-requests.ts';
@@ -50,9 +51,15 @@ export function operatorSchema(operationId: string, summary: string, status: 200
   };
 }
 
-export async function adminRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
-  app.addHook('onRequest', async (request) => requireOperator(ctx.config.adminToken, request));
-  const { db } = ctx;
+/** What the operator API needs of the context (src/app/feature-options.ts builds it). */
+export interface AdminRouteDeps {
+  readonly db: Db;
+  readonly config: Pick<Config, 'adminToken' | 'refreshTokenTtl' | 'accessTokenTtl' | 'clockSkewSeconds' | 'databaseUrl' | 'dbStatementTimeoutMs'>;
+}
+
+export async function adminRoutes(app: App, { deps }: { deps: AdminRouteDeps }): Promise<void> {
+  app.addHook('onRequest', async (request) => requireOperator(deps.config.adminToken, request));
+  const { db } = deps;
 
   app.post('/api/v1/admin/organisations', { schema: { body: NewOrganisation, ...operatorSchema('adminCreateOrganisation', 'Create a customer organisation', 201, CreatedOrganisation, 400) } },
     async (request, reply) => reply.code(201).send(await createOrganisation(db, request.body)));
@@ -114,9 +121,9 @@ export async function adminRoutes(app: App, { ctx }: { ctx: AppContext }): Promi
     preValidation: async (request) => {
       request.body ??= {};
     },
-  }, async (request) => newSigningKey(db, ctx.config, request.body.activateInSeconds));
+  }, async (request) => newSigningKey(db, deps.config, request.body.activateInSeconds));
 
-  await app.register(importRoute, { ctx });
+  await app.register(importRoute, { deps });
 }
 
 /**
@@ -125,7 +132,7 @@ export async function adminRoutes(app: App, { ctx }: { ctx: AppContext }): Promi
  * the event loop (CONTRACT §4). The worker refuses unstorable text itself, so the body is marked as
  * checked.
  */
-async function importRoute(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+async function importRoute(app: App, { deps }: { deps: AdminRouteDeps }): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (_request: unknown, body: Buffer) => {
     markChecked(body);
@@ -138,8 +145,8 @@ async function importRoute(app: App, { ctx }: { ctx: AppContext }): Promise<void
     // so the API and `wfs import` report the same problems, each at its exact path (/shifts/3/start).
     validatorCompiler: () => (value: unknown) => ({ value }),
   }, async (request, reply) => {
-    const settings = { databaseUrl: ctx.config.databaseUrl, statementTimeoutMs: ctx.config.dbStatementTimeoutMs, companyId: request.params.companyId, now: Date.now(), source: 'The request body' };
-    const outcome = await importInWorker(ctx.db, settings, request.body as unknown as Buffer);
+    const settings = { databaseUrl: deps.config.databaseUrl, statementTimeoutMs: deps.config.dbStatementTimeoutMs, companyId: request.params.companyId, now: Date.now(), source: 'The request body' };
+    const outcome = await importInWorker(deps.db, settings, request.body as unknown as Buffer);
     return 'problems' in outcome ? sendRejection(request, reply, outcome) : outcome;
   });
 }

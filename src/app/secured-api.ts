@@ -9,6 +9,7 @@ import { inboundRoutes } from '../inbound/routes.ts';
 import { timeclockRoutes } from '../timeclock/routes.ts';
 import { changeRoutes } from '../changes/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
+import { changeDeps, companyDeps, inboundDeps, timeclockDeps, webhookDeps } from './feature-options.ts';
 
 export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
   const authenticator = new Authenticator(ctx);
@@ -44,9 +45,9 @@ export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promis
     ...(ctx.redis ? { redis: ctx.redis, nameSpace: 'wfs-rl-api:' } : {}),
   });
 
-  await app.register(companyRoutes, { ctx });
-  await app.register(inboundRoutes, { ctx });
-  await app.register(timeclockRoutes, { ctx });
-  await app.register(changeRoutes, { ctx });
-  await app.register(webhookRoutes, { ctx });
+  await app.register(companyRoutes, { deps: companyDeps(ctx) });
+  await app.register(inboundRoutes, { deps: inboundDeps(ctx) });
+  await app.register(timeclockRoutes, { deps: timeclockDeps(ctx) });
+  await app.register(changeRoutes, { deps: changeDeps(ctx) });
+  await app.register(webhookRoutes, { deps: webhookDeps(ctx) });
 }
