@@ -59,17 +59,17 @@ export class ListedFailure extends Error {
 }
 
 /** printFailure for a ListedFailure: the same text and JSON line, written a chunk of errors at a time. */
-async function printListedFailure(json: boolean, failure: ListedFailure): Promise<void> {
-  process.stderr.write(`Error: ${failure.count} problem(s):`);
-  if (json) process.stdout.write(`${JSON.stringify({ error: failure.message }).slice(0, -1)},"errors":[`);
+async function printListedFailure({ stdout, stderr }: Terminal, json: boolean, failure: ListedFailure): Promise<void> {
+  stderr.write(`Error: ${failure.count} problem(s):`);
+  if (json) stdout.write(`${JSON.stringify({ error: failure.message }).slice(0, -1)},"errors":[`);
   for await (const chunk of failure.errors) {
-    if (json) process.stdout.write(chunk);
+    if (json) stdout.write(chunk);
     const text = chunk.toString('utf8');
     const errors = JSON.parse(`[${text.startsWith(',') ? text.slice(1) : text}]`) as FieldError[];
-    process.stderr.write(errors.map((e) => `\n  ${e.path} ${e.message}`).join(''));
+    stderr.write(errors.map((e) => `\n  ${e.path} ${e.message}`).join(''));
   }
-  process.stderr.write('\n');
-  if (json) process.stdout.write(']}\n');
+  stderr.write('\n');
+  if (json) stdout.write(']}\n');
 }
 
 function describeFailure(error: unknown): { message: string; errors?: FieldError[]; status: number } {
@@ -93,8 +93,8 @@ export function commandAction<Options extends OptionValues>(work: (options: Opti
       printSuccess(terminal, json, await work(command.opts<Options>(), command.args, terminal));
     } catch (error) {
       if (error instanceof ListedFailure) {
-        await printListedFailure(json, error);
-        process.exitCode = EXIT_FAILED;
+        await printListedFailure(terminal, json, error);
+        exitWith(command, EXIT_FAILED);
         return;
       }
       const failure = describeFailure(error);
