@@ -35,7 +35,7 @@ test('requests arriving together share one read of the company record', async ()
 
 test('an unknown company is a 404 problem, never cached as anything', async () => {
   const cache = new CompanyCache(server.ctx.db);
-  await assert.rejects(cache.find('cmp_missing'), (error: { status?: number }) => error.status === 404);
+  await assert.rejects(async () => cache.find('cmp_missing'), (error: { status?: number }) => error.status === 404);
 });
 
 test('an import made elsewhere is served the moment it returns, while the server is busy reading', async () => {
