@@ -1,14 +1,20 @@
 // Bench-only stand-ins for what the timeclock write path imports from the change log
 // (src/changes/change-log.ts and notifier.ts), put in place by ./register.ts: the event's insert
-// runs exactly as the service runs it (inside the grouped durable commit on SQLite, autocommitted on
-// PostgreSQL), without the change-log row and without waking the change listeners. Same signatures,
-// so src/timeclock/record.ts runs unchanged.
+// runs exactly as the service runs it (inside the grouped durable commit on SQLite; on PostgreSQL the
+// same prepared group insert, autocommitted), without the change-log rows and without waking the
+// change listeners. Same signatures, so src/timeclock/ runs unchanged.
 import type { Compilable, Transaction } from 'kysely';
 import type { Db } from '../../src/platform/db/database.ts';
 import type { Database } from '../../src/platform/db/schema.ts';
+import { runPrepared, type PreparedStatement } from '../../src/platform/db/prepared.ts';
 
 export async function insertWithChange(connection: Db | Transaction<Database>, insert: Compilable): Promise<void> {
   await connection.executeQuery(insert);
+}
+
+export async function insertAllWithChanges(db: Db, insert: PreparedStatement, values: readonly unknown[]): Promise<Set<string>> {
+  const stored = await runPrepared<{ id: string }>(db, { name: `${insert.name}_returning`, text: `${insert.text} returning id` }, values);
+  return new Set(stored.map((row) => row.id));
 }
 
 export function announceChanges(): void {}

@@ -36,7 +36,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const clock = options.clock ?? systemClock;
   await ensureSigningKey(db, clock.now());
   sqliteHandleOf(db)?.checkpointInBackground(CHECKPOINT_INTERVAL_MS, (message) => options.onBackgroundError?.(new Error(`SQLite checkpoint failed: ${message}`)));
-  const revocations = new RevocationList(db, (config.accessTokenTtl + config.clockSkewSeconds) * 1000);
+  const revocations = new RevocationList(db, clock, (config.accessTokenTtl + config.clockSkewSeconds) * 1000);
   await revocations.refresh();
   if (options.poll !== false) revocations.start(config.revocationRefreshMs, options.onBackgroundError ?? (() => {}));
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
@@ -49,7 +49,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     await changeNotifier.listen(options.onBackgroundError ?? (() => {}));
     changeRetention.start(options.onBackgroundError ?? (() => {}));
   }
-  return { config, clock, changeNotifier, changeRetention, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs, clock), revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES), companies: new CompanyCache(db), metrics: new Metrics({ db, exposed: config.metricsToken !== undefined }) };
+  return { config, clock, changeNotifier, changeRetention, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs, clock), revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES), companies: new CompanyCache(db, clock), metrics: new Metrics({ db, exposed: config.metricsToken !== undefined }) };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

@@ -4,13 +4,14 @@
 // Reading is safe by construction: on PostgreSQL only changes up to the watermark (watermark.ts) are
 // returned, so no change can commit later with a seq below one already handed out; SQLite has one
 // writer at a time, so its seq order is commit order. docs/changes.md gives the proof.
-import { CompiledQuery, PostgresAdapter, sql, type Compilable, type Insertable, type Selectable, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Compilable, type Insertable, type Selectable, type Transaction } from 'kysely';
 import { compiledRows } from '../platform/db/compiled-once.ts';
 import { sqliteHandleOf, type Db } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
 import { formatInstant } from '../platform/local-time.ts';
 import { watermarkOf } from './watermark.ts';
 import { pacer } from '../platform/cooperative.ts';
+import { runPrepared, type PreparedStatement } from '../platform/db/prepared.ts';
 import type { CompanyChangesTable } from './tables.ts';
 
 export type ChangeResourceType = 'user' | 'contract' | 'shift' | 'department' | 'position' | 'shift_type' | 'contract_type' | 'revenue_item' | 'wage_budget_item' | 'timeclock_event';
@@ -116,24 +117,61 @@ async function insertUnnested(trx: Connection, companyId: string, rows: readonly
 }
 
 /**
- * Runs one insert and records `change` with it, atomically, in as few round trips as the
- * database allows: on PostgreSQL one statement (the insert as a CTE feeding the change's insert), so
- * a single autocommitted write needs no BEGIN/COMMIT; on SQLite, where statements cost microseconds,
- * two statements inside the caller's transaction (the grouped commit of durability.ts).
+ * Runs one insert and records `change` with it inside the caller's transaction (on SQLite, the grouped
+ * commit of durability.ts), so both commit or neither does.
  */
-export async function insertWithChange(connection: Connection, insert: Compilable, companyId: string, change: NewChange, time: ChangeTime): Promise<void> {
-  if (sqliteHandleOf(connection) || connection.isTransaction) {
-    await connection.executeQuery(insert);
-    await recordChanges(connection, companyId, [change], time);
-    return;
+export async function insertWithChange(trx: Connection, insert: Compilable, companyId: string, change: NewChange, time: ChangeTime): Promise<void> {
+  await trx.executeQuery(insert);
+  await recordChanges(trx, companyId, [change], time);
+}
+
+/** A change with its company and time: for a statement that logs changes of several companies at once. */
+export interface CompanyChange {
+  companyId: string;
+  change: NewChange;
+  time: ChangeTime;
+}
+
+const withChanges = new Map<string, PreparedStatement>();
+
+/** `insert` as a CTE feeding the insert of its rows' changes: the changes' columns follow its parameters. */
+function withChangesOf(insert: PreparedStatement, parameterCount: number): PreparedStatement {
+  let statement = withChanges.get(insert.name);
+  if (!statement) {
+    const p = (i: number) => `$${parameterCount + i}`;
+    statement = {
+      name: `${insert.name}_with_changes`,
+      text: `with written as (${insert.text} returning id) ` +
+        'insert into company_changes (company_id, type, resource_id, occurred_at, recorded_at, data) ' +
+        'select c.company_id, c.type, c.resource_id, c.occurred_at, c.recorded_at, c.data ' +
+        `from unnest(${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::bigint[], ${p(6)}::text[]) ` +
+        'with ordinality as c(company_id, type, resource_id, occurred_at, recorded_at, data, n) ' +
+        'join written on written.id = c.resource_id order by c.n returning resource_id',
+    };
+    withChanges.set(insert.name, statement);
   }
-  const compiled = insert.compile();
-  const n = compiled.parameters.length;
-  const row = changeRow(companyId, change, formatInstant(time.at, time.timezone), time.at);
-  const values = [row.company_id, row.type, row.resource_id, row.occurred_at, row.recorded_at, row.data];
-  const text = `with written as (${compiled.sql} returning 1) insert into company_changes (company_id, type, resource_id, occurred_at, recorded_at, data) ` +
-    `select $${n + 1}::text, $${n + 2}::text, $${n + 3}::text, $${n + 4}::text, $${n + 5}::bigint, $${n + 6}::text from written`;
-  await connection.executeQuery(CompiledQuery.raw(text, [...compiled.parameters, ...values]));
+  return statement;
+}
+
+/**
+ * PostgreSQL: runs `insert` — an INSERT, without RETURNING, of resources whose `id` is their change's
+ * resourceId, typically `on conflict do nothing` — and logs the change of each row it stored, in one
+ * autocommitted statement prepared once per connection (the insert a CTE feeding the changes'
+ * insert). So a group of writes and their changes commit together, or not at all, in one round trip
+ * and one flush. Returns the ids stored; a row the insert skipped logs no change.
+ */
+export async function insertAllWithChanges(db: Db, insert: PreparedStatement, values: readonly unknown[], changes: readonly CompanyChange[]): Promise<Set<string>> {
+  const rows = changes.map(({ companyId, change, time }) => changeRow(companyId, change, formatInstant(time.at, time.timezone), time.at));
+  const columns = [
+    rows.map((row) => row.company_id),
+    rows.map((row) => row.type),
+    rows.map((row) => row.resource_id),
+    rows.map((row) => row.occurred_at),
+    rows.map((row) => row.recorded_at),
+    rows.map((row) => row.data ?? null),
+  ];
+  const stored = await runPrepared<{ resource_id: string }>(db, withChangesOf(insert, values.length), [...values, ...columns]);
+  return new Set(stored.map((row) => row.resource_id));
 }
 
 /** The stable id of the change with this seq (also the webhook-id of its messages). */

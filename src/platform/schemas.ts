@@ -18,6 +18,14 @@ export const PATTERNS = {
   /** A name or any other text that must say something: white space alone is no name. */
   nonBlank: { pattern: '\\S', message: 'is required' },
   locale: { pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', message: 'must be a BCP 47 tag such as nl-NL' },
+  /**
+   * An email domain as a person types it: a host name in ASCII (punycode), any case, optionally after
+   * an `@`, white space around it ignored (it is stored trimmed, in lower case, without the `@`).
+   */
+  typedEmailDomain: {
+    pattern: '^\\s*@?(?=\\S{4,253}\\s*$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z][A-Za-z0-9-]{0,61}[A-Za-z0-9]\\s*$',
+    message: 'must be an email domain such as example.com (IDNs in punycode)',
+  },
 } as const;
 
 /** Formats of this service's own (beside JSON Schema's `date-time`, `uri` …), each with its check and its words. */

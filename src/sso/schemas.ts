@@ -1,12 +1,17 @@
-// The shapes of single sign-on's operator inputs and results, declared once: the operator API
-// validates and documents with them, and providers.ts answers their Static types (so `wfs … --json`
-// prints the same objects).
+// The shapes of single sign-on's operator inputs and results, declared once: providers.ts checks its
+// input against them (so `wfs`, the operator API and the console refuse alike) and answers their
+// Static types (so `wfs … --json` prints the same objects); the operator API documents with them.
 import { Type, type Static } from 'typebox';
+import { PATTERNS } from '../platform/schemas.ts';
 
-const Issuer = Type.String({ maxLength: 2048, description: 'Issuer URL exactly as its discovery document names it: https (http on a loopback host only with SSO_ALLOW_INSECURE=1)' });
-const ClientId = Type.String({ maxLength: 512, description: 'The client id the provider issued to this service' });
-const ClientSecret = Type.String({ maxLength: 4096, description: 'Write-only: stored encrypted with SECRETS_KEY, never shown again' });
-const Domains = Type.Array(Type.String({ maxLength: 253 }), { maxItems: 100, description: 'Email domains the provider owns; a domain belongs to one provider across all organisations' });
+const Issuer = Type.String({ maxLength: 2048, description: 'Issuer URL exactly as its discovery document names it: https (http on a loopback host only with SSO_ALLOW_INSECURE=1), no query, fragment or credentials, one tenant (no template such as {tenantid})' });
+const ClientId = Type.String({ maxLength: 512, pattern: PATTERNS.nonBlank.pattern, description: 'The client id the provider issued to this service; stored without surrounding white space' });
+const ClientSecret = Type.String({ maxLength: 4096, pattern: PATTERNS.nonBlank.pattern, description: 'Write-only: stored encrypted with SECRETS_KEY, never shown again' });
+const Domains = Type.Array(Type.String({ maxLength: 253, pattern: PATTERNS.typedEmailDomain.pattern, description: 'An email domain such as example.com (IDNs in punycode); stored trimmed, in lower case, without a leading @' }), {
+  minItems: 1,
+  maxItems: 100,
+  description: 'Email domains the provider owns, each listed once; a domain belongs to one provider across all organisations',
+});
 
 export const NewProviderBody = Type.Object({ issuer: Issuer, clientId: ClientId, clientSecret: ClientSecret, domains: Domains }, { additionalProperties: false });
 export const ProviderChangeBody = Type.Object(

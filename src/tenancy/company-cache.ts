@@ -7,7 +7,10 @@
 // after committing a change, waits IMPORT_SETTLE_MS (longer) before it returns. So whatever follows
 // an import's return — the CLI exiting, the operator API answering, a test's next line — comes after
 // every instance's entries from before the commit have expired: the server sees the change at once
-// (contract: operator side), on every instance.
+// (contract: operator side), on every instance. Ages are read on the context's clock (its elapsed
+// time), so a test moves it instead of waiting; the import's settle wait stays real, for it reaches
+// other processes, which share no clock with this one.
+import type { Clock } from '../platform/clock.ts';
 import { findCompany, type CompanyRecord } from './companies.ts';
 import type { Db } from '../platform/db/database.ts';
 
@@ -19,19 +22,19 @@ const MAX_ENTRIES = 10_000;
 
 interface Read<T> {
   value: T;
-  /** performance.now() just before the read was sent. */
+  /** The clock's elapsed() just before the read was sent. */
   readAt: number;
 }
 
-const fresh = (read: Read<unknown>): boolean => performance.now() - read.readAt < COMPANY_RECORD_MAX_AGE_MS;
-
 export class CompanyCache {
   readonly #db: Db;
+  readonly #clock: Clock;
   readonly #entries = new Map<string, Read<CompanyRecord>>();
   readonly #reading = new Map<string, Read<Promise<CompanyRecord>>>();
 
-  constructor(db: Db) {
+  constructor(db: Db, clock: Clock) {
     this.#db = db;
+    this.#clock = clock;
   }
 
   /**
@@ -41,13 +44,17 @@ export class CompanyCache {
    */
   find(companyId: string): CompanyRecord | Promise<CompanyRecord> {
     const entry = this.#entries.get(companyId);
-    if (entry && fresh(entry)) return entry.value;
+    if (entry && this.#fresh(entry)) return entry.value;
     const reading = this.#reading.get(companyId);
-    return reading && fresh(reading) ? reading.value : this.#read(companyId);
+    return reading && this.#fresh(reading) ? reading.value : this.#read(companyId);
+  }
+
+  #fresh(read: Read<unknown>): boolean {
+    return this.#clock.elapsed() - read.readAt < COMPANY_RECORD_MAX_AGE_MS;
   }
 
   async #read(companyId: string): Promise<CompanyRecord> {
-    const readAt = performance.now();
+    const readAt = this.#clock.elapsed();
     const value = findCompany(this.#db, companyId);
     this.#reading.set(companyId, { value, readAt });
     try {

@@ -16,7 +16,7 @@ const CONTRACTS = 90;
 const CONTRACT_STARTS = ['2025-06-01', '2024-01-01', '2025-01-01', '2024-06-01'];
 
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { inProcess: true });
   const doc = baseDocument();
   for (let i = 0; i < 30; i++) doc.users.push(user(`u${i}`));
   // 90 contracts on four start dates (some ended), so pages split runs of one startDate and the order

@@ -5,8 +5,8 @@
 // Codes here live the default 180 s, so a refused code is refused for being void, never for expiring.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { useTestServer } from '../support/server.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { codeExchange, type TokenBody } from '../support/login.ts';
 import { setGrantEnabled } from '../../src/iam/provisioning.ts';
@@ -15,7 +15,8 @@ import { switchClient, switchUser } from '../../src/admin/operations.ts';
 import { runWfsJson } from '../support/processes.ts';
 import { configurationWith, loginForCode, postToken, renewAtIdToken } from './helpers.ts';
 
-const server = useTestServer();
+const clock = new ManualClock();
+const server = useTestServer({}, { clock });
 
 async function freshCode(tenant: Tenant): Promise<string> {
   return (await loginForCode(server, tenant)).searchParams.get('code') ?? '';
@@ -96,7 +97,10 @@ test('disabling the refresh_token grant (wfs disable-grant) revokes nothing: ID 
   assert.equal(refused.status, 400);
   assert.equal(((await refused.json()) as { error: string }).error, 'unauthorized_client');
   // ...and nothing else: no grant is revoked, so the ID token outlives several revocation polls.
-  await sleep(server.config.revocationRefreshMs * 3);
+  for (let poll = 0; poll < 3; poll++) {
+    clock.advance(server.config.revocationRefreshMs);
+    await clock.settled();
+  }
   assert.equal((await configurationWith(server, tokens.id_token)).status, 200, 'the ID token still works');
   const renewal = await renewAtIdToken(server, tokens.refresh_token ?? '');
   assert.equal(renewal.status, 200, 'the refresh token still renews at idToken');

@@ -1,5 +1,5 @@
-// Helpers that drive the login and the token endpoints of one test server over real HTTP; the form
-// itself is read and submitted by test/support/login.ts.
+// Helpers that drive the login and the token endpoints of one test server over HTTP (in process when
+// the server answers in process); the form itself is read and submitted by test/support/login.ts.
 import { codeExchange, openLoginForm, submitLoginForm, type LoginForm, type TokenBody } from '../support/login.ts';
 import type { TestServer } from '../support/server.ts';
 import type { Tenant } from '../support/tenants.ts';
@@ -33,7 +33,7 @@ export async function loginForCode(server: TestServer, tenant: Tenant, extra: Re
 }
 
 export async function postToken(server: TestServer, body: Record<string, string>, init: { query?: string; form?: boolean; headers?: Record<string, string> } = {}): Promise<Response> {
-  return fetch(`${server.config.issuer}/oauth/token${init.query ?? ''}`, {
+  return server.fetch(`${server.config.issuer}/oauth/token${init.query ?? ''}`, {
     method: 'POST',
     headers: { 'content-type': init.form ? 'application/x-www-form-urlencoded' : 'application/json', ...init.headers },
     body: init.form ? new URLSearchParams(body).toString() : JSON.stringify(body),
@@ -49,9 +49,9 @@ export async function loginAndExchange(server: TestServer, tenant: Tenant): Prom
 }
 
 export async function renewAtIdToken(server: TestServer, refreshToken: string, method = 'POST'): Promise<Response> {
-  return fetch(`${server.config.issuer}/idToken`, { method, headers: { authorization: `Bearer ${refreshToken}` } });
+  return server.fetch(`${server.config.issuer}/idToken`, { method, headers: { authorization: `Bearer ${refreshToken}` } });
 }
 
 export async function configurationWith(server: TestServer, idToken: string): Promise<Response> {
-  return fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: { authorization: `Bearer ${idToken}` } });
+  return server.fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: { authorization: `Bearer ${idToken}` } });
 }

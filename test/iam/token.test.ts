@@ -18,7 +18,7 @@ let tenant: Tenant;
 /** The server's clock: a test moves it past a code's lifetime instead of waiting. */
 const clock = new ManualClock();
 before(async () => {
-  server = await startTestServer({ AUTH_CODE_TTL: '1' }, { clock });
+  server = await startTestServer({ AUTH_CODE_TTL: '1' }, { clock, inProcess: true });
   tenant = await provisionTenant(server.ctx);
 });
 after(() => server.close());
@@ -111,7 +111,7 @@ test('missing parameters are invalid_request; an unknown grant_type is unsupport
   await expectOAuthError(await postToken(server, noRedirect), 400, 'invalid_request');
   await expectOAuthError(await postToken(server, codeExchange(tenant, code, { grant_type: 'password' })), 400, 'unsupported_grant_type');
   await expectOAuthError(await postToken(server, codeExchange(tenant, code, { scope: 'read' })), 400, 'invalid_scope');
-  const malformed = await fetch(`${server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":' });
+  const malformed = await server.fetch(`${server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":' });
   assert.equal(malformed.status, 400);
   assert.equal(((await malformed.json()) as { error: string }).error, 'invalid_request');
 });

@@ -21,7 +21,7 @@ const METRICS_TOKEN = 'metrics-token-for-the-fuzz-test';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
 
-const company = useCompanyServer({ name: 'Fuzz', env: { ADMIN_TOKEN, METRICS_TOKEN } });
+const company = useCompanyServer({ name: 'Fuzz', env: { ADMIN_TOKEN, METRICS_TOKEN }, inProcess: true });
 
 type Schema = Record<string, unknown> & { type?: string | string[]; properties?: Record<string, Schema>; items?: Schema; required?: string[] };
 
@@ -164,7 +164,7 @@ const statuses = new Map<number, number>();
 
 /** Sends `request` and checks its answer's shape; the status, for the hold measurement. */
 async function sendAndCheck(operation: Operation, request: FuzzRequest): Promise<number> {
-  const response = await fetch(`${company.server.baseUrl}${request.path}`, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' });
+  const response = await company.server.fetch(`${company.server.baseUrl}${request.path}`, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' });
   const text = await response.text();
   statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
   const what = `${request.method} ${request.path} → ${response.status} ${text.slice(0, 300)}`;
@@ -187,7 +187,7 @@ async function sendAndCheck(operation: Operation, request: FuzzRequest): Promise
 }
 
 async function servedOperations(): Promise<Operation[]> {
-  const document = (await (await fetch(`${company.server.baseUrl}/openapi.json`)).json()) as {
+  const document = (await (await company.server.fetch(`${company.server.baseUrl}/openapi.json`)).json()) as {
     paths: Record<string, Record<string, {
       parameters?: Operation['parameters'];
       requestBody?: { content: Record<string, { schema: Schema }> };

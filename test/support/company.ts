@@ -4,8 +4,7 @@
 import { after, before } from 'node:test';
 import type { AppContext } from '../../src/app/context.ts';
 import { importCompanyData } from '../../src/company/import.ts';
-import { startTestServer, type TestServer } from './server.ts';
-import type { Clock } from '../../src/platform/clock.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from './server.ts';
 import { mintTokens, provisionTenant, type Tenant, type TenantOptions } from './tenants.ts';
 
 export interface CompanyOptions extends TenantOptions {
@@ -32,12 +31,12 @@ export interface CompanyServer extends SignedInCompany {
   server: TestServer;
 }
 
-export type CompanyServerOptions = CompanyOptions & { env?: Record<string, string>; clock?: Clock };
+export type CompanyServerOptions = CompanyOptions & { env?: Record<string, string> } & Omit<TestServerOptions, 'logStream'>;
 
 /** A fresh server (configured by `env`) with one signed-in company; the caller closes `server`. */
 export async function startCompanyServer(options: CompanyServerOptions = {}): Promise<CompanyServer> {
-  const { env, clock, ...companyOptions } = options;
-  const server = await startTestServer(env, { clock });
+  const { env, clock, inProcess, ...companyOptions } = options;
+  const server = await startTestServer(env, { clock, inProcess });
   try {
     return { server, ...(await signedInCompany(server.ctx, companyOptions)) };
   } catch (error) {

@@ -1,7 +1,8 @@
-// The console as a browser without JavaScript uses it, over plain HTTP: a cookie jar, forms posted
-// form-encoded with the page's CSRF token, redirects not followed (the tests read them). TOTP codes
-// are computed with otplib at the server's ManualClock, which the tests move a step (30 s) between
-// codes, since the console accepts each step once.
+// The console as a browser without JavaScript uses it, over plain HTTP (in process when the server
+// answers in process): a cookie jar, forms posted form-encoded with the page's CSRF token, redirects
+// not followed (the tests read them). TOTP codes are computed with otplib at the server's
+// ManualClock, which the tests move a step (30 s) between codes, since the console accepts each
+// step once.
 import assert from 'node:assert/strict';
 import { generate } from 'otplib';
 import type { ManualClock } from '../../src/platform/clock.ts';
@@ -41,7 +42,7 @@ export class ConsoleAgent {
     const headers: Record<string, string> = { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') };
     if (form) headers['content-type'] = 'application/x-www-form-urlencoded';
     const url = path.startsWith('http') ? path : `${this.#server.baseUrl}${path}`;
-    const response = await fetch(url, { method, headers, redirect: 'manual', ...(form ? { body: new URLSearchParams(form).toString() } : {}) });
+    const response = await this.#server.fetch(url, { method, headers, redirect: 'manual', ...(form ? { body: new URLSearchParams(form).toString() } : {}) });
     this.#absorb(response);
     return { status: response.status, html: await response.text(), location: response.headers.get('location'), headers: response.headers };
   }

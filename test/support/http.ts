@@ -1,8 +1,9 @@
-// JSON over real HTTP with the API User's bearer token, as the API suites call the service: status,
+// JSON over HTTP with the API User's bearer token, as the API suites call the service: status,
 // headers and the parsed body (null when empty) of each answer. And how a test waits for a token to
-// be refused after a revocation.
+// be refused after a revocation. A URL of a server answering in process is answered in process.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fetchAny } from './in-process.ts';
 
 export interface JsonResponse<T> {
   status: number;
@@ -20,11 +21,11 @@ async function asJson<T>(response: Response): Promise<JsonResponse<T>> {
 /** POSTs `body` (serialised unless already a string) as application/json with a bearer token. */
 export async function postJson<T>(url: string, token: string, body: unknown): Promise<JsonResponse<T>> {
   const payload = typeof body === 'string' ? body : JSON.stringify(body);
-  return asJson<T>(await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: payload }));
+  return asJson<T>(await fetchAny(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: payload }));
 }
 
 export async function getJson<T>(url: string, token: string, headers: Record<string, string> = {}): Promise<JsonResponse<T>> {
-  return asJson<T>(await fetch(url, { headers: { authorization: `Bearer ${token}`, ...headers } }));
+  return asJson<T>(await fetchAny(url, { headers: { authorization: `Bearer ${token}`, ...headers } }));
 }
 
 /** The problem+json body of an error answer. */
@@ -42,7 +43,7 @@ export interface Page<T> {
 
 /** The status of a secured call (the company configuration) with `token`. */
 export async function configurationStatus(baseUrl: string, token: string): Promise<number> {
-  const response = await fetch(`${baseUrl}/api/v1/company/configuration`, { headers: { authorization: `Bearer ${token}` } });
+  const response = await fetchAny(`${baseUrl}/api/v1/company/configuration`, { headers: { authorization: `Bearer ${token}` } });
   await response.body?.cancel();
   return response.status;
 }

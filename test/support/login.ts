@@ -1,7 +1,9 @@
 // The login page as a browser without JavaScript uses it: fetch the form, keep its cookie, post the
 // hidden inputs back with the email and secret (form-encoded, redirects not followed), read the answer.
 // Also the code exchange that follows, and the token response body the identity tests read back.
+// A URL of a server answering in process is answered in process.
 import type { Tenant } from './tenants.ts';
+import { fetchAny } from './in-process.ts';
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'" };
 
@@ -41,7 +43,7 @@ export interface LoginForm {
 
 /** GET a login page (an authorize URL) as a browser would, sending `cookie` if it has one (and `headers`). */
 export async function openLoginForm(url: string, cookie = '', headers: Record<string, string> = {}): Promise<LoginForm> {
-  const response = await fetch(url, { redirect: 'manual', headers: { ...headers, ...(cookie ? { cookie } : {}) } });
+  const response = await fetchAny(url, { redirect: 'manual', headers: { ...headers, ...(cookie ? { cookie } : {}) } });
   const html = await response.text();
   const form = /<form\b[^>]*>/i.exec(html)?.[0];
   return { response, html, fields: hiddenInputs(html), action: form === undefined ? undefined : (attribute(form, 'action') ?? ''), cookie: cookiesOf(response) || cookie };
@@ -55,7 +57,7 @@ export async function submitLoginForm(
   overrides: Record<string, string> = {},
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  return fetch(url, {
+  return fetchAny(url, {
     method: 'POST',
     redirect: 'manual',
     headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', ...(form.cookie ? { cookie: form.cookie } : {}) },

@@ -1,4 +1,6 @@
-// Starts the real application on a real port over a fresh (already migrated) database, as a test's fixture.
+// Starts the real application over a fresh (already migrated) database, as a test's fixture: on a
+// real port, or in process (`inProcess`: built and ready, answering `server.fetch` through
+// `app.inject()`, no socket) for the tests that are not about the socket, a browser or a process.
 import { createServer } from 'node:net';
 import type { Writable } from 'node:stream';
 import { after, before } from 'node:test';
@@ -8,14 +10,25 @@ import type { AppContext } from '../../src/app/context.ts';
 import { buildApp } from '../../src/app/app.ts';
 import type { App } from '../../src/platform/http.ts';
 import { migratedDatabase } from './database.ts';
+import { answeredInProcess, fetchAny, serveInProcess } from './in-process.ts';
 import type { Clock } from '../../src/platform/clock.ts';
 
 export interface TestServer {
+  /** The server's BASE_URL (http://localhost:<port>); in process no socket listens on it. */
   baseUrl: string;
   config: Config;
   ctx: AppContext;
   app: App;
+  /** `fetch` for this server's URLs (and any other): through `app.inject()` in process, else over the network. */
+  fetch: typeof fetch;
   close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  logStream?: Writable;
+  clock?: Clock;
+  /** Answer in process through `app.inject()` instead of listening on a port. */
+  inProcess?: boolean;
 }
 
 export async function freePort(): Promise<number> {
@@ -31,9 +44,11 @@ export async function freePort(): Promise<number> {
 }
 
 /** `env` overrides configuration variables (contract: addresses and configuration), e.g. `{ AUTH_CODE_TTL: '1' }`. */
-export async function startTestServer(env: Record<string, string> = {}, options: { logStream?: Writable; clock?: Clock } = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const database = env.DATABASE_URL ? undefined : await migratedDatabase();
-  const port = await freePort();
+  // In process the port only names the server (BASE_URL): one no socket and no other app here answers.
+  let port = await freePort();
+  while (answeredInProcess(`http://localhost:${port}`)) port = await freePort();
   const config = loadConfig({
     RATE_LIMIT_TOKEN_PER_MINUTE: '100000',
     RATE_LIMIT_API_PER_MINUTE: '100000',
@@ -44,13 +59,21 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   });
   const ctx = await createContext(config, { clock: options.clock });
   const app = await buildApp(ctx, { logger: options.logStream ? { stream: options.logStream } : false });
-  await app.listen({ port, host: '127.0.0.1' });
+  let stopServing: (() => void) | undefined;
+  if (options.inProcess) {
+    await app.ready();
+    stopServing = serveInProcess(app, [config.baseUrl, config.authUrl]);
+  } else {
+    await app.listen({ port, host: '127.0.0.1' });
+  }
   return {
     baseUrl: config.baseUrl,
     config,
     ctx,
     app,
+    fetch: fetchAny,
     close: async () => {
+      stopServing?.();
       await app.close();
       await closeContext(ctx);
       await database?.drop();
@@ -59,7 +82,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
 }
 
 /** `startTestServer(env, options)` as the calling file's (or suite's) fixture: started before its tests, closed after them. */
-export function useTestServer(env: Record<string, string> = {}, options: { clock?: Clock } = {}): TestServer {
+export function useTestServer(env: Record<string, string> = {}, options: Omit<TestServerOptions, 'logStream'> = {}): TestServer {
   const server = {} as TestServer;
   before(async () => {
     Object.assign(server, await startTestServer(env, options));

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../src/platform/config.ts';
+import { ManualClock } from '../../src/platform/clock.ts';
 import { closeContext, createContext } from '../../src/app/bootstrap.ts';
 import { COMPANY_RECORD_MAX_AGE_MS, CompanyCache } from '../../src/tenancy/company-cache.ts';
 import { importCompanyData } from '../../src/company/import.ts';
@@ -17,24 +17,25 @@ async function bumpDataVersion(companyId: string): Promise<void> {
 
 test('a company record is read again once it is older than its age limit', async () => {
   const { tenant } = await signedInCompany(server.ctx);
-  const cache = new CompanyCache(server.ctx.db);
+  const clock = new ManualClock();
+  const cache = new CompanyCache(server.ctx.db, clock);
   const first = await cache.find(tenant.companyId);
   await bumpDataVersion(tenant.companyId);
-  await sleep(COMPANY_RECORD_MAX_AGE_MS + 5);
+  clock.advance(COMPANY_RECORD_MAX_AGE_MS);
   const later = await cache.find(tenant.companyId);
   assert.equal(later.dataVersion, first.dataVersion + 1);
 });
 
 test('requests arriving together share one read of the company record', async () => {
   const { tenant } = await signedInCompany(server.ctx);
-  const cache = new CompanyCache(server.ctx.db);
+  const cache = new CompanyCache(server.ctx.db, server.ctx.clock);
   const together = [cache.find(tenant.companyId), cache.find(tenant.companyId), cache.find(tenant.companyId)];
   const records = await Promise.all(together);
   assert.ok(records.every((record) => record === records[0]), 'one read, one record object');
 });
 
 test('an unknown company is a 404 problem, never cached as anything', async () => {
-  const cache = new CompanyCache(server.ctx.db);
+  const cache = new CompanyCache(server.ctx.db, server.ctx.clock);
   await assert.rejects(async () => cache.find('cmp_missing'), (error: { status?: number }) => error.status === 404);
 });
 

@@ -2967,13 +2967,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The client id the provider issued to this service */
+                    /** @description The client id the provider issued to this service; stored without surrounding white space */
                     clientId: string;
                     /** @description Write-only: stored encrypted with SECRETS_KEY, never shown again */
                     clientSecret: string;
-                    /** @description Email domains the provider owns; a domain belongs to one provider across all organisations */
+                    /** @description Email domains the provider owns, each listed once; a domain belongs to one provider across all organisations */
                     domains: string[];
-                    /** @description Issuer URL exactly as its discovery document names it: https (http on a loopback host only with SSO_ALLOW_INSECURE=1) */
+                    /** @description Issuer URL exactly as its discovery document names it: https (http on a loopback host only with SSO_ALLOW_INSECURE=1), no query, fragment or credentials, one tenant (no template such as {tenantid}) */
                     issuer: string;
                 };
             };
@@ -3169,13 +3169,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The client id the provider issued to this service */
+                    /** @description The client id the provider issued to this service; stored without surrounding white space */
                     clientId?: string;
                     /** @description Write-only: stored encrypted with SECRETS_KEY, never shown again */
                     clientSecret?: string;
-                    /** @description Email domains the provider owns; a domain belongs to one provider across all organisations */
+                    /** @description Email domains the provider owns, each listed once; a domain belongs to one provider across all organisations */
                     domains?: string[];
-                    /** @description Issuer URL exactly as its discovery document names it: https (http on a loopback host only with SSO_ALLOW_INSECURE=1) */
+                    /** @description Issuer URL exactly as its discovery document names it: https (http on a loopback host only with SSO_ALLOW_INSECURE=1), no query, fragment or credentials, one tenant (no template such as {tenantid}) */
                     issuer?: string;
                 };
             };

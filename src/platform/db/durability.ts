@@ -131,6 +131,14 @@ function committerFor(db: Db, durable: boolean): GroupCommitter {
   return committer;
 }
 
+/**
+ * Reports `commit` — one autocommitted PostgreSQL statement that stores `writes` writes at once (a
+ * group of timeclock events, src/timeclock/store.ts) — as one durable commit of that many writes.
+ */
+export async function durableStatement<T>(db: Db, writes: number, commit: () => Promise<T>): Promise<T> {
+  return timed(db, 'durable', writes, commit);
+}
+
 /** Runs a small write durably: grouped with concurrent ones on SQLite, as is on PostgreSQL. */
 export async function durablyGrouped<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
   if (!sqliteHandleOf(db)) return timed(db, 'durable', 1, () => write(db));
