@@ -10,7 +10,6 @@ import { DEFAULT_BODY_LIMIT, answerFrameworkError, installErrorHandling, type Ap
 import { installValidators } from '../platform/validation.ts';
 import { readJsonBodies } from '../platform/json-body.ts';
 import { answerClientError, capConnectionsPerAddress, serverOptions } from '../platform/connections.ts';
-import { lazyRequestLogger } from '../platform/request-logger.ts';
 import { refuseUnstorableText } from '../platform/unstorable-text.ts';
 import { registerOpenApi } from '../platform/openapi.ts';
 import { healthRoutes } from '../platform/health.ts';
@@ -57,8 +56,6 @@ function trustedProxies(setting: false | number | string): boolean | string | ((
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   const app = Fastify({
     logger: options.logger === false ? false : { level: ctx.config.logLevel, serializers: { req: requestForLog }, ...(options.logger ? { stream: options.logger.stream } : {}) },
-    // Without a logger Fastify hands every request the root's silent logger; with one, ours is lazy.
-    ...(options.logger === false ? {} : { childLoggerFactory: lazyRequestLogger }),
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Off unless TRUST_PROXY names the load balancer: request.ip keys the failed-login penalties.
     trustProxy: trustedProxies(ctx.config.trustProxy),
