@@ -41,7 +41,7 @@ export async function switchUser(db: Db, userId: string, disabled: boolean): Pro
  * The new key is published `activateInSeconds` before it signs, and the old one stays published
  * until the last token it signed (a refresh token, the longest-lived) has expired.
  */
-export async function newSigningKey(db: Db, config: Config, activateInSeconds = DEFAULT_ACTIVATE_IN_SECONDS): Promise<RotatedSigningKey> {
+export async function newSigningKey(db: Db, config: Pick<Config, 'refreshTokenTtl' | 'accessTokenTtl' | 'clockSkewSeconds'>, activateInSeconds = DEFAULT_ACTIVATE_IN_SECONDS): Promise<RotatedSigningKey> {
   const retainSeconds = config.refreshTokenTtl + config.accessTokenTtl + config.clockSkewSeconds;
   const { kid, activatesAt } = await rotateSigningKey(db, { activateInSeconds, retainSeconds });
   return { kid, activatesAt: new Date(activatesAt).toISOString() };

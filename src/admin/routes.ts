@@ -2,7 +2,7 @@
 // automate provisioning. Every route answers the same JSON as the matching `wfs … --json` command.
 import type { TSchema } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../app/context.ts';
+import type { Config } from '../platform/config.ts';
 import { problemResponses } from '../platform/schemas.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';
 import { ImportDocument, ImportResult, importReadDocument } from '../company/import.ts';
@@ -49,9 +49,15 @@ export function operatorSchema(operationId: string, summary: string, status: 200
   };
 }
 
-export async function adminRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
-  app.addHook('onRequest', async (request) => requireOperator(ctx.config.adminToken, request));
-  const { db } = ctx;
+/** What the operator API needs of the context (src/app/feature-options.ts builds it). */
+export interface AdminRouteDeps {
+  readonly db: Db;
+  readonly config: Pick<Config, 'adminToken' | 'refreshTokenTtl' | 'accessTokenTtl' | 'clockSkewSeconds'>;
+}
+
+export async function adminRoutes(app: App, { deps }: { deps: AdminRouteDeps }): Promise<void> {
+  app.addHook('onRequest', async (request) => requireOperator(deps.config.adminToken, request));
+  const { db } = deps;
 
   app.post('/api/v1/admin/organisations', { schema: { body: NewOrganisation, ...operatorSchema('adminCreateOrganisation', 'Create a customer organisation', 201, CreatedOrganisation, 400) } },
     async (request, reply) => reply.code(201).send(await createOrganisation(db, request.body)));
@@ -113,7 +119,7 @@ export async function adminRoutes(app: App, { ctx }: { ctx: AppContext }): Promi
     preValidation: async (request) => {
       request.body ??= {};
     },
-  }, async (request) => newSigningKey(db, ctx.config, request.body.activateInSeconds));
+  }, async (request) => newSigningKey(db, deps.config, request.body.activateInSeconds));
 
   await app.register(importRoute, { db });
 }

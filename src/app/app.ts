@@ -26,6 +26,7 @@ import { loadSecretBox } from '../sso/secrets-key.ts';
 import { ssoRuntime } from '../sso/runtime.ts';
 import { ssoFederation } from '../sso/federation.ts';
 import { ssoAdminRoutes } from '../sso/admin-routes.ts';
+import { adminDeps, consoleDeps, demoCallbackDeps, identityDeps, ssoDeps, webhookDeps } from './feature-options.ts';
 
 export interface BuildOptions {
   /** false for silence (tests); `stream` sends the JSON lines elsewhere than standard output. */
@@ -94,13 +95,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(healthRoutes, { db: ctx.db, redis: ctx.redis });
   await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.metricsToken });
   await app.register(securityTxtRoutes, { baseUrl: ctx.config.baseUrl, contacts: ctx.config.securityContacts, policy: ctx.config.securityPolicy, now: () => ctx.clock.now() });
-  const sso = ssoRuntime(ctx, await loadSecretBox(ctx.db, ctx.config, (message) => app.log.warn(message)));
-  await app.register(iamRoutes, { ctx, federation: ssoFederation(sso) });
-  await app.register(demoCallbackRoutes, { ctx });
+  const sso = ssoRuntime(ssoDeps(ctx), await loadSecretBox(ctx.db, ctx.config, (message) => app.log.warn(message)));
+  await app.register(iamRoutes, { deps: identityDeps(ctx), federation: ssoFederation(sso) });
+  await app.register(demoCallbackRoutes, { deps: demoCallbackDeps(ctx) });
   await app.register(securedApi, { ctx });
-  await app.register(adminRoutes, { ctx });
-  await app.register(webhookDelivery, { ctx });
-  await app.register(consoleRoutes, { ctx });
+  await app.register(adminRoutes, { deps: adminDeps(ctx) });
+  await app.register(webhookDelivery, { deps: webhookDeps(ctx) });
+  await app.register(consoleRoutes, { deps: consoleDeps(ctx) });
   await app.register(ssoAdminRoutes, { sso });
   return app;
 }

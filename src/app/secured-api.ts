@@ -9,6 +9,7 @@ import { inboundRoutes } from '../inbound/routes.ts';
 import { timeclockRoutes } from '../timeclock/routes.ts';
 import { changeRoutes } from '../changes/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
+import { changeDeps, companyDeps, inboundDeps, timeclockDeps, webhookDeps } from './feature-options.ts';
 
 export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
   const authenticator = new Authenticator(ctx);
@@ -41,9 +42,9 @@ export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promis
     onError: (error) => app.log.warn({ err: error }, 'rate-limit store unavailable; API limit not applied'),
   });
 
-  await app.register(companyRoutes, { ctx });
-  await app.register(inboundRoutes, { ctx });
-  await app.register(timeclockRoutes, { ctx });
-  await app.register(changeRoutes, { ctx });
-  await app.register(webhookRoutes, { ctx });
+  await app.register(companyRoutes, { deps: companyDeps(ctx) });
+  await app.register(inboundRoutes, { deps: inboundDeps(ctx) });
+  await app.register(timeclockRoutes, { deps: timeclockDeps(ctx) });
+  await app.register(changeRoutes, { deps: changeDeps(ctx) });
+  await app.register(webhookRoutes, { deps: webhookDeps(ctx) });
 }

@@ -3,7 +3,8 @@
 // the log (delta.ts), reply.
 import { Type, type Static } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../app/context.ts';
+import type { Db } from '../platform/db/database.ts';
+import type { ChangeNotifier } from './notifier.ts';
 import { problemResponses, withExamples } from '../platform/schemas.ts';
 import { PageQuery } from '../platform/paged-collection.ts';
 import { CHANGE_TYPES, readableSeq } from './change-log.ts';
@@ -49,7 +50,14 @@ const DESCRIPTION =
   'A cursor that is tampered with, another company\'s, or was read with other `types` is `400 invalid_cursor`; ' +
   'one some pruned change (older than CHANGES_RETENTION_SECONDS) would still have had to return is `410 cursor_expired`: read the collections again, then follow from /changes/head.';
 
-export async function changeRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+/** What the change-log routes need of the context (src/app/feature-options.ts builds it). */
+export interface ChangeRouteDeps {
+  readonly db: Db;
+  readonly cursorKey: Buffer;
+  readonly changeNotifier: ChangeNotifier;
+}
+
+export async function changeRoutes(app: App, { deps }: { deps: ChangeRouteDeps }): Promise<void> {
   // A waiting request must not hold a shutdown for up to 30 seconds: it answers its empty page now.
   const closing = new AbortController();
   app.addHook('preClose', (done) => {
@@ -74,11 +82,11 @@ export async function changeRoutes(app: App, { ctx }: { ctx: AppContext }): Prom
       const { companyId } = request.principal;
       const query: Static<typeof ChangesQuery> = request.query;
       const types = parseTypes(query.types);
-      const page = deltaPageRequest(ctx.cursorKey, companyId, query, types);
+      const page = deltaPageRequest(deps.cursorKey, companyId, query, types);
       const gone = new AbortController();
       // The response closing before it was sent: the client went away, nobody waits for the answer.
       reply.raw.once('close', () => gone.abort());
-      const delta = await readDelta(ctx.db, ctx.changeNotifier, {
+      const delta = await readDelta(deps.db, deps.changeNotifier, {
         companyId,
         page,
         types,
@@ -104,6 +112,6 @@ export async function changeRoutes(app: App, { ctx }: { ctx: AppContext }): Prom
         response: { 200: withExamples(Type.Object({ cursor: Type.String() }), headExample), ...problemResponses(400, 401, 429) },
       },
     },
-    async (request) => ({ cursor: headCursor(ctx.cursorKey, request.principal.companyId, await readableSeq(ctx.db)) }),
+    async (request) => ({ cursor: headCursor(deps.cursorKey, request.principal.companyId, await readableSeq(deps.db)) }),
   );
 }

@@ -4,22 +4,25 @@ import { loadConfig, type Config } from '../platform/config.ts';
 import { createDatabase, type Db } from '../platform/db/database.ts';
 import { migrateToLatest } from '../platform/db/migrate.ts';
 import { ensureSigningKey } from '../iam/keys.ts';
+import type { Terminal } from '../../packages/cli/src/terminal.ts';
 
 export interface CommandContext {
   config: Config;
   db: Db;
   /** Migrations this run applied (empty when the database was up to date). */
   applied: string[];
+  /** Tells the operator something on standard error without failing the command. */
+  readonly warn: (message: string) => void;
 }
 
 /** Opens and migrates the database for one command, and closes it afterwards whatever happens. */
-export async function withDatabase<T>(work: (context: CommandContext) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+export async function withDatabase<T>(terminal: Terminal, work: (context: CommandContext) => Promise<T>): Promise<T> {
+  const config = loadConfig(terminal.env);
   const db = createDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, statementTimeoutMs: config.dbStatementTimeoutMs });
   try {
     const applied = await migrateToLatest(db);
     await ensureSigningKey(db);
-    return await work({ config, db, applied });
+    return await work({ config, db, applied, warn: (message) => terminal.stderr.write(`Warning: ${message}\n`) });
   } finally {
     await db.destroy();
   }

@@ -8,7 +8,15 @@ import { secretsCommands } from './secrets-commands.ts';
 import { grantRequestCommands } from './grant-request-commands.ts';
 import { registerIntegratorCommands } from '../../packages/cli/src/commands.ts';
 import { runProgram } from '../../packages/cli/src/program.ts';
+import type { Terminal } from '../../packages/cli/src/terminal.ts';
 import { consoleCommands } from './console-commands.ts';
 
-/** Every command group: the operator's, then the integrator's (login, api). */
-await runProgram('Operate the workforce scheduling service. Acts on the database named by DATABASE_URL.', [identityCommands, grantRequestCommands, dataCommands, consoleCommands, ssoCommands, secretsCommands, registerIntegratorCommands]);
+/**
+ * Runs `wfs <args>` on `terminal` and answers its exit status: every command group, the operator's,
+ * then the integrator's (login, api). Tests run it in-process on a terminal of their own.
+ */
+export function runWfs(args: readonly string[], terminal: Terminal): Promise<number> {
+  return runProgram('Operate the workforce scheduling service. Acts on the database named by DATABASE_URL.', [identityCommands, grantRequestCommands, dataCommands, consoleCommands, ssoCommands, secretsCommands, registerIntegratorCommands], args, terminal);
+}
+
+if (import.meta.main) process.exitCode = await runWfs(process.argv.slice(2), process);

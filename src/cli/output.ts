@@ -6,6 +6,7 @@ import { ConfigError } from '../platform/config.ts';
 import { ProblemError, type FieldError } from '../platform/errors.ts';
 import { printFailure } from '../../packages/cli/src/output.ts';
 import { EXIT_USAGE } from '../../packages/cli/src/program.ts';
+import { exitWith, terminalOf, type Terminal } from '../../packages/cli/src/terminal.ts';
 import { withDatabase, type CommandContext } from './database.ts';
 
 export interface Outcome {
@@ -32,14 +33,14 @@ function forPeople(outcome: Outcome): string {
   return `${outcome.summary}\n${lines.join('\n')}\n${STORE_WARNING}\n`;
 }
 
-function printSuccess(json: boolean, outcome: Outcome): void {
+function printSuccess(terminal: Terminal, json: boolean, outcome: Outcome): void {
   if (!json) {
-    process.stdout.write(forPeople(outcome));
+    terminal.stdout.write(forPeople(outcome));
     return;
   }
   const secretNote = outcome.secrets ? `\n${STORE_WARNING_JSON}` : '';
-  process.stderr.write(`${outcome.summary}${secretNote}\n`);
-  process.stdout.write(`${JSON.stringify(outcome.json)}\n`);
+  terminal.stderr.write(`${outcome.summary}${secretNote}\n`);
+  terminal.stdout.write(`${JSON.stringify(outcome.json)}\n`);
 }
 
 function describeFailure(error: unknown): { message: string; errors?: FieldError[]; status: number } {
@@ -54,21 +55,22 @@ function describeFailure(error: unknown): { message: string; errors?: FieldError
  * and prints the outcome or the failure in the requested form. Commands that need no database (an
  * integrator's `login`, say) use this directly.
  */
-export function commandAction<Options extends OptionValues>(work: (options: Options, operands: string[]) => Promise<Outcome>) {
+export function commandAction<Options extends OptionValues>(work: (options: Options, operands: string[], terminal: Terminal) => Promise<Outcome>) {
   return async (...params: unknown[]): Promise<void> => {
     const command = params.at(-1) as Command;
+    const terminal = terminalOf(command);
     const json = Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
     try {
-      printSuccess(json, await work(command.opts<Options>(), command.args));
+      printSuccess(terminal, json, await work(command.opts<Options>(), command.args, terminal));
     } catch (error) {
       const failure = describeFailure(error);
-      printFailure(json, failure.message, failure.errors);
-      process.exitCode = failure.status;
+      printFailure(terminal, json, failure.message, failure.errors);
+      exitWith(command, failure.status);
     }
   };
 }
 
 /** An operator command: `work` runs on the migrated database named by DATABASE_URL. */
 export function operatorAction<Options extends OptionValues>(work: (context: CommandContext, options: Options, operands: string[]) => Promise<Outcome>) {
-  return commandAction<Options>((options, operands) => withDatabase((context) => work(context, options, operands)));
+  return commandAction<Options>((options, operands, terminal) => withDatabase(terminal, (context) => work(context, options, operands)));
 }

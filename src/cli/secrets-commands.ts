@@ -10,8 +10,8 @@ export function secretsCommands(program: Command): void {
   program
     .command('reseal-secrets')
     .description('seal every stored secret again with SECRETS_KEY (run during a rotation, with the old key in SECRETS_KEY_PREVIOUS; then remove SECRETS_KEY_PREVIOUS)')
-    .action(operatorAction(async ({ db, config }) => {
-      const box = await loadSecretBox(db, config, (message) => process.stderr.write(`Warning: ${message}\n`));
+    .action(operatorAction(async ({ db, config, warn }) => {
+      const box = await loadSecretBox(db, config, warn);
       const resealed = {
         webhookSecrets: await resealEndpointSecrets(db, box),
         ssoClientSecrets: await resealProviderSecrets(db, box),

@@ -10,8 +10,8 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-async function providerSettings({ db, config }: CommandContext): Promise<ProviderSettings> {
-  const box = await loadSecretBox(db, config, (message) => process.stderr.write(`Warning: ${message}\n`));
+async function providerSettings({ db, config, warn }: CommandContext): Promise<ProviderSettings> {
+  const box = await loadSecretBox(db, config, warn);
   return { box, allowInsecure: config.ssoAllowInsecure };
 }
 

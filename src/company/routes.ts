@@ -1,8 +1,10 @@
 // The company API (contract: secured company API): every handler acts on the token's company only.
 import { Type, type TSchema } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../app/context.ts';
 import type { Db } from '../platform/db/database.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { CompanyCache } from '../tenancy/company-cache.ts';
+import type { ResponseCache } from '../platform/response-cache.ts';
 import type { SortKey } from '../platform/collection.ts';
 import { pagedQuery, pagedResponses, replyPage, type Listing } from '../platform/paged-collection.ts';
 import { replyCached } from '../platform/response-cache.ts';
@@ -15,6 +17,15 @@ import { Contract, contractPosition, contractsQuery, presentContract } from './c
 import { presentShift, Shift, shiftPosition, shiftsQuery } from './shifts.ts';
 import { feedDate, TimetableFeed, timetableFeed } from './feed.ts';
 import { configurationExample, contractsExample, feedExample, timetableExample, usersExample } from './examples.ts';
+
+/** What the company routes need of the context (src/app/feature-options.ts builds it). */
+export interface CompanyRouteDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly companies: CompanyCache;
+  readonly cursorKey: Buffer;
+  readonly responseCache: ResponseCache;
+}
 
 const NO_LIMIT = Number.POSITIVE_INFINITY;
 
@@ -47,7 +58,7 @@ interface CollectionRoute<Row> {
   present: (row: Row, timezone: string) => unknown;
 }
 
-function collectionRoute<Row>(app: App, ctx: AppContext, route: CollectionRoute<Row>): void {
+function collectionRoute<Row>(app: App, deps: CompanyRouteDeps, route: CollectionRoute<Row>): void {
   app.get(
     route.path,
     {
@@ -62,21 +73,21 @@ function collectionRoute<Row>(app: App, ctx: AppContext, route: CollectionRoute<
       },
     },
     async (request, reply) => {
-      const company = await ctx.companies.find(request.principal.companyId);
-      const now = ctx.clock.now();
+      const company = await deps.companies.find(request.principal.companyId);
+      const now = deps.clock.now();
       const period = resolvePeriod(request.query, company.timezone, now, route.period?.(company.timezone, now));
       const listing: Listing<Row, unknown> = {
-        rows: (count, after) => route.query(ctx.db, company.id, period, after).limit(count).execute(),
+        rows: (count, after) => route.query(deps.db, company.id, period, after).limit(count).execute(),
         position: route.position,
         present: (row) => route.present(row, company.timezone),
       };
-      const binding = { key: ctx.cursorKey, tenant: company.id, listing: route.path };
-      return replyPage(request, reply, binding, listing, { store: ctx.responseCache, key: [company.dataVersion, period.from, period.to] });
+      const binding = { key: deps.cursorKey, tenant: company.id, listing: route.path };
+      return replyPage(request, reply, binding, listing, { store: deps.responseCache, key: [company.dataVersion, period.from, period.to] });
     },
   );
 }
 
-export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+export async function companyRoutes(app: App, { deps }: { deps: CompanyRouteDeps }): Promise<void> {
   app.get(
     '/api/v1/company/configuration',
     {
@@ -95,14 +106,14 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     (request, reply) => {
       const answer = (company: CompanyRecord) => {
         const key = ['configuration', company.id, company.dataVersion].join('|');
-        return replyCached(request, reply, ctx.responseCache, key, () => getConfiguration(ctx.db, company));
+        return replyCached(request, reply, deps.responseCache, key, () => getConfiguration(deps.db, company));
       };
-      const company = ctx.companies.find(request.principal.companyId);
+      const company = deps.companies.find(request.principal.companyId);
       return company instanceof Promise ? company.then(answer) : answer(company);
     },
   );
 
-  collectionRoute(app, ctx, {
+  collectionRoute(app, deps, {
     path: '/api/v1/company/users',
     operationId: 'getCompanyUsers',
     summary: 'Company users (employees)',
@@ -115,7 +126,7 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     present: presentUser,
   });
 
-  collectionRoute(app, ctx, {
+  collectionRoute(app, deps, {
     path: '/api/v1/company/contracts',
     operationId: 'getCompanyContracts',
     summary: 'Company contracts',
@@ -128,7 +139,7 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     present: presentContract,
   });
 
-  collectionRoute(app, ctx, {
+  collectionRoute(app, deps, {
     path: '/api/v1/company/timetable',
     operationId: 'getTimetable',
     summary: 'The company timetable (shifts)',
@@ -156,11 +167,11 @@ export async function companyRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     // Not async, as the configuration above.
     (request, reply) => {
       const answer = (company: CompanyRecord) => {
-        const date = feedDate(request.query.date, company.timezone, ctx.clock.now());
+        const date = feedDate(request.query.date, company.timezone, deps.clock.now());
         const key = ['feed', company.id, company.dataVersion, date].join('|');
-        return replyCached(request, reply, ctx.responseCache, key, () => timetableFeed(ctx.db, company, date));
+        return replyCached(request, reply, deps.responseCache, key, () => timetableFeed(deps.db, company, date));
       };
-      const company = ctx.companies.find(request.principal.companyId);
+      const company = deps.companies.find(request.principal.companyId);
       return company instanceof Promise ? company.then(answer) : answer(company);
     },
   );

@@ -51,30 +51,30 @@ function filterQuery(query: FilterQuery, extra: Record<string, string> = {}): st
 }
 
 export async function auditRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
-  const { ctx } = con;
+  const { deps } = con;
   const orgOf = (request: FastifyRequest) => request.consoleSession!.user.organisationId;
 
   async function organisationClients(organisationId: string) {
-    const companies = await listCompanies(ctx.db, organisationId);
-    return (await Promise.all(companies.map((c) => listClients(ctx.db, organisationId, c.id)))).flat();
+    const companies = await listCompanies(deps.db, organisationId);
+    return (await Promise.all(companies.map((c) => listClients(deps.db, organisationId, c.id)))).flat();
   }
 
   /** A client or user id of another organisation in the filter is "not found", as in a URL. */
   async function requireOwnIds(organisationId: string, query: FilterQuery, clients: { id: string }[]): Promise<void> {
     if (query.clientId && !clients.some((c) => c.id === query.clientId)) throw notFound(`No API client ${query.clientId}.`);
-    if (query.userId) await requireUser(ctx.db, organisationId, query.userId.trim());
+    if (query.userId) await requireUser(deps.db, organisationId, query.userId.trim());
   }
 
   app.get('/console/audit', { config: { consoleAccess: 'member' }, schema: { querystring: Filter } }, async (request, reply) => {
     const organisationId = orgOf(request);
     const query = request.query;
-    const [organisation, clients] = await Promise.all([organisationOf(ctx.db, organisationId), organisationClients(organisationId)]);
+    const [organisation, clients] = await Promise.all([organisationOf(deps.db, organisationId), organisationClients(organisationId)]);
     await requireOwnIds(organisationId, query, clients);
     let events: AuditEventView[] = [];
     let nextCursor: string | null = null;
     let message: string | undefined;
     try {
-      ({ data: events, nextCursor } = await listAuditEvents(ctx.db, organisationId, { ...filterOf(query), limit: PAGE_SIZE, ...(query.cursor ? { cursor: query.cursor } : {}) }));
+      ({ data: events, nextCursor } = await listAuditEvents(deps.db, organisationId, { ...filterOf(query), limit: PAGE_SIZE, ...(query.cursor ? { cursor: query.cursor } : {}) }));
     } catch (error) {
       if (!(error instanceof ProblemError) || error.status !== 400) throw error;
       message = problemText(error);
@@ -99,11 +99,11 @@ export async function auditRoutes(app: App, { console: con }: { console: Console
     const filter = filterOf(request.query);
     await requireOwnIds(organisationId, request.query, await organisationClients(organisationId));
     // Checked before the first byte is sent: a bad filter is a page, not a broken download.
-    await listAuditEvents(ctx.db, organisationId, { ...filter, limit: 1 });
+    await listAuditEvents(deps.db, organisationId, { ...filter, limit: 1 });
     return reply
       .header('Content-Disposition', 'attachment; filename="audit-log.csv"')
       .header('Cache-Control', 'no-store')
       .type('text/csv; charset=utf-8')
-      .send(Readable.from(auditEventsCsv(ctx.db, organisationId, filter)));
+      .send(Readable.from(auditEventsCsv(deps.db, organisationId, filter)));
   });
 }

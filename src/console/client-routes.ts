@@ -37,22 +37,22 @@ interface FormValues {
 }
 
 export async function clientRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
-  const { ctx } = con;
-  const now = () => ctx.clock.now();
+  const { deps } = con;
+  const now = () => deps.clock.now();
   const orgOf = (request: FastifyRequest) => request.consoleSession!.user.organisationId;
   const actor = (request: FastifyRequest) => actorOf(request.consoleSession!.user);
 
   async function companyPage(request: FastifyRequest, reply: FastifyReply, companyId: string, status = 200, extra: { message?: string; form?: FormValues } = {}): Promise<FastifyReply> {
     const organisationId = orgOf(request);
-    const company = await companyOf(ctx.db, organisationId, companyId);
-    const [organisation, clients] = await Promise.all([organisationOf(ctx.db, organisationId), listClients(ctx.db, organisationId, companyId)]);
+    const company = await companyOf(deps.db, organisationId, companyId);
+    const [organisation, clients] = await Promise.all([organisationOf(deps.db, organisationId), listClients(deps.db, organisationId, companyId)]);
     return con.render(request, reply, 'company', { title: company.name, organisation, company, clients, companySections: COMPANY_SECTIONS, currentSection: '', stepUp: con.stepUpDue(request, `/companies/${companyId}`), ...extra }, status);
   }
 
   async function clientPage(request: FastifyRequest, reply: FastifyReply, clientId: string, status = 200, extra: { message?: string; notice?: string; form?: FormValues } = {}): Promise<FastifyReply> {
     const organisationId = orgOf(request);
-    const client = await getClient(ctx.db, organisationId, clientId, now());
-    const [organisation, companies] = await Promise.all([organisationOf(ctx.db, organisationId), listCompanies(ctx.db, organisationId)]);
+    const client = await getClient(deps.db, organisationId, clientId, now());
+    const [organisation, companies] = await Promise.all([organisationOf(deps.db, organisationId), listCompanies(deps.db, organisationId)]);
     const company = companies.find((c) => c.id === client.companyId);
     const pending = new Set(client.grantRequests.filter((r) => r.status === 'pending').map((r) => r.grant));
     const requestable = OPTIONAL_GRANTS.filter((g) => !client.grants.includes(g) && !pending.has(g));
@@ -68,7 +68,7 @@ export async function clientRoutes(app: App, { console: con }: { console: Consol
     if (stepUp) return reply.redirect(stepUp, 303);
     const form = { name: request.body.name ?? '', redirectUris: request.body.redirectUris ?? '' };
     return orShowProblem(async () => {
-      const created = await createClient(ctx.db, orgOf(request), { companyId, name: form.name, redirectUris: lines(form.redirectUris) }, actor(request), now());
+      const created = await createClient(deps.db, orgOf(request), { companyId, name: form.name, redirectUris: lines(form.redirectUris) }, actor(request), now());
       return con.render(request, reply, 'client-secret', { title: 'API Client created', heading: `API Client ${form.name.trim()} created`, companyId, clientName: form.name.trim(), ...created });
     }, (status, message) => companyPage(request, reply, companyId, status, { message, form }));
   });
@@ -79,7 +79,7 @@ export async function clientRoutes(app: App, { console: con }: { console: Consol
     const { clientId } = request.params;
     const text = request.body.redirectUris ?? '';
     return orShowProblem(async () => {
-      await updateRedirectUris(ctx.db, orgOf(request), clientId, lines(text), actor(request));
+      await updateRedirectUris(deps.db, orgOf(request), clientId, lines(text), actor(request));
       return clientPage(request, reply, clientId, 200, { notice: 'Redirect URIs saved.' });
     }, (status, message) => clientPage(request, reply, clientId, status, { message, form: { redirectUris: text } }));
   });
@@ -90,22 +90,22 @@ export async function clientRoutes(app: App, { console: con }: { console: Consol
     if (stepUp) return reply.redirect(stepUp, 303);
     const overlapSeconds = /^\d{1,7}$/.test(request.body.overlapSeconds ?? '') ? Number(request.body.overlapSeconds) : DEFAULT_OVERLAP_SECONDS;
     return orShowProblem(async () => {
-      const client = await getClient(ctx.db, orgOf(request), clientId, now());
-      const rotated = await rotateClientSecretWithOverlap(ctx.db, { clientId, overlapSeconds, organisationId: orgOf(request) }, actor(request), now());
+      const client = await getClient(deps.db, orgOf(request), clientId, now());
+      const rotated = await rotateClientSecretWithOverlap(deps.db, { clientId, overlapSeconds, organisationId: orgOf(request) }, actor(request), now());
       return con.render(request, reply, 'client-secret', { title: 'New client secret', heading: `New secret for ${client.name}`, companyId: client.companyId, clientName: client.name, ...rotated });
     }, (status, message) => clientPage(request, reply, clientId, status, { message }));
   });
 
   app.post('/console/clients/:clientId/end-overlap', { config: { consoleAccess: 'admin' }, schema: { params: ClientParams, body: Form } }, async (request, reply) => {
     const { clientId } = request.params;
-    await endSecretOverlap(ctx.db, clientId, actor(request), orgOf(request), now());
+    await endSecretOverlap(deps.db, clientId, actor(request), orgOf(request), now());
     return clientPage(request, reply, clientId, 200, { notice: 'The previous secret no longer works.' });
   });
 
   for (const disabled of [true, false]) {
     app.post(disabled ? '/console/clients/:clientId/disable' : '/console/clients/:clientId/enable', { config: { consoleAccess: 'admin' }, schema: { params: ClientParams, body: Form } }, async (request, reply) => {
       const { clientId } = request.params;
-      await setClientDisabled(ctx.db, orgOf(request), clientId, disabled, actor(request));
+      await setClientDisabled(deps.db, orgOf(request), clientId, disabled, actor(request));
       return clientPage(request, reply, clientId, 200, { notice: disabled ? 'The client is disabled; its tokens are revoked.' : 'The client is enabled.' });
     });
   }
@@ -114,7 +114,7 @@ export async function clientRoutes(app: App, { console: con }: { console: Consol
     const { clientId } = request.params;
     const reason = request.body.reason ?? '';
     return orShowProblem(async () => {
-      const asked = await requestGrant(ctx.db, { clientId, grant: request.body.grant ?? '', reason, organisationId: orgOf(request) }, actor(request), now());
+      const asked = await requestGrant(deps.db, { clientId, grant: request.body.grant ?? '', reason, organisationId: orgOf(request) }, actor(request), now());
       return clientPage(request, reply, clientId, 200, { notice: `Requested the ${asked.grant} grant; support will decide.` });
     }, (status, message) => clientPage(request, reply, clientId, status, { message, form: { reason } }));
   });

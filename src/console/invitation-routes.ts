@@ -21,11 +21,11 @@ const Form = Type.Object({
 const NO_INVITATION = new ProblemError({ code: 'invitation_not_found', detail: 'This invitation is not valid: it was used already, it expired (after 72 hours), or the link is incomplete. Ask for a new one.' });
 
 export async function invitationRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
-  const { ctx } = con;
-  const now = () => ctx.clock.now();
+  const { deps } = con;
+  const now = () => deps.clock.now();
 
   async function invitation(token: string): Promise<OpenInvitation> {
-    const found = await openInvitation(ctx.db, token, now());
+    const found = await openInvitation(deps.db, token, now());
     if (!found) throw NO_INVITATION;
     return found;
   }
@@ -47,7 +47,7 @@ export async function invitationRoutes(app: App, { console: con }: { console: Co
     const password = request.body.password ?? '';
     const problem = passwordProblem(password);
     if (problem) return passwordPage(request, reply, token, found, 400, problem);
-    const secret = await choosePassword(ctx.db, found, password, con.secrets);
+    const secret = await choosePassword(deps.db, found, password, con.secrets);
     return enrolPage(request, reply, token, found, secret, 200);
   });
 
@@ -56,11 +56,11 @@ export async function invitationRoutes(app: App, { console: con }: { console: Co
     const found = await invitation(token);
     if (!found.pendingTotpSecret) return reply.redirect(con.url(`/invitations/${token}`), 303);
     await con.attempt(request);
-    const created = await completeInvitation(ctx.db, found, request.body.code ?? '', con.secrets, now());
+    const created = await completeInvitation(deps.db, found, request.body.code ?? '', con.secrets, now());
     if (created) await con.succeeded(request);
     if (!created) return enrolPage(request, reply, token, found, openTotpSecret(con.secrets, found.pendingTotpSecret, found.email), 400, 'That code is not right. Check the time on your device and type the code the app shows now.');
-    con.setSessionCookie(reply, await completeSignIn(ctx.db, created.userId, now()));
-    await auditConsole(ctx.db, { event: 'console_invitation_accepted', outcome: 'success', organisationId: found.organisationId, actor: { kind: 'console_user', id: created.userId, email: found.email }, address: request.ip, context: { role: found.role } }, now());
+    con.setSessionCookie(reply, await completeSignIn(deps.db, created.userId, now()));
+    await auditConsole(deps.db, { event: 'console_invitation_accepted', outcome: 'success', organisationId: found.organisationId, actor: { kind: 'console_user', id: created.userId, email: found.email }, address: request.ip, context: { role: found.role } }, now());
     return reply.redirect(con.root, 303);
   });
 }

@@ -5,12 +5,12 @@ import { organisationOf } from './organisation.ts';
 import { listCompanies } from '../iam/organisation-reads.ts';
 
 export async function organisationRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
-  const { ctx } = con;
+  const { deps } = con;
 
   app.get('/console', { config: { consoleAccess: 'member' } }, async (request, reply) => {
     const { organisationId } = request.consoleSession!.user;
-    const organisation = await organisationOf(ctx.db, organisationId);
-    const companies = await listCompanies(ctx.db, organisationId);
+    const organisation = await organisationOf(deps.db, organisationId);
+    const companies = await listCompanies(deps.db, organisationId);
     return con.render(request, reply, 'home', { title: organisation.name, organisation, companies });
   });
 }

@@ -17,15 +17,15 @@ const Form = Type.Object({
 const Params = Type.Object({ userId: Type.String({ maxLength: 64 }) });
 
 export async function peopleRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
-  const { ctx } = con;
-  const now = () => ctx.clock.now();
+  const { deps } = con;
+  const now = () => deps.clock.now();
 
   async function page(request: FastifyRequest, reply: FastifyReply, status = 200, extra: { message?: string; invitation?: Invitation & { email: string } } = {}): Promise<FastifyReply> {
     const { organisationId } = request.consoleSession!.user;
     const [organisation, people, pending] = await Promise.all([
-      organisationOf(ctx.db, organisationId),
-      listConsoleUsers(ctx.db, organisationId),
-      listPendingInvitations(ctx.db, organisationId, now()),
+      organisationOf(deps.db, organisationId),
+      listConsoleUsers(deps.db, organisationId),
+      listPendingInvitations(deps.db, organisationId, now()),
     ]);
     return con.render(request, reply, 'console-users', { title: 'Console users', organisation, people, pending, stepUp: con.stepUpDue(request, '/console-users'), ...extra }, status);
   }
@@ -43,8 +43,8 @@ export async function peopleRoutes(app: App, { console: con }: { console: Consol
     const role = request.body.role ?? 'viewer';
     if (!isConsoleRole(role)) return page(request, reply, 400, { message: 'The role must be admin or viewer.' });
     return orExplain(request, reply, async () => {
-      const invitation = await inviteConsoleUser(ctx.db, { organisationId: session.user.organisationId, email: request.body.email ?? '', role, invitedBy: session.user.id }, ctx.config.authUrl, now());
-      await auditConsole(ctx.db, { event: 'console_change', outcome: 'success', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip, detail: 'console_user_invited', context: { email: invitation.email, role } }, now());
+      const invitation = await inviteConsoleUser(deps.db, { organisationId: session.user.organisationId, email: request.body.email ?? '', role, invitedBy: session.user.id }, deps.config.authUrl, now());
+      await auditConsole(deps.db, { event: 'console_change', outcome: 'success', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip, detail: 'console_user_invited', context: { email: invitation.email, role } }, now());
       return page(request, reply, 200, { invitation });
     });
   });
@@ -54,8 +54,8 @@ export async function peopleRoutes(app: App, { console: con }: { console: Consol
     const role = request.body.role;
     if (!isConsoleRole(role)) return page(request, reply, 400, { message: 'The role must be admin or viewer.' });
     return orExplain(request, reply, async () => {
-      const changed = await changeConsoleRole(ctx.db, session.user.organisationId, request.params.userId, role);
-      await auditConsole(ctx.db, { event: 'console_change', outcome: 'success', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip, detail: 'console_user_role_changed', context: { consoleUserId: changed.id, email: changed.email, role } }, now());
+      const changed = await changeConsoleRole(deps.db, session.user.organisationId, request.params.userId, role);
+      await auditConsole(deps.db, { event: 'console_change', outcome: 'success', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip, detail: 'console_user_role_changed', context: { consoleUserId: changed.id, email: changed.email, role } }, now());
       return reply.redirect(con.url('/console-users'), 303);
     });
   });
@@ -63,8 +63,8 @@ export async function peopleRoutes(app: App, { console: con }: { console: Consol
   app.post('/console/console-users/:userId/remove', { config: { consoleAccess: 'admin' }, schema: { params: Params, body: Form } }, async (request, reply) => {
     const session = request.consoleSession!;
     return orExplain(request, reply, async () => {
-      const removed = await removeConsoleUser(ctx.db, session.user.organisationId, request.params.userId);
-      await auditConsole(ctx.db, { event: 'console_change', outcome: 'success', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip, detail: 'console_user_removed', context: { consoleUserId: removed.id, email: removed.email } }, now());
+      const removed = await removeConsoleUser(deps.db, session.user.organisationId, request.params.userId);
+      await auditConsole(deps.db, { event: 'console_change', outcome: 'success', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip, detail: 'console_user_removed', context: { consoleUserId: removed.id, email: removed.email } }, now());
       return reply.redirect(con.url(removed.id === session.user.id ? '/login' : '/console-users'), 303);
     });
   });

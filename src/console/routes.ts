@@ -8,7 +8,9 @@ import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../app/context.ts';
+import type { Redis } from 'ioredis';
+import type { Config } from '../platform/config.ts';
+import type { WebhookDeps } from '../webhooks/deps.ts';
 import { ProblemError, titleFor } from '../platform/errors.ts';
 import { sharedSecret } from '../platform/db/shared-secret.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
@@ -28,9 +30,18 @@ import { auditRoutes } from './audit-routes.ts';
 import { ssoRoutes } from './sso-routes.ts';
 import { webhookRoutes } from './webhook-routes.ts';
 
+/**
+ * What the console needs of the context (src/app/feature-options.ts builds it): what the webhook
+ * operations it calls need, and its own sign-in limit, Redis that shares it, and addresses.
+ */
+export interface ConsoleDeps extends WebhookDeps {
+  readonly redis: Redis | undefined;
+  readonly config: WebhookDeps['config'] & Pick<Config, 'authUrl' | 'rateLimitTokenPerMinute' | 'ssoAllowInsecure'>;
+}
+
 /** What the console's route files share. */
 export interface Console {
-  ctx: AppContext;
+  deps: ConsoleDeps;
   root: string;
   /** Seals TOTP secrets (totp-secrets.ts). */
   secrets: SecretBox;
@@ -64,18 +75,18 @@ const ASSETS = new URL('./assets/', import.meta.url);
 const STYLESHEET = readFileSync(new URL('console.css', ASSETS));
 const SCRIPT = readFileSync(new URL('console.js', ASSETS));
 
-export async function consoleRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
-  const authUrl = new URL(ctx.config.authUrl);
+export async function consoleRoutes(app: App, { deps }: { deps: ConsoleDeps }): Promise<void> {
+  const authUrl = new URL(deps.config.authUrl);
   const root = `${authUrl.pathname.replace(/\/+$/, '')}/console`;
   const secure = authUrl.protocol === 'https:';
   // A __Host- cookie is bound to this exact origin, sent over https only, for the whole host.
   const cookieName = secure ? '__Host-wfs_console' : 'wfs_console';
-  const csrfKey = Buffer.from(await sharedSecret(ctx.db, 'console_csrf_hmac'), 'base64url');
-  const csrf = new ConsoleCsrf(csrfKey, new LoginCsrf(csrfKey, ctx.config.authUrl, { path: '/console', cookie: 'wfs_console_csrf' }));
-  const store = ctx.redis ? new RedisThrottleStore(ctx.redis, 'wfs:console:') : new MemoryThrottleStore();
+  const csrfKey = Buffer.from(await sharedSecret(deps.db, 'console_csrf_hmac'), 'base64url');
+  const csrf = new ConsoleCsrf(csrfKey, new LoginCsrf(csrfKey, deps.config.authUrl, { path: '/console', cookie: 'wfs_console_csrf' }));
+  const store = deps.redis ? new RedisThrottleStore(deps.redis, 'wfs:console:') : new MemoryThrottleStore();
   const throttle = new Throttle(store, {
-    perMinute: ctx.config.rateLimitTokenPerMinute,
-    clock: ctx.clock,
+    perMinute: deps.config.rateLimitTokenPerMinute,
+    clock: deps.clock,
     onError: (error) => app.log.warn({ err: error }, 'rate-limit store unavailable; console sign-in penalties not applied'),
   });
   const pages: PageContext = { root, csrfFor: (request, reply) => csrf.issue(request, reply) };
@@ -88,9 +99,9 @@ export async function consoleRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   await app.register(view, { engine: { eta: new Eta({ autoEscape: true, autoTrim: [false, 'nl'] }) }, templates: fileURLToPath(new URL('./views/', import.meta.url)), production: true });
 
   const shared: Console = {
-    ctx,
+    deps,
     root,
-    secrets: await loadSecretBox(ctx.db, ctx.config, (message) => app.log.warn(message)),
+    secrets: await loadSecretBox(deps.db, deps.config, (message) => app.log.warn(message)),
     attempt: async (request) => {
       const blocked = await throttle.attempt(THROTTLE_KEY, request.ip);
       if (blocked) throw tooManyAttempts(blocked.retryAfter);
@@ -104,7 +115,7 @@ export async function consoleRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     url: (path) => `${root}${path}`,
     stepUpDue: (request, back) => {
       const session = request.consoleSession;
-      if (session && steppedUp(session, ctx.clock.now())) return undefined;
+      if (session && steppedUp(session, deps.clock.now())) return undefined;
       return `${root}/step-up?${new URLSearchParams({ next: `${root}${back}` }).toString()}`;
     },
   };
@@ -112,7 +123,7 @@ export async function consoleRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
   app.addHook('preHandler', async (request, reply) => {
     const access = request.routeOptions.config.consoleAccess;
     if (!access) return undefined;
-    request.consoleSession = await readSession(ctx.db, request.cookies[cookieName], ctx.clock.now());
+    request.consoleSession = await readSession(deps.db, request.cookies[cookieName], deps.clock.now());
     if (!admitted(access, request.consoleSession)) {
       if (request.consoleSession === undefined) shared.setSessionCookie(reply, undefined);
       return reply.redirect(`${root}/login`, 303);

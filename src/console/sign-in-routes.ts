@@ -27,8 +27,8 @@ export function safeNext(root: string, next: string | undefined): string {
 }
 
 export async function signInRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
-  const { ctx } = con;
-  const now = () => ctx.clock.now();
+  const { deps } = con;
+  const now = () => deps.clock.now();
 
   const codePage = (request: FastifyRequest, reply: FastifyReply, status: number, message?: string) =>
     con.render(request, reply, 'code', { title: 'Enter your code', heading: 'Enter your code', action: con.url('/login/code'), button: 'Sign in', message }, status);
@@ -44,12 +44,12 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
   app.post('/console/login', { config: { consoleAccess: 'public' }, schema: { body: Form } }, async (request, reply) => {
     const { email = '', password = '' } = request.body;
     await con.attempt(request);
-    const user = await checkPassword(ctx.db, email, password);
+    const user = await checkPassword(deps.db, email, password);
     if (!user) {
-      await auditConsole(ctx.db, { event: 'console_sign_in', outcome: 'failure', organisationId: null, actor: null, address: request.ip, detail: 'bad_password' }, now());
+      await auditConsole(deps.db, { event: 'console_sign_in', outcome: 'failure', organisationId: null, actor: null, address: request.ip, detail: 'bad_password' }, now());
       return con.render(request, reply, 'login', { title: 'Sign in', email, message: WRONG_CREDENTIALS }, 401);
     }
-    con.setSessionCookie(reply, await startSignIn(ctx.db, user.id, now()));
+    con.setSessionCookie(reply, await startSignIn(deps.db, user.id, now()));
     return reply.redirect(con.url('/login/code'), 303);
   });
 
@@ -58,16 +58,16 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
   app.post('/console/login/code', { config: { consoleAccess: 'signing-in' }, schema: { body: Form } }, async (request, reply) => {
     const session = request.consoleSession!;
     await con.attempt(request);
-    const user = await consoleUserById(ctx.db, session.user.id);
-    const accepted = user !== undefined && (await acceptUserCode(ctx.db, user, openTotpSecret(con.secrets, user.totp_secret, user.email), request.body.code ?? '', now()));
+    const user = await consoleUserById(deps.db, session.user.id);
+    const accepted = user !== undefined && (await acceptUserCode(deps.db, user, openTotpSecret(con.secrets, user.totp_secret, user.email), request.body.code ?? '', now()));
     const audit = { event: 'console_sign_in', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip } as const;
     if (!accepted) {
-      await auditConsole(ctx.db, { ...audit, outcome: 'failure', detail: 'bad_code' }, now());
+      await auditConsole(deps.db, { ...audit, outcome: 'failure', detail: 'bad_code' }, now());
       return codePage(request, reply, 401, WRONG_CODE);
     }
     await con.succeeded(request);
-    con.setSessionCookie(reply, await completeSignIn(ctx.db, session.user.id, now(), session.tokenHash));
-    await auditConsole(ctx.db, { ...audit, outcome: 'success' }, now());
+    con.setSessionCookie(reply, await completeSignIn(deps.db, session.user.id, now(), session.tokenHash));
+    await auditConsole(deps.db, { ...audit, outcome: 'success' }, now());
     return reply.redirect(con.root, 303);
   });
 
@@ -78,24 +78,24 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
     const session = request.consoleSession!;
     const next = safeNext(con.root, request.body.next);
     await con.attempt(request);
-    const user = await checkPassword(ctx.db, session.user.email, request.body.password ?? '');
-    const accepted = user?.id === session.user.id && (await acceptUserCode(ctx.db, user, openTotpSecret(con.secrets, user.totp_secret, user.email), request.body.code ?? '', now()));
+    const user = await checkPassword(deps.db, session.user.email, request.body.password ?? '');
+    const accepted = user?.id === session.user.id && (await acceptUserCode(deps.db, user, openTotpSecret(con.secrets, user.totp_secret, user.email), request.body.code ?? '', now()));
     const audit = { event: 'console_step_up', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip } as const;
     if (!accepted) {
-      await auditConsole(ctx.db, { ...audit, outcome: 'failure' }, now());
+      await auditConsole(deps.db, { ...audit, outcome: 'failure' }, now());
       return stepUpPage(request, reply, next, 401, 'The password or code is not right.');
     }
     await con.succeeded(request);
-    await recordStepUp(ctx.db, session.tokenHash, now());
-    await auditConsole(ctx.db, { ...audit, outcome: 'success' }, now());
+    await recordStepUp(deps.db, session.tokenHash, now());
+    await auditConsole(deps.db, { ...audit, outcome: 'success' }, now());
     return reply.redirect(next, 303);
   });
 
   app.post('/console/sign-out', { config: { consoleAccess: 'member' }, schema: { body: Form } }, async (request, reply) => {
     const session = request.consoleSession!;
-    await endSession(ctx.db, session.tokenHash);
+    await endSession(deps.db, session.tokenHash);
     con.setSessionCookie(reply, undefined);
-    await auditConsole(ctx.db, { event: 'console_sign_out', outcome: 'success', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip }, now());
+    await auditConsole(deps.db, { event: 'console_sign_out', outcome: 'success', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip }, now());
     return reply.redirect(con.url('/login'), 303);
   });
 }

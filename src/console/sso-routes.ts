@@ -23,13 +23,13 @@ const Form = Type.Object({
 const Params = Type.Object({ providerId: Type.String({ maxLength: 64 }) });
 
 export async function ssoRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
-  const { ctx } = con;
-  const settings = async () => ({ box: await secretBox(ctx.db, ctx.config), allowInsecure: ctx.config.ssoAllowInsecure });
+  const { deps } = con;
+  const settings = async () => ({ box: await secretBox(deps.db, deps.config), allowInsecure: deps.config.ssoAllowInsecure });
 
   async function page(request: FastifyRequest, reply: FastifyReply, status = 200, extra: { message?: string; typed?: Record<string, string> } = {}): Promise<FastifyReply> {
     const { organisationId } = request.consoleSession!.user;
-    const [organisation, sso] = await Promise.all([organisationOf(ctx.db, organisationId), organisationSso(ctx.db, organisationId)]);
-    return con.render(request, reply, 'sso', { title: 'Single sign-on', organisation, sso, callbackUrl: `${ctx.config.authUrl}/oauth/sso/callback`, stepUp: con.stepUpDue(request, '/sso'), typed: {}, ...extra }, status);
+    const [organisation, sso] = await Promise.all([organisationOf(deps.db, organisationId), organisationSso(deps.db, organisationId)]);
+    return con.render(request, reply, 'sso', { title: 'Single sign-on', organisation, sso, callbackUrl: `${deps.config.authUrl}/oauth/sso/callback`, stepUp: con.stepUpDue(request, '/sso'), typed: {}, ...extra }, status);
   }
 
   app.get('/console/sso', { config: { consoleAccess: 'member' } }, async (request, reply) => page(request, reply));
@@ -40,7 +40,7 @@ export async function ssoRoutes(app: App, { console: con }: { console: Console }
     if (stepUp) return reply.redirect(stepUp, 303);
     const { issuer = '', clientId = '', clientSecret = '', domains = '' } = request.body;
     return orShowProblem(async () => {
-      await addSsoProvider(ctx.db, await settings(), { organisationId: session.user.organisationId, issuer, clientId, clientSecret, domains: lines(domains) }, actorOf(session.user), ctx.clock.now());
+      await addSsoProvider(deps.db, await settings(), { organisationId: session.user.organisationId, issuer, clientId, clientSecret, domains: lines(domains) }, actorOf(session.user), deps.clock.now());
       return reply.redirect(con.url('/sso'), 303);
     }, (status, message) => page(request, reply, status, { message, typed: { issuer, clientId, domains } }));
   });
@@ -52,20 +52,20 @@ export async function ssoRoutes(app: App, { console: con }: { console: Console }
     const { clientId = '', clientSecret = '', domains = '' } = request.body;
     const change = { clientId, domains: lines(domains), ...(clientSecret === '' ? {} : { clientSecret }) };
     return orShowProblem(async () => {
-      await updateSsoProvider(ctx.db, await settings(), request.params.providerId, change, ctx.clock.now(), { organisationId: session.user.organisationId, actor: actorOf(session.user) });
+      await updateSsoProvider(deps.db, await settings(), request.params.providerId, change, deps.clock.now(), { organisationId: session.user.organisationId, actor: actorOf(session.user) });
       return reply.redirect(con.url('/sso'), 303);
     }, (status, message) => page(request, reply, status, { message }));
   });
 
   app.post('/console/sso/providers/:providerId/remove', { config: { consoleAccess: 'admin' }, schema: { params: Params, body: Form } }, async (request, reply) => {
     const session = request.consoleSession!;
-    await removeSsoProvider(ctx.db, request.params.providerId, { organisationId: session.user.organisationId, actor: actorOf(session.user) }, ctx.clock.now());
+    await removeSsoProvider(deps.db, request.params.providerId, { organisationId: session.user.organisationId, actor: actorOf(session.user) }, deps.clock.now());
     return reply.redirect(con.url('/sso'), 303);
   });
 
   app.post('/console/sso/enforcement', { config: { consoleAccess: 'admin' }, schema: { body: Form } }, async (request, reply) => {
     const session = request.consoleSession!;
-    await setSsoEnforced(ctx.db, session.user.organisationId, request.body.enforce === 'on', actorOf(session.user), ctx.clock.now());
+    await setSsoEnforced(deps.db, session.user.organisationId, request.body.enforce === 'on', actorOf(session.user), deps.clock.now());
     return reply.redirect(con.url('/sso'), 303);
   });
 }

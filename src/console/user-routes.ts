@@ -20,19 +20,19 @@ const ClientParams = Type.Object({ clientId: Type.String({ maxLength: 64 }) });
 const UserParams = Type.Object({ userId: Type.String({ maxLength: 64 }) });
 
 export async function userRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
-  const { ctx } = con;
-  const now = () => ctx.clock.now();
+  const { deps } = con;
+  const now = () => deps.clock.now();
   const orgOf = (request: FastifyRequest) => request.consoleSession!.user.organisationId;
   const actor = (request: FastifyRequest) => actorOf(request.consoleSession!.user);
 
   async function usersPage(request: FastifyRequest, reply: FastifyReply, clientId: string, status = 200, extra: { message?: string; notice?: string; form?: { email: string } } = {}): Promise<FastifyReply> {
     const organisationId = orgOf(request);
-    const [client, users, organisation] = await Promise.all([getClient(ctx.db, organisationId, clientId, now()), listUsers(ctx.db, organisationId, clientId), organisationOf(ctx.db, organisationId)]);
+    const [client, users, organisation] = await Promise.all([getClient(deps.db, organisationId, clientId, now()), listUsers(deps.db, organisationId, clientId), organisationOf(deps.db, organisationId)]);
     return con.render(request, reply, 'users', { title: `API Users of ${client.name}`, organisation, client, users, stepUp: con.stepUpDue(request, `/clients/${clientId}/users`), ...extra }, status);
   }
 
   /** The client page of a user's actions: the user is looked up within the organisation first (404 otherwise). */
-  const clientOfUser = async (request: FastifyRequest, userId: string) => (await requireUser(ctx.db, orgOf(request), userId)).client_id;
+  const clientOfUser = async (request: FastifyRequest, userId: string) => (await requireUser(deps.db, orgOf(request), userId)).client_id;
 
   app.get('/console/clients/:clientId/users', { config: { consoleAccess: 'member' }, schema: { params: ClientParams } }, async (request, reply) => usersPage(request, reply, request.params.clientId));
 
@@ -42,7 +42,7 @@ export async function userRoutes(app: App, { console: con }: { console: Console 
     if (stepUp) return reply.redirect(stepUp, 303);
     const email = request.body.email ?? '';
     return orShowProblem(async () => {
-      const created = await createUser(ctx.db, orgOf(request), { clientId, email }, actor(request), now());
+      const created = await createUser(deps.db, orgOf(request), { clientId, email }, actor(request), now());
       return con.render(request, reply, 'user-secret', { title: 'API User created', heading: `API User ${created.email} created`, clientId, ...created });
     }, (status, message) => usersPage(request, reply, clientId, status, { message, form: { email } }));
   });
@@ -51,20 +51,20 @@ export async function userRoutes(app: App, { console: con }: { console: Console 
     const clientId = await clientOfUser(request, request.params.userId);
     const stepUp = con.stepUpDue(request, `/clients/${clientId}/users`);
     if (stepUp) return reply.redirect(stepUp, 303);
-    const reset = await resetUserSecret(ctx.db, orgOf(request), request.params.userId, actor(request));
+    const reset = await resetUserSecret(deps.db, orgOf(request), request.params.userId, actor(request));
     return con.render(request, reply, 'user-secret', { title: 'New user secret', heading: `New secret for ${reset.email}`, clientId, ...reset });
   });
 
   app.post('/console/users/:userId/revoke-sessions', { config: { consoleAccess: 'admin' }, schema: { params: UserParams, body: Form } }, async (request, reply) => {
     const clientId = await clientOfUser(request, request.params.userId);
-    const revoked = await revokeUserSessions(ctx.db, orgOf(request), request.params.userId, actor(request));
+    const revoked = await revokeUserSessions(deps.db, orgOf(request), request.params.userId, actor(request));
     return usersPage(request, reply, clientId, 200, { notice: `Signed the user out everywhere (${revoked.revokedGrants.length} session${revoked.revokedGrants.length === 1 ? '' : 's'} revoked).` });
   });
 
   for (const disabled of [true, false]) {
     app.post(disabled ? '/console/users/:userId/disable' : '/console/users/:userId/enable', { config: { consoleAccess: 'admin' }, schema: { params: UserParams, body: Form } }, async (request, reply) => {
       const clientId = await clientOfUser(request, request.params.userId);
-      await setUserDisabled(ctx.db, orgOf(request), request.params.userId, disabled, actor(request));
+      await setUserDisabled(deps.db, orgOf(request), request.params.userId, disabled, actor(request));
       return usersPage(request, reply, clientId, 200, { notice: disabled ? 'The user is disabled; its tokens are revoked.' : 'The user is enabled.' });
     });
   }

@@ -59,7 +59,7 @@ interface Shown {
 }
 
 export async function webhookRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
-  const { ctx } = con;
+  const { deps } = con;
   const orgOf = (request: FastifyRequest) => request.consoleSession!.user.organisationId;
   const listPath = (companyId: string) => `/companies/${companyId}/webhooks`;
   const endpointPath = (companyId: string, endpointId: string) => `${listPath(companyId)}/${endpointId}`;
@@ -68,19 +68,19 @@ export async function webhookRoutes(app: App, { console: con }: { console: Conso
 
   /** The company's endpoints as its owner: a company of another organisation is a 404 here. */
   async function callerFor(request: FastifyRequest, companyId: string): Promise<WebhookCaller> {
-    const company = await companyOf(ctx.db, orgOf(request), companyId);
-    return { ctx, companyId: company.id, log: request.log };
+    const company = await companyOf(deps.db, orgOf(request), companyId);
+    return { deps, companyId: company.id, log: request.log };
   }
 
   async function audit(request: FastifyRequest, detail: string, context: Record<string, unknown>): Promise<void> {
     const { user } = request.consoleSession!;
-    await auditConsole(ctx.db, { event: 'console_change', outcome: 'success', organisationId: user.organisationId, actor: actorOf(user), address: request.ip, detail, context }, ctx.clock.now());
+    await auditConsole(deps.db, { event: 'console_change', outcome: 'success', organisationId: user.organisationId, actor: actorOf(user), address: request.ip, detail, context }, deps.clock.now());
   }
 
   async function listView(request: FastifyRequest, reply: FastifyReply, companyId: string, { status = 200, cursor, ...shown }: Shown = {}): Promise<FastifyReply> {
     const organisationId = orgOf(request);
-    const company = await companyOf(ctx.db, organisationId, companyId);
-    const [organisation, page] = await Promise.all([organisationOf(ctx.db, organisationId), endpointPage({ ctx, companyId }, { limit: ENDPOINTS_PER_PAGE, ...(cursor ? { cursor } : {}) })]);
+    const company = await companyOf(deps.db, organisationId, companyId);
+    const [organisation, page] = await Promise.all([organisationOf(deps.db, organisationId), endpointPage({ deps, companyId }, { limit: ENDPOINTS_PER_PAGE, ...(cursor ? { cursor } : {}) })]);
     return con.render(request, reply, 'webhooks', {
       title: `Webhooks · ${company.name}`, organisation, company, companySections: COMPANY_SECTIONS, currentSection: '/webhooks',
       endpoints: page.data, nextCursor: page.nextCursor, messageTypes: CHANGE_TYPES, stepUp: con.stepUpDue(request, listPath(companyId)), typed: {}, ...shown,
@@ -89,14 +89,14 @@ export async function webhookRoutes(app: App, { console: con }: { console: Conso
 
   async function endpointView(request: FastifyRequest, reply: FastifyReply, companyId: string, endpointId: string, { status = 200, cursor, ...shown }: Shown = {}): Promise<FastifyReply> {
     const organisationId = orgOf(request);
-    const company = await companyOf(ctx.db, organisationId, companyId);
-    const row = await findEndpoint(ctx.db, company.id, endpointId);
+    const company = await companyOf(deps.db, organisationId, companyId);
+    const row = await findEndpoint(deps.db, company.id, endpointId);
     const [organisation, timezone, deliveries] = await Promise.all([
-      organisationOf(ctx.db, organisationId),
-      companyTimezone({ ctx, companyId }),
-      deliveryPage({ ctx, companyId }, endpointId, { limit: DELIVERIES_PER_PAGE, ...(cursor ? { cursor } : {}) }),
+      organisationOf(deps.db, organisationId),
+      companyTimezone({ deps, companyId }),
+      deliveryPage({ deps, companyId }, endpointId, { limit: DELIVERIES_PER_PAGE, ...(cursor ? { cursor } : {}) }),
     ]);
-    const now = ctx.clock.now();
+    const now = deps.clock.now();
     const previousSecretUntil = row.previous_secret_until !== null && row.previous_secret_until > now ? row.previous_secret_until : null;
     return con.render(request, reply, 'webhook', {
       title: `Webhook ${row.url}`, organisation, company, endpoint: presentEndpoint(row, timezone), previousSecretUntil,
@@ -133,7 +133,7 @@ export async function webhookRoutes(app: App, { console: con }: { console: Conso
     const caller = await callerFor(request, companyId);
     return orShowProblem(async () => {
       const { secret, previousUntil } = await rotateEndpointSecret(caller, endpointId);
-      const row = await findEndpoint(ctx.db, companyId, endpointId);
+      const row = await findEndpoint(deps.db, companyId, endpointId);
       await audit(request, 'webhook_secret_rotated', { companyId, endpointId, url: row.url });
       return con.render(request, reply, 'webhook-secret', { title: 'New webhook secret', heading: 'New signing secret', companyId, endpointId, url: row.url, secret, previousSecretUntil: previousUntil });
     }, (status, message) => endpointView(request, reply, companyId, endpointId, { status, message }));

@@ -4,7 +4,8 @@
 // `wfs seed-demo` / `npm start`); everything else — client id, redirect URI, code — is filled in.
 import { Type } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../app/context.ts';
+import type { Config } from '../platform/config.ts';
+import type { Db } from '../platform/db/database.ts';
 import { escapeHtml, htmlPage } from '../platform/http.ts';
 import { describeCode } from '../iam/codes.ts';
 import { HtmlPage } from '../iam/oauth-schemas.ts';
@@ -22,11 +23,17 @@ const CallbackQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** What the demo callback needs of the context (src/app/feature-options.ts builds it). */
+export interface DemoCallbackDeps {
+  readonly db: Db;
+  readonly config: Pick<Config, 'issuer' | 'baseUrl' | 'authCodeTtl'>;
+}
+
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-export function exchangeCommand(ctx: AppContext, exchange: { code: string; clientId: string; redirectUri: string; usesPkce: boolean }): string {
+export function exchangeCommand(config: Pick<Config, 'issuer'>, exchange: { code: string; clientId: string; redirectUri: string; usesPkce: boolean }): string {
   const body = {
     grant_type: 'authorization_code',
     code: exchange.code,
@@ -36,14 +43,14 @@ export function exchangeCommand(ctx: AppContext, exchange: { code: string; clien
     audience: DEFAULT_AUDIENCE,
     ...(exchange.usesPkce ? { code_verifier: '<CODE_VERIFIER>' } : {}),
   };
-  return `curl -s ${shellQuote(`${ctx.config.issuer}/oauth/token`)} -H 'Content-Type: application/json' \\\n  -d ${shellQuote(JSON.stringify(body))}`;
+  return `curl -s ${shellQuote(`${config.issuer}/oauth/token`)} -H 'Content-Type: application/json' \\\n  -d ${shellQuote(JSON.stringify(body))}`;
 }
 
 function field(label: string, value: string): string {
   return `<p>${escapeHtml(label)}:</p><pre>${escapeHtml(value)}</pre>`;
 }
 
-export async function demoCallbackRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+export async function demoCallbackRoutes(app: App, { deps }: { deps: DemoCallbackDeps }): Promise<void> {
   app.addHook('onRequest', async (_request, reply) => {
     reply.headers(pageSecurityHeaders());
   });
@@ -69,17 +76,17 @@ export async function demoCallbackRoutes(app: App, { ctx }: { ctx: AppContext })
       } else if (code === undefined) {
         body = '<h1>Demo callback</h1><p>This page receives the authorization code after you sign in at /oauth/authorize.</p>';
       } else {
-        const known = await describeCode(ctx.db, code);
+        const known = await describeCode(deps.db, code);
         const command = known
-          ? exchangeCommand(ctx, { code, ...known })
+          ? exchangeCommand(deps.config, { code, ...known })
           : undefined;
         body = [
           '<h1>Authorization code received</h1>',
           field('code', code),
           state !== undefined ? field('state', state) : '',
-          `<p>The code is valid for ${ctx.config.authCodeTtl} seconds and works once. Exchange it (replace &lt;CLIENT_SECRET&gt; with the API Client secret${known?.usesPkce ? ' and &lt;CODE_VERIFIER&gt; with your PKCE verifier' : ''}):</p>`,
+          `<p>The code is valid for ${deps.config.authCodeTtl} seconds and works once. Exchange it (replace &lt;CLIENT_SECRET&gt; with the API Client secret${known?.usesPkce ? ' and &lt;CODE_VERIFIER&gt; with your PKCE verifier' : ''}):</p>`,
           command ? `<pre id="command">${escapeHtml(command)}</pre>` : '<p class="error" role="alert">This code is not known to the service.</p>',
-          `<p>Then call the API with the <code>id_token</code>: <code>curl -s ${escapeHtml(ctx.config.baseUrl)}/api/v1/company/configuration -H "Authorization: Bearer &lt;ID_TOKEN&gt;"</code></p>`,
+          `<p>Then call the API with the <code>id_token</code>: <code>curl -s ${escapeHtml(deps.config.baseUrl)}/api/v1/company/configuration -H "Authorization: Bearer &lt;ID_TOKEN&gt;"</code></p>`,
         ].join('\n');
       }
       return reply.type('text/html; charset=utf-8').send(htmlPage('Demo callback', body));

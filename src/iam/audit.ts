@@ -78,6 +78,7 @@ export function auditInsert(entry: AuditEntry, now: number): PendingInsert {
       detail: entry.detail ?? null,
       organisation_id: entry.organisationId ?? (clientId === null && userId === null ? null : db
         .selectFrom('api_clients')
+        // A subquery of the one INSERT the token path writes (docs/architecture.md, "Joins of companies").
         .innerJoin('companies', 'companies.id', 'api_clients.company_id')
         .select('companies.organisation_id')
         .where('api_clients.id', '=', clientId ?? db.selectFrom('api_users').select('api_users.client_id').where('api_users.id', '=', userId ?? ''))

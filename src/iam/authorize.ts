@@ -5,7 +5,7 @@ import cookie from '@fastify/cookie';
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../app/context.ts';
+import type { IdentityDeps } from './identity-deps.ts';
 import { ProblemError } from '../platform/errors.ts';
 import { sharedSecret } from '../platform/db/shared-secret.ts';
 import { recordAudit } from './audit.ts';
@@ -47,10 +47,10 @@ const responses = {
   429: HtmlPage('Too many attempts; see Retry-After'),
 };
 
-export async function authorizeRoutes(app: App, { ctx, throttle, federation }: { ctx: AppContext; throttle: Throttle; federation?: LoginFederation | undefined }): Promise<void> {
-  const csrf = new LoginCsrf(Buffer.from(await sharedSecret(ctx.db, 'login_csrf_hmac'), 'base64url'), ctx.config.authUrl);
-  const action = `${ctx.config.authUrl}/oauth/authorize`;
-  const authOrigin = new URL(ctx.config.authUrl).origin;
+export async function authorizeRoutes(app: App, { deps, throttle, federation }: { deps: Pick<IdentityDeps, 'db' | 'clock' | 'config'>; throttle: Throttle; federation?: LoginFederation | undefined }): Promise<void> {
+  const csrf = new LoginCsrf(Buffer.from(await sharedSecret(deps.db, 'login_csrf_hmac'), 'base64url'), deps.config.authUrl);
+  const action = `${deps.config.authUrl}/oauth/authorize`;
+  const authOrigin = new URL(deps.config.authUrl).origin;
   // Only the login page uses a cookie (its CSRF token): the plugin's hooks stay off every other route.
   await app.register(cookie);
 
@@ -97,7 +97,7 @@ export async function authorizeRoutes(app: App, { ctx, throttle, federation }: {
       schema: { tags: ['identity'], operationId: 'authorize', summary: 'Login page of the authorization code flow (browser)', description: 'Served on AUTH_URL. Unknown client_id, or a malformed (port outside 1–65535, characters outside RFC 3986) or unregistered redirect_uri: 400 HTML page, never redirected, whatever the other parameters. Other bad parameters (response_type, scope other than `all`/`all openid`, bad PKCE): redirect with error, error_description, state and iss. Otherwise a CSRF-protected login form for the API User of that client.', querystring: AuthorizationParams, response: responses },
     },
     async (request, reply) => {
-      const checked = await checkAuthorizationRequest(ctx.db, ctx.config.issuer, request.query);
+      const checked = await checkAuthorizationRequest(deps.db, deps.config.issuer, request.query);
       if (!checked.ok) return reply.redirect(checked.redirectTo, 302);
       await limitLogins(checked.request.client.id, request.ip);
       const login = await federatedLogin(checked.request);
@@ -123,7 +123,7 @@ export async function authorizeRoutes(app: App, { ctx, throttle, federation }: {
     },
     async (request, reply) => {
       const { email = '', secret, [CSRF_FIELD]: csrfToken, ...params } = request.body;
-      const checked = await checkAuthorizationRequest(ctx.db, ctx.config.issuer, params);
+      const checked = await checkAuthorizationRequest(deps.db, deps.config.issuer, params);
       if (!checked.ok) return reply.redirect(checked.redirectTo, 302);
       const auth = checked.request;
       const who = { clientId: auth.client.id, address: request.ip };
@@ -131,7 +131,7 @@ export async function authorizeRoutes(app: App, { ctx, throttle, federation }: {
       // The identifier step's form has no secret input: its email only routes (CONTRACT §8).
       const identifying = login.identifierFirst && secret === undefined;
       if (!csrf.valid(request, csrfToken)) {
-        await recordAudit(ctx.db, { event: 'login', outcome: 'failure', ...who, detail: 'csrf_token_invalid' });
+        await recordAudit(deps.db, { event: 'login', outcome: 'failure', ...who, detail: 'csrf_token_invalid' });
         const expired = { email, message: 'This sign-in form has expired. Please sign in again.' };
         return identifying ? showIdentifier(request, reply, auth, login, 403, expired) : showForm(request, reply, auth, 403, expired);
       }
@@ -147,29 +147,29 @@ export async function authorizeRoutes(app: App, { ctx, throttle, federation }: {
       // Reserved before the (slow) secret check, so parallel guesses cannot dodge the penalty.
       const blocked = await throttle.attempt(who.clientId, who.address);
       if (blocked) {
-        await recordAudit(ctx.db, { event: 'login', outcome: 'throttled', ...who });
+        await recordAudit(deps.db, { event: 'login', outcome: 'throttled', ...who });
         throw tooManyAttempts(blocked.retryAfter);
       }
       if (!login.secretAllowed) {
-        await recordAudit(ctx.db, { event: 'login', outcome: 'failure', ...who, detail: 'sso_enforced' });
+        await recordAudit(deps.db, { event: 'login', outcome: 'failure', ...who, detail: 'sso_enforced' });
         if (login.identifierFirst) return showIdentifier(request, reply, auth, login, 403, { email, message: SSO_ENFORCED });
         return showForm(request, reply, auth, 403, { email, message: SSO_WITHOUT_GRANT });
       }
-      const verified = await verifyApiUser(ctx.db, auth.client.id, email, secret ?? '');
+      const verified = await verifyApiUser(deps.db, auth.client.id, email, secret ?? '');
       if (!verified.ok) {
-        await recordAudit(ctx.db, { event: 'login', outcome: 'failure', ...who, userId: verified.userId, detail: verified.reason });
+        await recordAudit(deps.db, { event: 'login', outcome: 'failure', ...who, userId: verified.userId, detail: verified.reason });
         return showForm(request, reply, auth, 401, { email, message: GENERIC_FAILURE });
       }
       await throttle.succeeded(who.clientId, who.address);
-      const now = ctx.clock.now();
+      const now = deps.clock.now();
       const code = await issueAuthorizationCode(
-        ctx.db,
+        deps.db,
         { clientId: auth.client.id, userId: verified.userId, redirectUri: auth.redirectUri, nonce: auth.nonce, codeChallenge: auth.codeChallenge, authTime: now },
-        ctx.config.authCodeTtl,
+        deps.config.authCodeTtl,
         now,
       );
-      await recordAudit(ctx.db, { event: 'login', outcome: 'success', ...who, userId: verified.userId });
-      return reply.redirect(withParams(auth.redirectUri, { code, state: auth.state, iss: ctx.config.issuer }), 302);
+      await recordAudit(deps.db, { event: 'login', outcome: 'success', ...who, userId: verified.userId });
+      return reply.redirect(withParams(auth.redirectUri, { code, state: auth.state, iss: deps.config.issuer }), 302);
     },
   );
 }

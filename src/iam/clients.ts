@@ -24,6 +24,7 @@ export interface OAuthClient {
 export async function findClient(db: Db, clientId: string): Promise<OAuthClient | undefined> {
   const row = await db
     .selectFrom('api_clients')
+    // Every token request authenticates its client: the organisation in the same statement (docs/architecture.md, "Joins of companies").
     .innerJoin('companies', 'companies.id', 'api_clients.company_id')
     .selectAll('api_clients')
     .select('companies.organisation_id')

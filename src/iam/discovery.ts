@@ -2,13 +2,13 @@
 // from this document alone.
 import { Type } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../app/context.ts';
+import type { IdentityDeps } from './identity-deps.ts';
 import { SIGNING_ALG } from './keys.ts';
 
 const Jwks = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
 
-export function discoveryDocument(ctx: AppContext): Record<string, unknown> {
-  const { issuer, authUrl } = ctx.config;
+export function discoveryDocument(config: Pick<IdentityDeps['config'], 'issuer' | 'authUrl' | 'baseUrl'>): Record<string, unknown> {
+  const { issuer, authUrl } = config;
   return {
     issuer,
     authorization_endpoint: `${authUrl}/oauth/authorize`,
@@ -26,7 +26,7 @@ export function discoveryDocument(ctx: AppContext): Record<string, unknown> {
     scopes_supported: ['all', 'openid'],
     claims_supported: ['iss', 'sub', 'aud', 'azp', 'exp', 'iat', 'auth_time', 'nonce', 'jti', 'sid', 'scope', 'company_id', 'org_id', 'email'],
     authorization_response_iss_parameter_supported: true,
-    service_documentation: `${ctx.config.baseUrl}/docs`,
+    service_documentation: `${config.baseUrl}/docs`,
   };
 }
 
@@ -42,13 +42,13 @@ function answerPreflight(app: App, path: string): void {
   app.options(path, { schema: { hide: true } }, async (_request, reply) => reply.code(204).headers(METADATA_PREFLIGHT).send());
 }
 
-export async function discoveryRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+export async function discoveryRoutes(app: App, { deps }: { deps: Pick<IdentityDeps, 'keys' | 'config'> }): Promise<void> {
   app.get(
     '/api/v1/iam/.well-known/openid-configuration',
     { schema: { tags: ['identity'], operationId: 'openidConfiguration', summary: 'OpenID Provider metadata', description: 'Everything a strict OpenID client needs (endpoints, ES256, PKCE S256, `iss` in the authorization response). Cacheable for 5 minutes.' + CORS_NOTE, response: { 200: Type.Record(Type.String(), Type.Unknown()) } } },
     async (_request, reply) => {
       reply.headers({ ...METADATA_CORS, 'Cache-Control': 'public, max-age=300' });
-      return discoveryDocument(ctx);
+      return discoveryDocument(deps.config);
     },
   );
 
@@ -58,7 +58,7 @@ export async function discoveryRoutes(app: App, { ctx }: { ctx: AppContext }): P
     async (_request, reply) => {
       // Short cache: a key published ahead of rotation must reach clients before it signs.
       reply.headers({ ...METADATA_CORS, 'Cache-Control': 'public, max-age=60' });
-      return { keys: await ctx.keys.publishedKeys() };
+      return { keys: await deps.keys.publishedKeys() };
     },
   );
   answerPreflight(app, '/api/v1/iam/.well-known/openid-configuration');

@@ -3,7 +3,8 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../app/context.ts';
+import type { IdentityDeps } from './identity-deps.ts';
+import type { IssuerDeps } from './issuer.ts';
 import { oauth } from '../platform/errors.ts';
 import { bearerToken } from './bearer-authentication.ts';
 import { enforceRateLimit } from './client-auth.ts';
@@ -13,17 +14,17 @@ import type { Throttle } from './throttle.ts';
 
 const NoQuery = Type.Object({}, { additionalProperties: false });
 
-export async function idTokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext; throttle: Throttle }): Promise<void> {
+export async function idTokenRoutes(app: App, { deps, throttle }: { deps: IssuerDeps & Pick<IdentityDeps, 'metrics'>; throttle: Throttle }): Promise<void> {
   async function renew(request: FastifyRequest, reply: FastifyReply): Promise<TokenResponse> {
     const token = bearerToken(request);
     if (token === undefined) throw oauth.missingToken();
     if (token === '') throw oauth.invalidToken('The Bearer token is empty or malformed.');
     try {
-      const claims = await verifyPresentedRefreshToken(ctx, token);
+      const claims = await verifyPresentedRefreshToken(deps, token);
       // Counted only once the signature proves which client this is: nobody spends another's budget.
       await enforceRateLimit(throttle, 'idToken', claims.azp);
-      const response = await renewTokens(ctx, claims, { address: request.ip });
-      ctx.metrics.tokenIssued('id_token');
+      const response = await renewTokens(deps, claims, { address: request.ip });
+      deps.metrics.tokenIssued('id_token');
       reply.headers(NO_STORE);
       return response;
     } catch (error) {

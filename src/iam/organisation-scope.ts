@@ -1,7 +1,8 @@
 // How far an action reaches: a console user acts within its own organisation (CONTRACT §6: an id of
 // another organisation is "not found", never its data); the operator reaches every organisation.
 // Every lookup of a company, client or user by the console goes through here, so the scope is
-// checked in the same query that finds the row.
+// checked before any row is used; which organisation a company belongs to is tenancy's to tell
+// (companyIn), so these queries join no companies table.
 import type { Db } from '../platform/db/database.ts';
 import { companyIn } from '../tenancy/companies.ts';
 import { notFound } from '../platform/errors.ts';
@@ -13,36 +14,34 @@ export const EVERY_ORGANISATION: unique symbol = Symbol('every organisation');
 /** An organisation id (a console user's own), or EVERY_ORGANISATION (the operator). */
 export type Reach = string | typeof EVERY_ORGANISATION;
 
+/** The company if it lies within `reach`. */
+function companyWithin(db: Db, reach: Reach, companyId: string) {
+  return companyIn(db, companyId, reach === EVERY_ORGANISATION ? undefined : reach);
+}
+
 export async function requireCompany(db: Db, reach: Reach, companyId: string) {
-  const company = await companyIn(db, companyId, reach === EVERY_ORGANISATION ? undefined : reach);
+  const company = await companyWithin(db, reach, companyId);
   if (!company) throw notFound(`No company ${companyId}.`);
   return company;
 }
 
 export async function requireClient(db: Db, reach: Reach, clientId: string) {
-  let query = db
-    .selectFrom('api_clients')
-    .innerJoin('companies', 'companies.id', 'api_clients.company_id')
-    .selectAll('api_clients')
-    .select('companies.organisation_id')
-    .where('api_clients.id', '=', clientId);
-  if (reach !== EVERY_ORGANISATION) query = query.where('companies.organisation_id', '=', reach);
-  const client = await query.executeTakeFirst();
-  if (!client) throw notFound(`No API client ${clientId}.`);
-  return client;
+  const client = await db.selectFrom('api_clients').selectAll().where('id', '=', clientId).executeTakeFirst();
+  const company = client && (await companyWithin(db, reach, client.company_id));
+  if (!client || !company) throw notFound(`No API client ${clientId}.`);
+  return { ...client, organisation_id: company.organisation_id };
 }
 
 export async function requireUser(db: Db, reach: Reach, userId: string) {
-  let query = db
+  const user = await db
     .selectFrom('api_users')
     .innerJoin('api_clients', 'api_clients.id', 'api_users.client_id')
-    .innerJoin('companies', 'companies.id', 'api_clients.company_id')
-    .select(['api_users.id', 'api_users.client_id', 'api_users.email', 'api_users.disabled', 'companies.organisation_id'])
-    .where('api_users.id', '=', userId);
-  if (reach !== EVERY_ORGANISATION) query = query.where('companies.organisation_id', '=', reach);
-  const user = await query.executeTakeFirst();
-  if (!user) throw notFound(`No API user ${userId}.`);
-  return user;
+    .select(['api_users.id', 'api_users.client_id', 'api_users.email', 'api_users.disabled', 'api_clients.company_id'])
+    .where('api_users.id', '=', userId)
+    .executeTakeFirst();
+  const company = user && (await companyWithin(db, reach, user.company_id));
+  if (!user || !company) throw notFound(`No API user ${userId}.`);
+  return { id: user.id, client_id: user.client_id, email: user.email, disabled: user.disabled, organisation_id: company.organisation_id };
 }
 
 export interface ChangeTarget {

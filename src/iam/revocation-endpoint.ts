@@ -3,7 +3,7 @@
 // client, are answered 200 like any other (nothing to learn), and nothing is revoked for them.
 import { Type } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../app/context.ts';
+import type { IdentityDeps } from './identity-deps.ts';
 import { oauth } from '../platform/errors.ts';
 import { recordAudit } from './audit.ts';
 import { authenticateClient, enforceRateLimit } from './client-auth.ts';
@@ -24,16 +24,18 @@ const RevocationRequest = Type.Object(
 );
 
 /** Revokes the grant `token` descends from when it belongs to `clientId`; true when it did. */
-export async function revokePresentedToken(ctx: AppContext, clientId: string, token: string): Promise<{ revoked: boolean; userId: string | null }> {
-  const named = await grantOfToken(ctx.keys, token, ctx.config.issuer);
+type RevocationDeps = Pick<IdentityDeps, 'db' | 'clock' | 'keys' | 'revocations' | 'config'>;
+
+export async function revokePresentedToken(deps: RevocationDeps, clientId: string, token: string): Promise<{ revoked: boolean; userId: string | null }> {
+  const named = await grantOfToken(deps.keys, token, deps.config.issuer);
   if (!named || named.clientId !== clientId) return { revoked: false, userId: null };
-  const grant = await loadGrantContext(ctx.db, named.grantId);
+  const grant = await loadGrantContext(deps.db, named.grantId);
   if (!grant || grant.clientId !== clientId) return { revoked: false, userId: null };
-  await revokeGrantNow(ctx.db, ctx.revocations, grant.grantId, 'revoked_by_client');
+  await revokeGrantNow(deps.db, deps.revocations, grant.grantId, 'revoked_by_client');
   return { revoked: true, userId: grant.userId };
 }
 
-export async function revocationRoutes(app: App, { ctx, throttle }: { ctx: AppContext; throttle: Throttle }): Promise<void> {
+export async function revocationRoutes(app: App, { deps, throttle }: { deps: RevocationDeps; throttle: Throttle }): Promise<void> {
   app.post(
     '/api/v1/iam/oauth/revoke',
     {
@@ -51,11 +53,11 @@ export async function revocationRoutes(app: App, { ctx, throttle }: { ctx: AppCo
       },
     },
     async (request, reply) => {
-      const client = await authenticateClient(ctx.db, throttle, request, request.body, ctx.clock.now());
+      const client = await authenticateClient(deps.db, throttle, request, request.body, deps.clock.now());
       await enforceRateLimit(throttle, 'revoke', client.id);
       if (!request.body.token) throw oauth.invalidRequest('token is required.');
-      const outcome = await revokePresentedToken(ctx, client.id, request.body.token);
-      if (outcome.revoked) await recordAudit(ctx.db, { event: 'token_revoked', outcome: 'revoked', clientId: client.id, userId: outcome.userId, address: request.ip });
+      const outcome = await revokePresentedToken(deps, client.id, request.body.token);
+      if (outcome.revoked) await recordAudit(deps.db, { event: 'token_revoked', outcome: 'revoked', clientId: client.id, userId: outcome.userId, address: request.ip });
       return reply.code(200).headers(NO_STORE).send({});
     },
   );

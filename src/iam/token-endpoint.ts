@@ -2,7 +2,6 @@
 // authentication by body or HTTP Basic, audience in body or query, and the three grant types.
 import { Type, type Static } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { AppContext } from '../app/context.ts';
 import { OAuthError, oauth } from '../platform/errors.ts';
 import { bookkeeping } from '../platform/db/durability.ts';
 import { auditInsert, recordAudit } from './audit.ts';
@@ -12,6 +11,7 @@ import { redeemAuthorizationCode } from './codes.ts';
 import { grantInsert, loadGrantContext, newGrantId, revokeGrantNow } from './grants.ts';
 import { grantRefusal, issueIdToken, issueRefreshToken, tokenResponse } from './issuance.ts';
 import type { IssuerDeps } from './issuer.ts';
+import type { IdentityDeps } from './identity-deps.ts';
 import { requireOAuthBody } from './oauth-body.ts';
 import { NO_STORE, TokenResponse, oauthErrorResponses } from './oauth-schemas.ts';
 import { RenewalRefused, renewTokens, verifyPresentedRefreshToken } from './renewal.ts';
@@ -154,7 +154,7 @@ const GRANTS: Record<GrantType, (deps: IssuerDeps, exchange: Exchange) => Promis
   refresh_token: refreshTokenGrant,
 };
 
-export async function tokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext; throttle: Throttle }): Promise<void> {
+export async function tokenRoutes(app: App, { deps, throttle }: { deps: IssuerDeps & Pick<IdentityDeps, 'metrics'>; throttle: Throttle }): Promise<void> {
   app.post(
     '/api/v1/iam/oauth/token',
     {
@@ -178,13 +178,13 @@ export async function tokenRoutes(app: App, { ctx, throttle }: { ctx: AppContext
     async (request, reply) => {
       const { body } = request;
       const grantType = supportedGrantType(body.grant_type);
-      const client = await authenticateClient(ctx.db, throttle, request, body, ctx.clock.now());
+      const client = await authenticateClient(deps.db, throttle, request, body, deps.clock.now());
       await enforceRateLimit(throttle, 'token', client.id);
       grantEnabledForClient(client, grantType);
       const audience = requestedAudience(client, body.audience, request.query.audience);
       scopeIsAll(body.scope);
-      const response = await GRANTS[grantType](ctx, { client, body, audience, address: request.ip });
-      ctx.metrics.tokenIssued(grantType);
+      const response = await GRANTS[grantType](deps, { client, body, audience, address: request.ip });
+      deps.metrics.tokenIssued(grantType);
       return reply.headers(NO_STORE).send(response);
     },
   );

@@ -7,7 +7,9 @@ import { BATCH_BODY_LIMIT, acceptJsonOnly, toProblem, type App } from '../platfo
 import { validationErrors } from '../platform/validation.ts';
 import { plainJson, type JsonBodyParser } from '../platform/json-body.ts';
 import { badRequest, type FieldError } from '../platform/errors.ts';
-import type { AppContext } from '../app/context.ts';
+import type { Db } from '../platform/db/database.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { CompanyCache } from '../tenancy/company-cache.ts';
 import { problemResponses, withExamples } from '../platform/schemas.ts';
 import { pagedQuery, pagedResponses, replyPage } from '../platform/paged-collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
@@ -17,6 +19,14 @@ import { parseJsonKeepingNumbers } from './exact-json.ts';
 import { RevenueItem, RevenueItemInput, RevenueKind, presentRevenue, revenueRules } from './revenue.ts';
 import { WageBudgetItem, WageBudgetItemInput, presentWageBudget, wageBudgetRules } from './wage-budget.ts';
 import * as examples from './examples.ts';
+
+/** What the inbound routes need of the context (src/app/feature-options.ts builds it). */
+export interface InboundRouteDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly companies: CompanyCache;
+  readonly cursorKey: Buffer;
+}
 
 interface StreamRoutes<Item extends BatchItem> {
   path: string;
@@ -63,7 +73,7 @@ function malformedItems(error: FastifyError | undefined): FieldError[] {
   return errors;
 }
 
-function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec: StreamRoutes<Item>): void {
+function registerStream<Item extends BatchItem>(app: App, deps: InboundRouteDeps, spec: StreamRoutes<Item>): void {
   app.post(
     spec.path,
     {
@@ -88,7 +98,7 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
     async (request) => {
       // First: a body that is no batch at all (null, say) is refused here, before its items are read.
       const malformed = malformedItems(request.validationError as FastifyError | undefined);
-      return ingestBatch(ctx.db, request.principal.companyId, spec.rules, (request.body as { items: Item[] }).items, { malformedItems: malformed, now: ctx.clock.now() });
+      return ingestBatch(deps.db, request.principal.companyId, spec.rules, (request.body as { items: Item[] }).items, { malformedItems: malformed, now: deps.clock.now() });
     },
   );
 
@@ -108,11 +118,11 @@ function registerStream<Item extends BatchItem>(app: App, ctx: AppContext, spec:
     async (request, reply) => {
       const query = request.query as ListQuery;
       const companyId = request.principal.companyId;
-      const { timezone } = await ctx.companies.find(companyId);
-      const period = resolvePeriod(query, timezone, ctx.clock.now());
+      const { timezone } = await deps.companies.find(companyId);
+      const period = resolvePeriod(query, timezone, deps.clock.now());
       const filter = { ...period, ...(query.departmentId ? { departmentId: query.departmentId } : {}), ...(query.kind ? { kind: query.kind } : {}) };
-      const listing = figureListing(ctx.db, companyId, spec.rules.stream, filter, (row) => spec.present(row, timezone));
-      return replyPage(request, reply, { key: ctx.cursorKey, tenant: companyId, listing: spec.path }, listing);
+      const listing = figureListing(deps.db, companyId, spec.rules.stream, filter, (row) => spec.present(row, timezone));
+      return replyPage(request, reply, { key: deps.cursorKey, tenant: companyId, listing: spec.path }, listing);
     },
   );
 }
@@ -137,9 +147,9 @@ function batchParser(app: App): JsonBodyParser {
   };
 }
 
-export async function inboundRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+export async function inboundRoutes(app: App, { deps }: { deps: InboundRouteDeps }): Promise<void> {
   acceptJsonOnly(app, batchParser(app), { counted: 'items' });
-  registerStream(app, ctx, {
+  registerStream(app, deps, {
     path: '/api/v1/company/revenue',
     noun: 'revenue',
     createOperationId: 'createRevenue',
@@ -151,7 +161,7 @@ export async function inboundRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     present: presentRevenue,
     examples: { batch: examples.revenueBatchExample, outcome: examples.revenueOutcomeExample, page: examples.revenueListExample },
   });
-  registerStream(app, ctx, {
+  registerStream(app, deps, {
     path: '/api/v1/company/wage-budget',
     noun: 'wage budget',
     createOperationId: 'createWageBudget',

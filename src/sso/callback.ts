@@ -57,12 +57,12 @@ interface FailureContext {
 }
 
 export async function callbackRoutes(app: App, { runtime, throttle }: { runtime: SsoRuntime; throttle: Throttle }): Promise<void> {
-  const { ctx, box, rp } = runtime;
-  const authorizeUrl = `${ctx.config.authUrl}/oauth/authorize`;
+  const { deps, box, rp } = runtime;
+  const authorizeUrl = `${deps.config.authUrl}/oauth/authorize`;
   await app.register(cookie);
 
   async function fail(request: FastifyRequest, reply: FastifyReply, reason: string, context: FailureContext, message?: string): Promise<FastifyReply> {
-    await recordAudit(ctx.db, { event: 'sso_login_failed', outcome: 'failure', clientId: context.clientId ?? null, userId: context.userId ?? null, address: request.ip, detail: reason });
+    await recordAudit(deps.db, { event: 'sso_login_failed', outcome: 'failure', clientId: context.clientId ?? null, userId: context.userId ?? null, address: request.ip, detail: reason });
     const explanation = EXPLANATIONS[reason] ?? { status: reason === 'provider_unreachable' ? 502 : 400, text: message ?? 'The sign-in failed.' };
     const retry = context.retryUrl ? `<p><a href="${escapeHtml(context.retryUrl)}">Start the sign-in again</a></p>` : '';
     return reply.code(explanation.status).headers(pageSecurityHeaders()).type('text/html; charset=utf-8')
@@ -82,13 +82,13 @@ export async function callbackRoutes(app: App, { runtime, throttle }: { runtime:
   }, async (request, reply) => {
     const { state } = request.query;
     if (!state) return fail(request, reply, 'missing_state', {});
-    const claim = await claimPending(ctx.db, box, state, request.cookies[BROWSER_COOKIE]);
+    const claim = await claimPending(deps.db, box, state, request.cookies[BROWSER_COOKIE]);
     const clientId = claim.ok ? claim.pending.clientId : claim.clientId;
     // Counted as a failed login of the client from this address until it succeeds (CONTRACT §8: SSO
     // failures count toward the per-address penalty); refused while a penalty is in force.
     const blocked = clientId ? await throttle.attempt(clientId, request.ip) : undefined;
     if (blocked) {
-      await recordAudit(ctx.db, { event: 'sso_login_failed', outcome: 'throttled', clientId: clientId ?? null, address: request.ip, detail: 'throttled' });
+      await recordAudit(deps.db, { event: 'sso_login_failed', outcome: 'throttled', clientId: clientId ?? null, address: request.ip, detail: 'throttled' });
       throw new ProblemError({ code: 'too_many_requests', detail: `Too many sign-in attempts. Try again in ${blocked.retryAfter} second${blocked.retryAfter === 1 ? '' : 's'}.`, headers: { 'Retry-After': String(blocked.retryAfter) } });
     }
     const retryUrl = claim.ok ? withParams(authorizeUrl, claim.pending.request) : claim.request ? withParams(authorizeUrl, claim.request) : undefined;
@@ -97,13 +97,13 @@ export async function callbackRoutes(app: App, { runtime, throttle }: { runtime:
     const who = { clientId: pending.clientId, retryUrl };
     let auth;
     try {
-      const checked = await checkAuthorizationRequest(ctx.db, ctx.config.issuer, pending.request);
+      const checked = await checkAuthorizationRequest(deps.db, deps.config.issuer, pending.request);
       if (!checked.ok || checked.request.client.id !== pending.clientId) return fail(request, reply, 'request_invalid', who);
       auth = checked.request;
     } catch {
       return fail(request, reply, 'request_invalid', who);
     }
-    const provider = await loadEndpoint(ctx.db, box, pending.providerId);
+    const provider = await loadEndpoint(deps.db, box, pending.providerId);
     if (!provider || provider.organisationId !== auth.client.organisationId) return fail(request, reply, 'provider_removed', who);
 
     let identity;
@@ -114,16 +114,16 @@ export async function callbackRoutes(app: App, { runtime, throttle }: { runtime:
       request.log.warn({ provider: provider.id, reason: error.reason, message: error.message }, 'SSO sign-in refused');
       return fail(request, reply, error.reason, who, error.message);
     }
-    const match = await matchApiUser(ctx.db, auth.client.id, provider, identity);
+    const match = await matchApiUser(deps.db, auth.client.id, provider, identity);
     if (!match.ok) return fail(request, reply, match.reason, { ...who, userId: match.userId });
 
     await throttle.succeeded(auth.client.id, request.ip);
     const code = await issueAuthorizationCode(
-      ctx.db,
+      deps.db,
       { clientId: auth.client.id, userId: match.userId, redirectUri: auth.redirectUri, nonce: auth.nonce, codeChallenge: auth.codeChallenge, authTime: Date.now(), federation: { providerId: provider.id, issuer: provider.issuer } },
-      ctx.config.authCodeTtl,
+      deps.config.authCodeTtl,
     );
-    await recordAudit(ctx.db, { event: 'sso_login', outcome: 'success', clientId: auth.client.id, userId: match.userId, address: request.ip, detail: match.linked ? `linked:${provider.id}` : provider.id });
-    return reply.headers(pageSecurityHeaders()).redirect(withParams(auth.redirectUri, { code, state: auth.state, iss: ctx.config.issuer }), 302);
+    await recordAudit(deps.db, { event: 'sso_login', outcome: 'success', clientId: auth.client.id, userId: match.userId, address: request.ip, detail: match.linked ? `linked:${provider.id}` : provider.id });
+    return reply.headers(pageSecurityHeaders()).redirect(withParams(auth.redirectUri, { code, state: auth.state, iss: deps.config.issuer }), 302);
   });
 }

@@ -13,24 +13,24 @@ import { callbackRoutes } from './callback.ts';
 import { browserBinding, type SsoRuntime } from './runtime.ts';
 
 export function ssoFederation(runtime: SsoRuntime): LoginFederation {
-  const { ctx, box, rp } = runtime;
+  const { deps, box, rp } = runtime;
 
   async function forClient(client: OAuthClient): Promise<FederatedLogin> {
-    const enforced = await enforcesSso(ctx.db, client.organisationId);
+    const enforced = await enforcesSso(deps.db, client.organisationId);
     if (!client.grants.includes('sso')) return enforced ? { ...NO_FEDERATION, secretAllowed: false } : NO_FEDERATION;
-    const formTargets = await rp.authorizationOrigins(await organisationEndpoints(ctx.db, box, client.organisationId));
+    const formTargets = await rp.authorizationOrigins(await organisationEndpoints(deps.db, box, client.organisationId));
     return { identifierFirst: true, secretAllowed: !enforced, formTargets };
   }
 
   async function route(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, email: string): Promise<EmailRoute> {
-    const provider = await providerForEmail(ctx.db, box, auth.client.organisationId, email);
+    const provider = await providerForEmail(deps.db, box, auth.client.organisationId, email);
     if (!provider) {
-      if (!(await enforcesSso(ctx.db, auth.client.organisationId))) return { to: 'secret' };
+      if (!(await enforcesSso(deps.db, auth.client.organisationId))) return { to: 'secret' };
       return { to: 'refused', status: 403, message: 'Your organisation signs you in through its own identity provider, and no provider of your organisation serves this email\'s domain. Check the email, or ask your administrator.' };
     }
     try {
       const start = await rp.start(provider, email.trim().toLowerCase());
-      await rememberPending(ctx.db, box, {
+      await rememberPending(deps.db, box, {
         state: start.state,
         providerId: provider.id,
         clientId: auth.client.id,
@@ -42,9 +42,9 @@ export function ssoFederation(runtime: SsoRuntime): LoginFederation {
       return { to: 'provider', url: start.url.href };
     } catch (error) {
       if (!(error instanceof SsoFailure)) throw error;
-      await recordAudit(ctx.db, { event: 'sso_login_failed', outcome: 'failure', clientId: auth.client.id, address: request.ip, detail: error.reason });
+      await recordAudit(deps.db, { event: 'sso_login_failed', outcome: 'failure', clientId: auth.client.id, address: request.ip, detail: error.reason });
       request.log.warn({ provider: provider.id, reason: error.reason, message: error.message }, 'SSO provider unavailable');
-      return { to: 'refused', status: 502, message: `${error.message} Try again later${(await enforcesSso(ctx.db, auth.client.organisationId)) ? '' : ', or sign in with the API User\'s secret'}.` };
+      return { to: 'refused', status: 502, message: `${error.message} Try again later${(await enforcesSso(deps.db, auth.client.organisationId)) ? '' : ', or sign in with the API User\'s secret'}.` };
     }
   }
 

@@ -1,8 +1,9 @@
-// What the SSO routes share at run time: the context, the SecretBox, the relying party (with its
+// What the SSO routes share at run time: what they need of the context, the SecretBox, the relying party (with its
 // per-instance discovery cache) and the cookie that binds a flow to the browser that started it.
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app/context.ts';
+import type { Config } from '../platform/config.ts';
+import type { Db } from '../platform/db/database.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
 import { PENDING_TTL_MS } from './pending.ts';
 import { RelyingParty } from './relying-party.ts';
@@ -10,20 +11,26 @@ import { RelyingParty } from './relying-party.ts';
 export const BROWSER_COOKIE = 'wfs_sso_flow';
 const BINDING = /^[A-Za-z0-9_-]{43}$/;
 
+/** What single sign-on needs of the context (src/app/feature-options.ts builds it). */
+export interface SsoDeps {
+  readonly db: Db;
+  readonly config: Pick<Config, 'authUrl' | 'issuer' | 'authCodeTtl' | 'adminToken' | 'ssoAllowInsecure'>;
+}
+
 export interface SsoRuntime {
-  ctx: AppContext;
+  deps: SsoDeps;
   box: SecretBox;
   rp: RelyingParty;
   /** Path and security of the flow cookie: the login page sets it, the callback reads it. */
   cookie: { path: string; secure: boolean };
 }
 
-export function ssoRuntime(ctx: AppContext, box: SecretBox): SsoRuntime {
-  const authUrl = new URL(ctx.config.authUrl);
+export function ssoRuntime(deps: SsoDeps, box: SecretBox): SsoRuntime {
+  const authUrl = new URL(deps.config.authUrl);
   return {
-    ctx,
+    deps,
     box,
-    rp: new RelyingParty({ allowInsecure: ctx.config.ssoAllowInsecure, redirectUri: `${ctx.config.authUrl}/oauth/sso/callback` }),
+    rp: new RelyingParty({ allowInsecure: deps.config.ssoAllowInsecure, redirectUri: `${deps.config.authUrl}/oauth/sso/callback` }),
     cookie: { path: `${authUrl.pathname.replace(/\/+$/, '')}/oauth`, secure: authUrl.protocol === 'https:' },
   };
 }

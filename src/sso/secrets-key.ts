@@ -8,7 +8,7 @@ import { resealStale, secretBox, type SecretBox } from '../platform/sealed-secre
 export const DEVELOPMENT_KEY_WARNING =
   'SECRETS_KEY is unset: SSO client secrets, webhook secrets and console TOTP secrets are sealed with a key generated and kept in the database. This is for development only; set SECRETS_KEY (openssl rand -base64 32) in production (see docs/sso.md).';
 
-export function loadSecretBox(db: Db, config: Config, warn: (message: string) => void): Promise<SecretBox> {
+export function loadSecretBox(db: Db, config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious'>, warn: (message: string) => void): Promise<SecretBox> {
   return secretBox(db, config, () => warn(DEVELOPMENT_KEY_WARNING));
 }
 

@@ -40,6 +40,7 @@ export function badgeListing(db: Db, organisationId: string, companyId: string |
 function listBadges(db: Db, organisationId: string, companyId: string | undefined, count: number, after: SortKey | undefined): Promise<BadgeRow[]> {
   let query = db
     .selectFrom('employees as p')
+    // Each row's company time zone in the page's one statement (docs/architecture.md, "Joins of companies").
     .innerJoin('companies as c', 'c.id', 'p.company_id')
     .select(['p.id', 'p.badge_id', 'p.company_id', 'p.employee_number', 'p.first_name', 'p.last_name', 'p.activated_at', 'p.updated_at', 'c.timezone'])
     .where('p.organisation_id', '=', organisationId)

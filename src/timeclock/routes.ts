@@ -2,7 +2,10 @@
 // (a terminal at a shared site serves several companies), `companyId` narrowing to one of them.
 import { Type } from 'typebox';
 import { acceptJsonOnly, type App } from '../platform/http.ts';
-import type { AppContext } from '../app/context.ts';
+import type { Db } from '../platform/db/database.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { Metrics } from '../platform/metrics.ts';
+import type { CompanyCache } from '../tenancy/company-cache.ts';
 import { problemResponses, withExamples } from '../platform/schemas.ts';
 import { pagedQuery, pagedResponses, replyPage } from '../platform/paged-collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
@@ -22,7 +25,16 @@ const EVENT_RULES =
   'Unknown badge or user, or a `companyId` that is not the person\'s: `404`; inactive timeclock: `409 timeclock_inactive`; ' +
   '`occurredAt` more than 5 minutes ahead: `400 occurred_in_future`. The event is stored durably before the `200`.';
 
-export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+/** What the timeclock routes need of the context (src/app/feature-options.ts builds it). */
+export interface TimeclockRouteDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly companies: CompanyCache;
+  readonly cursorKey: Buffer;
+  readonly metrics: Pick<Metrics, 'timeclockEventAccepted'>;
+}
+
+export async function timeclockRoutes(app: App, { deps }: { deps: TimeclockRouteDeps }): Promise<void> {
   acceptJsonOnly(app);
 
   app.get(
@@ -43,8 +55,8 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
     async (request, reply) => {
       const { organisationId } = request.principal;
       const { companyId } = request.query;
-      if (companyId !== undefined) await requireOrganisationCompany(ctx.db, organisationId, companyId);
-      return replyPage(request, reply, { key: ctx.cursorKey, tenant: organisationId, listing: '/api/v1/timeclock/badges' }, badgeListing(ctx.db, organisationId, companyId));
+      if (companyId !== undefined) await requireOrganisationCompany(deps.db, organisationId, companyId);
+      return replyPage(request, reply, { key: deps.cursorKey, tenant: organisationId, listing: '/api/v1/timeclock/badges' }, badgeListing(deps.db, organisationId, companyId));
     },
   );
 
@@ -62,8 +74,8 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
       },
     },
     async (request) => {
-      const event = await recordEvent(ctx.db, request.principal.organisationId, request.body, ctx.clock.now());
-      ctx.metrics.timeclockEventAccepted();
+      const event = await recordEvent(deps.db, request.principal.organisationId, request.body, deps.clock.now());
+      deps.metrics.timeclockEventAccepted();
       return event;
     },
   );
@@ -87,12 +99,12 @@ export async function timeclockRoutes(app: App, { ctx }: { ctx: AppContext }): P
     async (request, reply) => {
       const { organisationId, companyId: tokenCompanyId } = request.principal;
       const { userId, companyId } = request.query;
-      if (companyId !== undefined) await requireOrganisationCompany(ctx.db, organisationId, companyId);
-      const { timezone } = await ctx.companies.find(tokenCompanyId);
-      const period = resolvePeriod(request.query, timezone, ctx.clock.now());
+      if (companyId !== undefined) await requireOrganisationCompany(deps.db, organisationId, companyId);
+      const { timezone } = await deps.companies.find(tokenCompanyId);
+      const period = resolvePeriod(request.query, timezone, deps.clock.now());
       const filter = { ...(userId !== undefined ? { userId } : {}), ...(companyId !== undefined ? { companyId } : {}) };
-      const listing = eventListing(ctx.db, organisationId, periodInstants(period, timezone), filter);
-      return replyPage(request, reply, { key: ctx.cursorKey, tenant: organisationId, listing: '/api/v1/timeclock/events' }, listing);
+      const listing = eventListing(deps.db, organisationId, periodInstants(period, timezone), filter);
+      return replyPage(request, reply, { key: deps.cursorKey, tenant: organisationId, listing: '/api/v1/timeclock/events' }, listing);
     },
   );
 }

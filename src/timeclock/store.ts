@@ -35,6 +35,7 @@ const MAX_GROUP = 256;
 export async function findStoredEvent(db: Db, organisationId: string, eventId: string) {
   return db
     .selectFrom('timeclock_events as e')
+    // The company's time zone in the same statement (docs/architecture.md, "Joins of companies").
     .innerJoin('companies as c', 'c.id', 'e.company_id')
     .selectAll('e')
     .select('c.timezone')
@@ -58,6 +59,7 @@ function personQuery(key: 'p.badge_id' | 'p.id') {
   return compiledOnce((db: Db, values: { organisationId: string; key: string }) =>
     db
       .selectFrom('employees as p')
+      // The company's time zone in the same statement as the person (docs/architecture.md, "Joins of companies").
       .innerJoin('companies as c', 'c.id', 'p.company_id')
       .select(['p.id', 'p.company_id', 'p.timeclock_active', 'c.timezone'])
       // The latest event's fields, each a backward probe of the unique (person, sequence) index that

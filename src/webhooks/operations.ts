@@ -3,7 +3,7 @@
 // company of the console user's organisation). Each operation names the company, so another company's
 // endpoint id is a 404, and wakes this instance's dispatcher when it queued or resumed something.
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../app/context.ts';
+import type { WebhookDeps } from './deps.ts';
 import { badRequest } from '../platform/errors.ts';
 import { secretBox } from '../platform/sealed-secrets.ts';
 import { formatInstant } from '../platform/local-time.ts';
@@ -17,7 +17,7 @@ import type { Endpoint, EndpointChanges, EndpointInput } from './schemas.ts';
 
 /** Who acts: the context, the company whose endpoints are reached, and where warnings go. */
 export interface WebhookCaller {
-  ctx: AppContext;
+  deps: WebhookDeps;
   companyId: string;
   log: FastifyBaseLogger;
 }
@@ -25,69 +25,69 @@ export interface WebhookCaller {
 /** `limit` and `cursor` of a collection request (platform/collection.ts). */
 type PageParameters = { limit?: number; cursor?: string };
 
-function environment({ ctx, log }: WebhookCaller): Promise<EndpointEnvironment> {
-  return secretBox(ctx.db, ctx.config, () => log.warn('SECRETS_KEY is unset: secrets are sealed with a key kept in the database (development only)')).then((box) => ({
+function environment({ deps, log }: WebhookCaller): Promise<EndpointEnvironment> {
+  return secretBox(deps.db, deps.config, () => log.warn('SECRETS_KEY is unset: secrets are sealed with a key kept in the database (development only)')).then((box) => ({
     box,
-    policy: { allowInsecure: ctx.config.webhookAllowInsecure },
-    now: ctx.clock.now(),
+    policy: { allowInsecure: deps.config.webhookAllowInsecure },
+    now: deps.clock.now(),
   }));
 }
 
-export async function companyTimezone({ ctx, companyId }: Pick<WebhookCaller, 'ctx' | 'companyId'>): Promise<string> {
-  return (await ctx.companies.find(companyId)).timezone;
+export async function companyTimezone({ deps, companyId }: Pick<WebhookCaller, 'deps' | 'companyId'>): Promise<string> {
+  return (await deps.companies.find(companyId)).timezone;
 }
 
 /** A page of the company's endpoints, by id. */
-export async function endpointPage(caller: Pick<WebhookCaller, 'ctx' | 'companyId'>, query: PageParameters): Promise<Page<Endpoint>> {
-  const { ctx, companyId } = caller;
-  const page = collectionPageRequest({ key: ctx.cursorKey, tenant: companyId, listing: '/company/webhooks' }, query);
-  return readPage(page, endpointListing(ctx.db, companyId, await companyTimezone(caller)));
+export async function endpointPage(caller: Pick<WebhookCaller, 'deps' | 'companyId'>, query: PageParameters): Promise<Page<Endpoint>> {
+  const { deps, companyId } = caller;
+  const page = collectionPageRequest({ key: deps.cursorKey, tenant: companyId, listing: '/company/webhooks' }, query);
+  return readPage(page, endpointListing(deps.db, companyId, await companyTimezone(caller)));
 }
 
 /** A page of an endpoint's delivery log, newest first. */
-export async function deliveryPage(caller: Pick<WebhookCaller, 'ctx' | 'companyId'>, id: string, query: PageParameters): Promise<Page<ReturnType<typeof presentDelivery>>> {
-  const { ctx, companyId } = caller;
-  const endpoint = await findEndpoint(ctx.db, companyId, id);
-  const page = collectionPageRequest({ key: ctx.cursorKey, tenant: companyId, listing: `/company/webhooks/${endpoint.id}/deliveries` }, query);
-  return readPage(page, deliveryListing(ctx.db, endpoint.id, await companyTimezone(caller)));
+export async function deliveryPage(caller: Pick<WebhookCaller, 'deps' | 'companyId'>, id: string, query: PageParameters): Promise<Page<ReturnType<typeof presentDelivery>>> {
+  const { deps, companyId } = caller;
+  const endpoint = await findEndpoint(deps.db, companyId, id);
+  const page = collectionPageRequest({ key: deps.cursorKey, tenant: companyId, listing: `/company/webhooks/${endpoint.id}/deliveries` }, query);
+  return readPage(page, deliveryListing(deps.db, endpoint.id, await companyTimezone(caller)));
 }
 
 /** A new endpoint (its URL checked, `400` otherwise) receiving the changes committed from now on. */
 export async function registerEndpoint(caller: WebhookCaller, input: EndpointInput): Promise<{ row: EndpointRow; secret: string }> {
   const env = await environment(caller);
-  const position = await changeLog.position(caller.ctx.db);
-  return createEndpoint(caller.ctx.db, env, caller.companyId, input, position);
+  const position = await changeLog.position(caller.deps.db);
+  return createEndpoint(caller.deps.db, env, caller.companyId, input, position);
 }
 
 /** Changes an endpoint; enabling it resumes delivery at once. */
 export async function changeEndpoint(caller: WebhookCaller, id: string, changes: EndpointChanges): Promise<EndpointRow> {
-  const row = await updateEndpoint(caller.ctx.db, await environment(caller), caller.companyId, id, changes);
-  if (row.enabled === 1) wakeDelivery(caller.ctx);
+  const row = await updateEndpoint(caller.deps.db, await environment(caller), caller.companyId, id, changes);
+  if (row.enabled === 1) wakeDelivery(caller.deps);
   return row;
 }
 
 /** A new secret; the previous one keeps signing beside it until `previousUntil`. */
 export async function rotateEndpointSecret(caller: WebhookCaller, id: string): Promise<{ secret: string; previousUntil: number }> {
-  return rotateSecret(caller.ctx.db, await environment(caller), caller.companyId, id);
+  return rotateSecret(caller.deps.db, await environment(caller), caller.companyId, id);
 }
 
 /** Queues a `webhook.test` message; answers its message id. */
 export async function sendTestMessage(caller: WebhookCaller, id: string): Promise<string> {
-  const { ctx } = caller;
-  const endpoint = await findEndpoint(ctx.db, caller.companyId, id);
-  const now = ctx.clock.now();
-  const messageId = await queueTestMessage(ctx.db, endpoint.id, now, formatInstant(now, await companyTimezone(caller)));
-  wakeDelivery(ctx);
+  const { deps } = caller;
+  const endpoint = await findEndpoint(deps.db, caller.companyId, id);
+  const now = deps.clock.now();
+  const messageId = await queueTestMessage(deps.db, endpoint.id, now, formatInstant(now, await companyTimezone(caller)));
+  wakeDelivery(deps);
   return messageId;
 }
 
 /** Sends a delivery's message again; answers its message id. */
 export async function retryEndpointDelivery(caller: WebhookCaller, id: string, deliveryId: string): Promise<string> {
-  const { ctx } = caller;
-  const endpoint = await findEndpoint(ctx.db, caller.companyId, id);
-  const now = ctx.clock.now();
-  const messageId = await retryDelivery(ctx.db, changeLog, endpoint, deliveryId, now, formatInstant(now, await companyTimezone(caller)));
-  wakeDelivery(ctx);
+  const { deps } = caller;
+  const endpoint = await findEndpoint(deps.db, caller.companyId, id);
+  const now = deps.clock.now();
+  const messageId = await retryDelivery(deps.db, changeLog, endpoint, deliveryId, now, formatInstant(now, await companyTimezone(caller)));
+  wakeDelivery(deps);
   return messageId;
 }
 
@@ -102,9 +102,9 @@ export async function replayPeriod(caller: WebhookCaller, id: string, period: { 
   const from = instantParameter('from', period.from);
   const to = instantParameter('to', period.to);
   if (from >= to) throw badRequest('invalid_period', 'The period is empty: from must be before to.', [{ path: '/to', message: 'must be after from' }]);
-  const { ctx } = caller;
-  const endpoint = await findEndpoint(ctx.db, caller.companyId, id);
-  const queued = await queueReplay(ctx.db, changeLog, endpoint, from, to, ctx.clock.now());
-  wakeDelivery(ctx);
+  const { deps } = caller;
+  const endpoint = await findEndpoint(deps.db, caller.companyId, id);
+  const queued = await queueReplay(deps.db, changeLog, endpoint, from, to, deps.clock.now());
+  wakeDelivery(deps);
   return queued;
 }

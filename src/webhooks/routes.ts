@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { acceptJsonOnly, type App } from '../platform/http.ts';
-import type { AppContext } from '../app/context.ts';
+import type { WebhookDeps } from './deps.ts';
 import { Collection, problemResponses } from '../platform/schemas.ts';
 import { pagedQuery } from '../platform/paged-collection.ts';
 import { formatInstant } from '../platform/local-time.ts';
@@ -21,11 +21,11 @@ const DELIVERY_RULES =
   '`410` disables the endpoint at once; so does the end of the schedule. Enabling it again resumes with the first undelivered message. See docs/webhooks.md.';
 
 /** The token's company acts: another company's endpoint id is a 404. */
-function callerOf(ctx: AppContext, request: FastifyRequest): WebhookCaller {
-  return { ctx, companyId: request.principal.companyId, log: request.log };
+function callerOf(deps: WebhookDeps, request: FastifyRequest): WebhookCaller {
+  return { deps, companyId: request.principal.companyId, log: request.log };
 }
 
-export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): Promise<void> {
   acceptJsonOnly(app);
 
   app.post('/api/v1/company/webhooks', {
@@ -37,7 +37,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       response: { 201: CreatedEndpoint, ...problemResponses(400, 401, 415, 429) },
     },
   }, async (request, reply) => {
-    const caller = callerOf(ctx, request);
+    const caller = callerOf(deps, request);
     const { row, secret } = await registerEndpoint(caller, request.body);
     return reply.code(201).send({ ...presentEndpoint(row, await companyTimezone(caller)), secret });
   });
@@ -49,7 +49,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       querystring: pagedQuery({}),
       response: { 200: Collection(Endpoint), ...problemResponses(400, 401, 429) },
     },
-  }, async (request) => endpointPage({ ctx, companyId: request.principal.companyId }, request.query));
+  }, async (request) => endpointPage({ deps, companyId: request.principal.companyId }, request.query));
 
   app.get('/api/v1/company/webhooks/:id', {
     schema: {
@@ -60,7 +60,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
     },
   }, async (request) => {
     const companyId = request.principal.companyId;
-    return presentEndpoint(await findEndpoint(ctx.db, companyId, request.params.id), await companyTimezone({ ctx, companyId }));
+    return presentEndpoint(await findEndpoint(deps.db, companyId, request.params.id), await companyTimezone({ deps, companyId }));
   });
 
   app.patch('/api/v1/company/webhooks/:id', {
@@ -73,7 +73,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       response: { 200: Endpoint, ...problemResponses(400, 401, 404, 415, 429) },
     },
   }, async (request) => {
-    const caller = callerOf(ctx, request);
+    const caller = callerOf(deps, request);
     const row = await changeEndpoint(caller, request.params.id, request.body);
     return presentEndpoint(row, await companyTimezone(caller));
   });
@@ -86,7 +86,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       response: { 204: Type.Null({ description: 'Deleted.' }), ...problemResponses(401, 404, 429) },
     },
   }, async (request, reply) => {
-    await deleteEndpoint(ctx.db, request.principal.companyId, request.params.id);
+    await deleteEndpoint(deps.db, request.principal.companyId, request.params.id);
     return reply.code(204).send(null);
   });
 
@@ -99,7 +99,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       response: { 200: RotatedSecret, ...problemResponses(401, 404, 409, 429) },
     },
   }, async (request) => {
-    const caller = callerOf(ctx, request);
+    const caller = callerOf(deps, request);
     const { secret, previousUntil } = await rotateEndpointSecret(caller, request.params.id);
     return { secret, previousSecretExpiresAt: formatInstant(previousUntil, await companyTimezone(caller)) };
   });
@@ -113,7 +113,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       response: { 202: Accepted, ...problemResponses(401, 404, 429) },
     },
   }, async (request, reply) => {
-    const messageId = await sendTestMessage(callerOf(ctx, request), request.params.id);
+    const messageId = await sendTestMessage(callerOf(deps, request), request.params.id);
     return reply.code(202).send({ messageId });
   });
 
@@ -126,7 +126,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       querystring: pagedQuery({}),
       response: { 200: Collection(Delivery), ...problemResponses(400, 401, 404, 429) },
     },
-  }, async (request) => deliveryPage({ ctx, companyId: request.principal.companyId }, request.params.id, request.query));
+  }, async (request) => deliveryPage({ deps, companyId: request.principal.companyId }, request.params.id, request.query));
 
   app.post('/api/v1/company/webhooks/:id/deliveries/:deliveryId/retry', {
     schema: {
@@ -137,7 +137,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       response: { 202: Accepted, ...problemResponses(401, 404, 410, 429) },
     },
   }, async (request, reply) => {
-    const messageId = await retryEndpointDelivery(callerOf(ctx, request), request.params.id, request.params.deliveryId);
+    const messageId = await retryEndpointDelivery(callerOf(deps, request), request.params.id, request.params.deliveryId);
     return reply.code(202).send({ messageId });
   });
 
@@ -151,7 +151,7 @@ export async function webhookRoutes(app: App, { ctx }: { ctx: AppContext }): Pro
       response: { 202: Queued, ...problemResponses(400, 401, 404, 415, 429) },
     },
   }, async (request, reply) => {
-    const queued = await replayPeriod(callerOf(ctx, request), request.params.id, request.body);
+    const queued = await replayPeriod(callerOf(deps, request), request.params.id, request.body);
     return reply.code(202).send({ queued });
   });
 }

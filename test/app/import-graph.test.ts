@@ -30,18 +30,15 @@ const LAYERS: Record<string, readonly string[]> = {
   console: [...FLOOR, 'iam', 'sso', 'webhooks'],
   cli: [...FLOOR, 'iam', 'company', 'admin', 'demo', 'console', 'sso', 'webhooks'],
 };
-/** The app factory, the server and the context: the one layer that may import everything. */
-const TOP = 'app';
 /**
- * Route plugins still take the whole context, so they name its type (erased at run time). To go when
- * each feature plugin declares the narrow options it reads.
+ * The app factory, the server, the context and the options it hands each feature plugin: the one
+ * layer that may import everything, and that nothing below imports — not even the context's type.
  */
-const TOLERATED_TYPE_IMPORTS = ['app/context.ts'];
+const TOP = 'app';
 
 interface Import {
   from: string;
   to: string;
-  typeOnly: boolean;
   /** The import clause: what it brings in. */
   names: string;
 }
@@ -61,18 +58,16 @@ function importsOf(file: string): Import[] {
   return [...text.matchAll(IMPORT)].map((match) => ({
     from: relative(SRC, file),
     to: relative(SRC, resolve(dirname(file), (match[4] ?? match[5] ?? match[6])!)),
-    typeOnly: Boolean(match[2]),
     names: match[3] ?? '',
   }));
 }
 
 const folderOf = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : path);
 
-function violation({ from, to, typeOnly }: Import): string | undefined {
+function violation({ from, to }: Import): string | undefined {
   const source = folderOf(from);
   const target = folderOf(to);
   if (source === TOP || source === target || to.startsWith('..')) return undefined;
-  if (typeOnly && TOLERATED_TYPE_IMPORTS.includes(to)) return undefined;
   const allowed = LAYERS[source];
   if (!allowed) return `${from}: src/${source}/ has no row in LAYERS (test/app/import-graph.test.ts)`;
   return allowed.includes(target) ? undefined : `${from} imports ${to}: src/${source}/ may import only ${[...allowed].join(', ') || 'itself'}`;

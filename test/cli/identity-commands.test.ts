@@ -1,5 +1,7 @@
-// `wfs` identity and database commands (contract: operator side), run as real processes against a fresh database:
-// the exact --json result of each, what they change in the database, and how failures are reported.
+// `wfs` identity and database commands (contract: operator side), run against a fresh database: the exact
+// --json result of each, what they change in the database, and how failures are reported. A usage
+// error without --json and the split of secrets between the streams run as real processes: the exit
+// status and the streams as the operator's shell sees them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
@@ -9,7 +11,7 @@ import { createDatabase, type Db } from '../../src/platform/db/database.ts';
 import { clientSecretMatches, verifyUserSecret } from '../../src/iam/secrets.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation } from '../../src/iam/provisioning.ts';
 import { lastJson } from '../support/processes.ts';
-import { wfs, wfsJson } from './wfs.ts';
+import { wfs, wfsJson, wfsProcess } from './wfs.ts';
 
 const MIGRATIONS = readdirSync(fileURLToPath(new URL('../../src/platform/db/migrations/', import.meta.url)))
   .filter((file) => /^\d{4}_.*\.ts$/.test(file))
@@ -190,14 +192,14 @@ test('usage errors (unknown command or option, missing or bad option) exit 2 wit
     assert.match(String(lastJson(run).error), message);
     if (args.length > 0) assert.match(run.stderr, message);
   }
-  const plain = await wfs(url, ['create-organization', '--name', 'Acme']);
+  const plain = await wfsProcess(url, ['create-organization', '--name', 'Acme']);
   assert.equal(plain.code, 2);
   assert.equal(plain.stdout, '', 'without --json nothing goes to standard output');
 });
 
 test('without --json secrets are shown once with a warning; with --json only the JSON carries them', async () => {
   const { companyId } = await company();
-  const text = await wfs(url, ['create-api-client', '--company', companyId, '--name', 'Text', '--redirect-uri', 'https://app.example.com/cb']);
+  const text = await wfsProcess(url, ['create-api-client', '--company', companyId, '--name', 'Text', '--redirect-uri', 'https://app.example.com/cb']);
   assert.equal(text.code, 0);
   const secret = /Client secret:\s+(\S+)/.exec(text.stdout)?.[1] ?? '';
   assert.match(secret, /^[A-Za-z0-9_-]{43}$/);
@@ -205,7 +207,7 @@ test('without --json secrets are shown once with a warning; with --json only the
   assert.equal(text.stdout.split(secret).length - 1, 1, 'the secret appears once');
   assert.ok(!text.stderr.includes(secret));
 
-  const json = await wfs(url, ['create-api-client', '--company', companyId, '--name', 'Json', '--redirect-uri', 'https://app.example.com/cb', '--json']);
+  const json = await wfsProcess(url, ['create-api-client', '--company', companyId, '--name', 'Json', '--redirect-uri', 'https://app.example.com/cb', '--json']);
   const result = lastJson(json);
   assert.equal(json.stdout.trim().split('\n').length, 1, 'one JSON line on standard output');
   assert.ok(!json.stderr.includes(String(result.clientSecret)), 'standard error never shows the secret');

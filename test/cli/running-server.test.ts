@@ -1,13 +1,15 @@
 // `wfs` acting on the database of a running server (contract: operator side): the server sees each change at once.
 // A client the CLI creates can get tokens; disabling a client or user, or rotating a client secret,
-// stops the tokens already issued on the secured API within 5 seconds.
+// stops the tokens already issued on the secured API within 5 seconds. The first test runs `wfs` as
+// processes of their own, as an operator does beside a running server; the rest run it in-process,
+// still on a database connection of its own.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
 import { assertRefusedWithin, configurationStatus } from '../support/http.ts';
 import { bearer } from '../support/tenants.ts';
-import { wfsJson } from './wfs.ts';
+import { wfsJson, wfsProcessJson } from './wfs.ts';
 
 let server: TestServer;
 let databaseUrl: string;
@@ -27,21 +29,21 @@ async function clientCredentials(clientId: string, clientSecret: string): Promis
 }
 
 test('a client created with wfs gets client_credentials tokens once the grant is enabled, and calls the API', async () => {
-  const { organisationId } = (await wfsJson(databaseUrl, ['create-organisation', '--name', 'Acme'])) as { organisationId: string };
-  const { companyId } = (await wfsJson(databaseUrl, ['create-company', '--org', organisationId, '--name', 'Acme Utrecht', '--timezone', 'Europe/Amsterdam', '--currency', 'EUR'])) as { companyId: string };
-  const { clientId, clientSecret } = (await wfsJson(databaseUrl, ['create-api-client', '--company', companyId, '--name', 'Sync', '--redirect-uri', 'https://app.example.com/cb'])) as { clientId: string; clientSecret: string };
+  const { organisationId } = (await wfsProcessJson(databaseUrl, ['create-organisation', '--name', 'Acme'])) as { organisationId: string };
+  const { companyId } = (await wfsProcessJson(databaseUrl, ['create-company', '--org', organisationId, '--name', 'Acme Utrecht', '--timezone', 'Europe/Amsterdam', '--currency', 'EUR'])) as { companyId: string };
+  const { clientId, clientSecret } = (await wfsProcessJson(databaseUrl, ['create-api-client', '--company', companyId, '--name', 'Sync', '--redirect-uri', 'https://app.example.com/cb'])) as { clientId: string; clientSecret: string };
 
   const refused = await clientCredentials(clientId, clientSecret);
   assert.deepEqual([refused.status, refused.body.error], [400, 'unauthorized_client']);
 
-  await wfsJson(databaseUrl, ['enable-grant', '--client', clientId, '--grant', 'client_credentials']);
+  await wfsProcessJson(databaseUrl, ['enable-grant', '--client', clientId, '--grant', 'client_credentials']);
   const issued = await clientCredentials(clientId, clientSecret);
   assert.equal(issued.status, 200);
   const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(String(issued.body.id_token)) });
   assert.equal(response.status, 200);
   assert.equal(((await response.json()) as { company: { id: string } }).company.id, companyId);
 
-  await wfsJson(databaseUrl, ['disable-grant', '--client', clientId, '--grant', 'client_credentials']);
+  await wfsProcessJson(databaseUrl, ['disable-grant', '--client', clientId, '--grant', 'client_credentials']);
   assert.equal((await clientCredentials(clientId, clientSecret)).body.error, 'unauthorized_client');
 });
 

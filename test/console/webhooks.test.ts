@@ -160,7 +160,7 @@ describe('webhook endpoints in the console', () => {
   test('the delivery log pages newest first', async () => {
     const target = await receiver();
     const { endpointId } = await addEndpoint(target.url);
-    const caller = { ctx: server.ctx, companyId: home.companyId, log: server.app.log };
+    const caller = { deps: server.ctx, companyId: home.companyId, log: server.app.log };
     const ids: string[] = [];
     for (let i = 0; i < 26; i += 1) ids.push(await sendTestMessage(caller, endpointId));
     await target.waitFor(26);
@@ -229,7 +229,7 @@ describe('who may do what', () => {
 
   test('another organisation\'s company and endpoint are 404 in URLs and forms, and nothing changes', async () => {
     const other = await provisionTenant(server.ctx, { name: 'Other Webhooks Org' });
-    const { row: created } = await registerEndpoint({ ctx: server.ctx, companyId: other.companyId, log: server.app.log }, { url: 'http://127.0.0.1:9/theirs' });
+    const { row: created } = await registerEndpoint({ deps: server.ctx, companyId: other.companyId, log: server.app.log }, { url: 'http://127.0.0.1:9/theirs' });
     const stored = () => server.ctx.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
     const theirs = await stored();
     const gets = [`/console/companies/${other.companyId}/webhooks`, `/console/companies/${other.companyId}/webhooks/${theirs.id}`, `/console/companies/${home.companyId}/webhooks/${theirs.id}`];

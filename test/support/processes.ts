@@ -1,8 +1,10 @@
 // Starts the real server (`node src/app/server.ts`) as separate operating-system processes, the way
 // production runs several stateless instances behind one load balancer: every instance gets the same
-// BASE_URL (so the same issuer) and the same database, and its own port. Runs the `wfs` program the
-// same way, in the same clean environment.
+// BASE_URL (so the same issuer) and the same database, and its own port. Runs the `wfs` program in
+// the same clean environment: in the test's own process (its streams captured, no process started,
+// no ~900 modules loaded per command), or as a process of its own where that is what a test is about.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './server.ts';
@@ -156,10 +158,43 @@ export interface WfsRun {
 export type Answer = (line: string) => void;
 
 /**
- * Runs `wfs <args>` as its own process, as an operator or integrator does, in a clean environment
- * plus `env`. `onStderr` sees standard error (all of it so far) as it arrives and may answer.
+ * Runs `wfs <args>` in this process, on a terminal of its own (`runWfs` of `src/cli/main.ts`), in a
+ * clean environment plus `env`: what it prints and the exit status it ends with, as a process of its
+ * own would. `onStderr` sees standard error (all of it so far) as it arrives and may answer.
  */
 export async function runWfs(args: string[], env: Record<string, string> = {}, onStderr?: (stderr: string, answer: Answer) => void): Promise<WfsRun> {
+  const { runWfs: run } = await import('../../src/cli/main.ts');
+  const stdin = new PassThrough();
+  if (!onStderr) stdin.end();
+  const answer: Answer = (line) => stdin.end(`${line}\n`);
+  const result = { code: null as number | null, stdout: '', stderr: '' };
+  const stdout = capture((text) => (result.stdout += text));
+  const stderr = capture((text) => {
+    result.stderr += text;
+    onStderr?.(result.stderr, answer);
+  });
+  try {
+    result.code = await run(args, { stdout, stderr, stdin, env: childEnvironment(env) });
+  } catch (error) {
+    // What an uncaught error does to the process: its stack on standard error, exit status 1.
+    result.stderr += `${error instanceof Error ? error.stack : String(error)}\n`;
+    result.code = 1;
+  }
+  return result;
+}
+
+function capture(take: (text: string) => void): Writable {
+  return new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, done) {
+      take(chunk.toString());
+      done();
+    },
+  });
+}
+
+/** `wfs <args>` as its own process, as an operator runs it: for its exit status and streams as a process. */
+export async function runWfsProcess(args: string[], env: Record<string, string> = {}, onStderr?: (stderr: string, answer: Answer) => void): Promise<WfsRun> {
   return runToEnd([CLI, ...args], env, onStderr);
 }
 

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { printFailure } from './output.ts';
+import { exitWith, terminalOf, type Terminal } from './terminal.ts';
 import { ApiError, TokenError, type Query, type WfsClient } from '../../client/src/index.ts';
 import { clientFromCredentials, defaultCredentialsFile, readCredentials, writeCredentials } from '../../client/src/file-store.ts';
 import { login, openBrowser } from './login.ts';
@@ -25,14 +26,14 @@ async function report(command: Command, work: () => Promise<void>): Promise<void
     const errors = error instanceof ApiError ? error.problem.errors : undefined;
     const hint = error instanceof TokenError && error.status === 401 ? ' Run "wfs login" again.' : '';
     const message = `${error instanceof Error ? error.message : String(error)}${hint}`;
-    printFailure(jsonWanted(command), message, errors);
-    process.exitCode = 1;
+    printFailure(terminalOf(command), jsonWanted(command), message, errors);
+    exitWith(command, 1);
   }
 }
 
 /** One line from the person at the terminal (prompts go to standard error, so --json output stays clean). */
-async function ask(question: string): Promise<string> {
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+async function ask(terminal: Terminal, question: string): Promise<string> {
+  const prompt = createInterface({ input: terminal.stdin, output: terminal.stderr });
   try {
     return await prompt.question(question);
   } finally {
@@ -64,6 +65,7 @@ function loginCommand(program: Command): void {
     .option('--no-browser', 'print the login URL without opening a browser')
     .option('--timeout <seconds>', 'how long to wait for the login', '300')
     .action(async (flags: LoginFlags, command: Command) => report(command, async () => {
+      const terminal = terminalOf(command);
       const stored = (() => {
         try {
           return readCredentials(flags.credentialsFile);
@@ -74,7 +76,7 @@ function loginCommand(program: Command): void {
       const baseUrl = flags.baseUrl ?? stored?.baseUrl;
       const clientId = flags.clientId ?? stored?.clientId;
       if (!baseUrl || !clientId) throw new Error('Give --base-url and --client-id (the credentials file of an earlier login names them too).');
-      const clientSecret = flags.clientSecret ?? process.env.WFS_CLIENT_SECRET ?? (await ask('API Client secret (not stored): '));
+      const clientSecret = flags.clientSecret ?? terminal.env.WFS_CLIENT_SECRET ?? (await ask(terminal, 'API Client secret (not stored): '));
       if (clientSecret.trim() === '') throw new Error('Give the API Client secret: --client-secret, $WFS_CLIENT_SECRET, or at the prompt.');
       const timeoutSeconds = Number(flags.timeout);
       if (!(timeoutSeconds > 0)) throw new Error(`--timeout takes a number of seconds, got "${flags.timeout}".`);
@@ -87,18 +89,18 @@ function loginCommand(program: Command): void {
         timeoutMs: timeoutSeconds * 1000,
         announce: async (url) => {
           const opened = flags.browser && (await openBrowser(url));
-          process.stderr.write(`${opened ? 'Opening your browser. If it does not open, visit' : 'Open this address in a browser and log in as the API User'}:\n${url}\n`);
+          terminal.stderr.write(`${opened ? 'Opening your browser. If it does not open, visit' : 'Open this address in a browser and log in as the API User'}:\n${url}\n`);
         },
-        ask,
+        ask: (question) => ask(terminal, question),
       });
       writeCredentials(flags.credentialsFile, { baseUrl: baseUrl.replace(/\/+$/, ''), clientId, refreshToken: tokens.refreshToken });
       const { claims } = tokens;
       const summary = `Logged in as ${claims.email ?? 'the API User'} (company ${claims.company_id ?? '?'}). Refresh token stored in ${flags.credentialsFile} (readable only by you).`;
       if (jsonWanted(command)) {
-        process.stderr.write(`${summary}\n`);
-        process.stdout.write(`${JSON.stringify({ credentialsFile: flags.credentialsFile, baseUrl, clientId, email: claims.email ?? null, companyId: claims.company_id ?? null })}\n`);
+        terminal.stderr.write(`${summary}\n`);
+        terminal.stdout.write(`${JSON.stringify({ credentialsFile: flags.credentialsFile, baseUrl, clientId, email: claims.email ?? null, companyId: claims.company_id ?? null })}\n`);
       } else {
-        process.stdout.write(`${summary}\n`);
+        terminal.stdout.write(`${summary}\n`);
       }
     }));
 }
@@ -170,7 +172,7 @@ function apiCommand(program: Command): void {
       if (!METHODS.includes(verb)) throw new Error(`Unknown method ${method}; use one of ${METHODS.join(', ')}.`);
       const client = clientFromCredentials(flags.credentialsFile);
       const result = await call(client, verb, path, queryFrom(flags), body(flags.data), Boolean(flags.all));
-      process.stdout.write(`${jsonWanted(command) ? JSON.stringify(result) : JSON.stringify(result, null, 2)}\n`);
+      terminalOf(command).stdout.write(`${jsonWanted(command) ? JSON.stringify(result) : JSON.stringify(result, null, 2)}\n`);
     }));
 }
 

@@ -4,4 +4,4 @@
 import { runProgram } from './program.ts';
 import { registerIntegratorCommands } from './commands.ts';
 
-await runProgram('Log in to the workforce scheduling service and call its API as an API User.', [registerIntegratorCommands]);
+process.exitCode = await runProgram('Log in to the workforce scheduling service and call its API as an API User.', [registerIntegratorCommands], process.argv.slice(2), process);
