@@ -3,7 +3,7 @@
 // §2.3.1, whose Basic credentials are form-encoded before base64).
 import type { Db } from '../platform/db/database.ts';
 import { oauth } from '../platform/errors.ts';
-import { clientSecretMatches } from './secrets.ts';
+import { timingSafeEqual } from 'node:crypto';
 import { sha256 } from '../platform/ids.ts';
 
 export interface OAuthClient {
@@ -19,6 +19,21 @@ export interface OAuthClient {
   /** The older secret of a rotation with overlap, accepted until `previousSecretExpiresAt`. */
   previousSecretHash: string | null;
   previousSecretExpiresAt: number | null;
+  /** The stored columns that decide whether the client may have a token, as read. */
+  version: ClientVersion;
+}
+
+/**
+ * A client row's secret hashes, grants, audiences, as stored (lists as their JSON text): a statement
+ * that must act only on the client as it was checked compares them, with `disabled = 0`
+ * (client-credentials issue, issue-records.ts).
+ */
+export interface ClientVersion {
+  secretHash: string;
+  previousSecretHash: string | null;
+  previousSecretExpiresAt: number | null;
+  grants: string;
+  audiences: string;
 }
 
 export async function findClient(db: Db, clientId: string): Promise<OAuthClient | undefined> {
@@ -31,6 +46,7 @@ export async function findClient(db: Db, clientId: string): Promise<OAuthClient 
     .where('api_clients.id', '=', clientId)
     .executeTakeFirst();
   if (!row) return undefined;
+  const previousSecretExpiresAt = row.previous_secret_expires_at === null ? null : Number(row.previous_secret_expires_at);
   return {
     id: row.id,
     name: row.name,
@@ -42,7 +58,8 @@ export async function findClient(db: Db, clientId: string): Promise<OAuthClient 
     disabled: row.disabled === 1,
     secretHash: row.secret_hash,
     previousSecretHash: row.previous_secret_hash,
-    previousSecretExpiresAt: row.previous_secret_expires_at === null ? null : Number(row.previous_secret_expires_at),
+    previousSecretExpiresAt,
+    version: { secretHash: row.secret_hash, previousSecretHash: row.previous_secret_hash, previousSecretExpiresAt, grants: row.grants, audiences: row.audiences },
   };
 }
 
@@ -139,22 +156,38 @@ export function presentedCredentials(authorization: string | undefined, body: { 
 
 // Checked against when the client does not exist, so timing does not tell which client ids exist.
 const NO_CLIENT_HASH = sha256('no such client');
+const NO_CLIENT = { secretHash: NO_CLIENT_HASH, previousSecretHash: null, previousSecretExpiresAt: null };
+
+/** Two SHA-256 digests compared in constant time (their length is no secret). */
+function sameDigest(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+type SecretHashes = Pick<OAuthClient, 'secretHash' | 'previousSecretHash' | 'previousSecretExpiresAt'>;
+
+/** `clientSecretAccepted` for a secret already hashed (`sha256`): the token endpoint hashes it once per request. */
+function clientDigestAccepted(client: SecretHashes, digest: string, now: number): boolean {
+  const current = sameDigest(digest, client.secretHash);
+  const previous = sameDigest(digest, client.previousSecretHash ?? NO_CLIENT_HASH);
+  const previousLive = client.previousSecretHash !== null && client.previousSecretExpiresAt !== null && now < client.previousSecretExpiresAt;
+  return current || (previous && previousLive);
+}
 
 /**
  * Whether `secret` is one of the client's live secrets: the current one, or the older one of a
  * rotation with overlap until its expiry. Both are always compared, so timing tells neither apart.
  */
-export function clientSecretAccepted(client: Pick<OAuthClient, 'secretHash' | 'previousSecretHash' | 'previousSecretExpiresAt'>, secret: string, now: number): boolean {
-  const current = clientSecretMatches(secret, client.secretHash);
-  const previous = clientSecretMatches(secret, client.previousSecretHash ?? NO_CLIENT_HASH);
-  const previousLive = client.previousSecretHash !== null && client.previousSecretExpiresAt !== null && now < client.previousSecretExpiresAt;
-  return current || (previous && previousLive);
+export function clientSecretAccepted(client: SecretHashes, secret: string, now: number): boolean {
+  return clientDigestAccepted(client, sha256(secret), now);
 }
 
-/** The enabled client one of whose live secrets matches, or undefined. */
-export async function verifyClient(db: Db, credentials: PresentedCredentials, now = Date.now()): Promise<OAuthClient | undefined> {
-  const client = await findClient(db, credentials.clientId);
-  const matches = clientSecretAccepted(client ?? { secretHash: NO_CLIENT_HASH, previousSecretHash: null, previousSecretExpiresAt: null }, credentials.secret ?? '', now);
-  if (!client || !matches || credentials.secret === undefined || client.disabled) return undefined;
+/**
+ * `client` when it is enabled and the presented secret (`digest`, its SHA-256; undefined when none
+ * was sent) is one of its live secrets, else undefined. An unknown client costs the same comparisons.
+ */
+export function verifiedClient(client: OAuthClient | undefined, digest: string | undefined, now: number): OAuthClient | undefined {
+  const matches = clientDigestAccepted(client ?? NO_CLIENT, digest ?? NO_CLIENT_HASH, now);
+  if (!client || !matches || digest === undefined || client.disabled) return undefined;
   return client;
 }
+

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import ipaddr from 'ipaddr.js';
 import type { Clock } from '../platform/clock.ts';
-import { sha256 } from '../platform/ids.ts';
+import { ExpiringCache } from '../platform/expiring-cache.ts';
 
 export const FAILURE_WINDOW_MS = 15 * 60_000;
 export const FAILURES_BEFORE_PENALTY = 5;
@@ -49,45 +49,6 @@ export function nextPenalty(previous: Penalty | undefined, failures: number, now
   const level = previous ? previous.level + 1 : 0;
   const ms = Math.min(2 ** level, MAX_PENALTY_SECONDS) * 1000;
   return { penalty: { until: now + ms, level }, ttlMs: ms + FAILURE_WINDOW_MS };
-}
-
-/**
- * Entries no older than their expiry, at most `max` keys, the least recently used evicted first: a
- * Map keeps insertion order, so a read moves its key to the end and the first key is the oldest. O(1)
- * insert, read, delete and eviction. (lru-cache refilled its `max`-slot arrays whenever its last
- * entry was deleted — every successful client authentication of a lone client: 14 % of a token
- * request's CPU in the bench's profile.)
- */
-class ExpiringCache<T extends object> {
-  readonly #entries = new Map<string, { value: T; expiresAt: number }>();
-  readonly #max: number;
-
-  constructor(max: number) {
-    this.#max = max;
-  }
-
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  get(key: string, now: number): T | undefined {
-    const entry = this.#entries.get(key);
-    if (!entry) return undefined;
-    this.#entries.delete(key);
-    if (entry.expiresAt <= now) return undefined;
-    this.#entries.set(key, entry);
-    return entry.value;
-  }
-
-  set(key: string, value: T, expiresAt: number): void {
-    this.#entries.delete(key);
-    this.#entries.set(key, { value, expiresAt });
-    if (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value as string);
-  }
-
-  delete(key: string): void {
-    this.#entries.delete(key);
-  }
 }
 
 /** Entries each kind of counter keeps at most by default (least recently used go first). */
@@ -269,26 +230,27 @@ export class Throttle {
   }
 
   /**
-   * Whether this client's `secret` passed its check on this instance within the last minute. Such an
+   * Whether this client's secret (by its SHA-256 `digest`) passed its check on this instance within the last minute. Such an
    * attempt is no guess: it is checked against the penalty only, not reserved and cleared (so a
    * client's own parallel requests never add up to a penalty, and cost no store writes), and counts
    * as a failure only should the check then fail (a secret rotated or the client disabled since).
    */
-  knownSecret(clientId: string, secret: string): boolean {
-    return this.#verified.get(secretKey(clientId, secret), this.#clock.now()) !== undefined;
+  knownSecret(clientId: string, digest: string): boolean {
+    return this.#verified.get(secretKey(clientId, digest), this.#clock.now()) !== undefined;
   }
 
-  /** Remembers (or, after a failed check, forgets) that `secret` is this client's. */
-  secretChecked(clientId: string, secret: string, passed: boolean): void {
-    if (passed) this.#verified.set(secretKey(clientId, secret), {}, this.#clock.now() + KNOWN_SECRET_MS);
-    else this.#verified.delete(secretKey(clientId, secret));
+  /** Remembers (or, after a failed check, forgets) that the secret with this digest is this client's. */
+  secretChecked(clientId: string, digest: string, passed: boolean): void {
+    if (passed) this.#verified.set(secretKey(clientId, digest), {}, this.#clock.now() + KNOWN_SECRET_MS);
+    else this.#verified.delete(secretKey(clientId, digest));
   }
 }
 
 const KNOWN_SECRET_MS = 60_000;
 
-function secretKey(clientId: string, secret: string): string {
-  return `${clientId}|${sha256(secret)}`;
+/** Keyed by the secret's SHA-256 (`digest`, hashed once by the caller), never the secret itself. */
+function secretKey(clientId: string, digest: string): string {
+  return `${clientId}|${digest}`;
 }
 
 /**

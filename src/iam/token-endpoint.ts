@@ -3,12 +3,13 @@
 import { Type, type Static } from 'typebox';
 import type { App } from '../platform/http.ts';
 import { OAuthError, oauth } from '../platform/errors.ts';
-import { bookkeeping } from '../platform/db/durability.ts';
-import { auditInsert, recordAudit } from './audit.ts';
+import { recordAudit } from './audit.ts';
 import { authenticateClient, enforceRateLimit } from './client-auth.ts';
 import { scopeAcceptable, type OAuthClient } from './clients.ts';
 import { redeemAuthorizationCode } from './codes.ts';
-import { grantInsert, loadGrantContext, newGrantId, revokeGrantNow } from './grants.ts';
+import { loadGrantContext, newGrantId, revokeGrantNow } from './grants.ts';
+import { ClientCache } from './client-cache.ts';
+import { IssueRecords } from './issue-records.ts';
 import { grantRefusal, issueIdToken, issueRefreshToken, tokenResponse } from './issuance.ts';
 import type { IssuerDeps } from './issuer.ts';
 import type { IdentityDeps } from './identity-deps.ts';
@@ -113,7 +114,22 @@ async function authorizationCodeGrant(deps: IssuerDeps, { client, body, audience
   return tokenResponse(token, deps.config, refreshToken);
 }
 
-async function clientCredentialsGrant(deps: IssuerDeps, { client, audience, address }: Exchange): Promise<TokenResponse> {
+/** What the grants need: the issuer's dependencies and the records of client_credentials issues. */
+interface TokenDeps extends IssuerDeps {
+  issues: IssueRecords;
+}
+
+/** A kept copy of the client refused the request, or its row changed before the grant's insert: check again on a fresh read. */
+class ClientChanged extends Error {
+  readonly clientId: string;
+
+  constructor(clientId: string) {
+    super('The client changed while its token was issued.');
+    this.clientId = clientId;
+  }
+}
+
+async function clientCredentialsGrant(deps: TokenDeps, { client, audience, address }: Exchange): Promise<TokenResponse> {
   // Everything the token says is known from the authenticated client: no need to read the grant back.
   const subject: TokenSubject = {
     grantId: newGrantId(),
@@ -125,14 +141,17 @@ async function clientCredentialsGrant(deps: IssuerDeps, { client, audience, addr
     authTime: deps.clock.now(),
     audience: audience ?? DEFAULT_AUDIENCE,
   };
-  // The grant and its audit entry are bookkeeping (one grouped commit on SQLite, one statement that
-  // does not wait for the WAL flush on PostgreSQL), stored while the token is signed.
-  const { grantId: id, clientId, userId, authTime, audience: granted } = subject;
-  const stored = bookkeeping(deps.db, [
-    grantInsert({ id, clientId, userId, kind: 'client_credentials', authTime, audience: granted, chainMaxSeconds: deps.config.refreshChainMaxSeconds }, authTime),
-    auditInsert({ event: 'token_issued', outcome: 'success', clientId, organisationId: client.organisationId, address, detail: 'client_credentials' }, authTime),
-  ]);
-  const [{ token }] = await Promise.all([issueIdToken(deps.keys, deps.config, subject, subject.authTime), stored]);
+  // The grant and its audit entry are stored while the token is signed.
+  const stored = deps.issues.store({
+    grantId: subject.grantId,
+    client,
+    at: subject.authTime,
+    chainExpiresAt: subject.authTime + deps.config.refreshChainMaxSeconds * 1000,
+    audience: subject.audience,
+    address,
+  });
+  const [{ token }, recorded] = await Promise.all([issueIdToken(deps.keys, deps.config, subject, subject.authTime), stored]);
+  if (!recorded) throw new ClientChanged(client.id);
   // RFC 6749 §4.4.3: no refresh token; the client can authenticate again at any time.
   return tokenResponse(token, deps.config);
 }
@@ -148,13 +167,16 @@ async function refreshTokenGrant(deps: IssuerDeps, { client, body, audience, add
   }
 }
 
-const GRANTS: Record<GrantType, (deps: IssuerDeps, exchange: Exchange) => Promise<TokenResponse>> = {
+const GRANTS: Record<GrantType, (deps: TokenDeps, exchange: Exchange) => Promise<TokenResponse>> = {
   authorization_code: authorizationCodeGrant,
   client_credentials: clientCredentialsGrant,
   refresh_token: refreshTokenGrant,
 };
 
-export async function tokenRoutes(app: App, { deps, throttle }: { deps: IssuerDeps & Pick<IdentityDeps, 'metrics'>; throttle: Throttle }): Promise<void> {
+export async function tokenRoutes(app: App, { deps: issuer, throttle }: { deps: IssuerDeps & Pick<IdentityDeps, 'metrics'>; throttle: Throttle }): Promise<void> {
+  const { db, clock, keys, revocations, config, metrics } = issuer;
+  const clients = new ClientCache(db);
+  const deps: TokenDeps = { db, clock, keys, revocations, config, issues: new IssueRecords(db) };
   app.post(
     '/api/v1/iam/oauth/token',
     {
@@ -178,13 +200,32 @@ export async function tokenRoutes(app: App, { deps, throttle }: { deps: IssuerDe
     async (request, reply) => {
       const { body } = request;
       const grantType = supportedGrantType(body.grant_type);
-      const client = await authenticateClient(deps.db, throttle, request, body, deps.clock.now());
-      await enforceRateLimit(throttle, 'token', client.id);
-      grantEnabledForClient(client, grantType);
-      const audience = requestedAudience(client, body.audience, request.query.audience);
-      scopeIsAll(body.scope);
-      const response = await GRANTS[grantType](deps, { client, body, audience, address: request.ip });
-      deps.metrics.tokenIssued(grantType);
+      // client_credentials is checked against kept copies of the clients: its grant's insert re-checks the row.
+      const kept = grantType === 'client_credentials' ? clients : undefined;
+      const exchange = async (source: ClientCache | undefined, counted: boolean): Promise<TokenResponse> => {
+        const client = await authenticateClient(db, throttle, request, body, clock.now(), source);
+        if (!counted) await enforceRateLimit(throttle, 'token', client.id);
+        let audience: string | undefined;
+        try {
+          grantEnabledForClient(client, grantType);
+          audience = requestedAudience(client, body.audience, request.query.audience);
+          scopeIsAll(body.scope);
+        } catch (error) {
+          // A kept copy refuses only what a fresh read refuses too.
+          throw source ? new ClientChanged(client.id) : error;
+        }
+        return GRANTS[grantType](deps, { client, body, audience, address: request.ip });
+      };
+      let response: TokenResponse;
+      try {
+        response = await exchange(kept, false);
+      } catch (error) {
+        if (!(error instanceof ClientChanged)) throw error;
+        // The kept copy was stale: the same request again on a fresh read (already counted once).
+        clients.forget(error.clientId);
+        response = await exchange(undefined, true);
+      }
+      metrics.tokenIssued(grantType);
       return reply.headers(NO_STORE).send(response);
     },
   );

@@ -1,7 +1,7 @@
 // Signing and strict verification of the two JWT kinds: ID tokens (= access tokens, typ JWT) and
 // refresh tokens (typ rt+jwt). Verification pins the algorithm, the issuer, the audience, the expiry
 // and the token type, and resolves the key only by `kid` from the database-backed key ring.
-import { SignJWT, compactVerify, jwtVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload } from 'jose';
+import { compactVerify, jwtVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { SIGNING_ALG, type KeyRing } from './keys.ts';
 
@@ -52,8 +52,35 @@ export interface TokenSettings {
 
 export class InvalidTokenError extends Error {}
 
-export async function signIdToken(keys: KeyRing, settings: TokenSettings, subject: TokenSubject, now: number): Promise<{ token: string; claims: AccessClaims }> {
+const ECDSA_SHA256 = { name: 'ECDSA', hash: 'SHA-256' } as const;
+
+/** The encoded protected header of each key and token type: the same for every token they sign. */
+const encodedHeaders = new Map<string, string>();
+
+function encodedHeader(kid: string, typ: string): string {
+  const key = `${kid} ${typ}`;
+  let encoded = encodedHeaders.get(key);
+  if (encoded === undefined) {
+    encoded = Buffer.from(JSON.stringify({ alg: SIGNING_ALG, kid, typ })).toString('base64url');
+    encodedHeaders.set(key, encoded);
+  }
+  return encoded;
+}
+
+/**
+ * A compact JWS (RFC 7515) of `claims`, ES256 with the current key: built here rather than by
+ * jose's SignJWT, whose per-token work (claim checks, header serialisation, buffer copies) cost as
+ * much CPU on the event loop as handing the signature to the thread pool. The bytes are jose's:
+ * header `{alg, kid, typ}`, the claims as given (test/iam/tokens.test.ts compares them).
+ */
+async function signJwt(keys: KeyRing, typ: string, claims: JWTPayload): Promise<string> {
   const { kid, privateKey } = await keys.signingKey();
+  const signingInput = `${encodedHeader(kid, typ)}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+  const signature = await crypto.subtle.sign(ECDSA_SHA256, privateKey, Buffer.from(signingInput));
+  return `${signingInput}.${Buffer.from(signature).toString('base64url')}`;
+}
+
+export async function signIdToken(keys: KeyRing, settings: TokenSettings, subject: TokenSubject, now: number): Promise<{ token: string; claims: AccessClaims }> {
   const iat = Math.floor(now / 1000);
   const claims: AccessClaims = {
     iss: settings.issuer,
@@ -72,8 +99,7 @@ export async function signIdToken(keys: KeyRing, settings: TokenSettings, subjec
     ...(subject.email ? { email: subject.email } : {}),
     ...(subject.idp ? { amr: ['fed'], idp: subject.idp } : {}),
   };
-  const token = await new SignJWT(claims).setProtectedHeader({ alg: SIGNING_ALG, kid, typ: ACCESS_TOKEN_TYPE }).sign(privateKey);
-  return { token, claims };
+  return { token: await signJwt(keys, ACCESS_TOKEN_TYPE, claims), claims };
 }
 
 export async function signRefreshToken(
@@ -81,7 +107,6 @@ export async function signRefreshToken(
   issuer: string,
   input: { subject: string; clientId: string; grantId: string; jti: string; issuedAt: number; expiresAt: number },
 ): Promise<string> {
-  const { kid, privateKey } = await keys.signingKey();
   const claims: RefreshClaims = {
     iss: issuer,
     sub: input.subject,
@@ -95,7 +120,7 @@ export async function signRefreshToken(
     // JWT must never expire before it.
     exp: Math.ceil(input.expiresAt / 1000),
   };
-  return new SignJWT(claims).setProtectedHeader({ alg: SIGNING_ALG, kid, typ: REFRESH_TOKEN_TYPE }).sign(privateKey);
+  return signJwt(keys, REFRESH_TOKEN_TYPE, claims);
 }
 
 /** `now` (epoch ms) is the clock the expiry is judged by: the context's clock, which tests move. */
