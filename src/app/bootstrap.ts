@@ -8,6 +8,7 @@ import { createDatabase, dialectOf, sqliteHandleOf } from '../platform/db/databa
 import { migrateToLatest } from '../platform/db/migrate.ts';
 import { KeyRing, ensureSigningKey } from '../iam/keys.ts';
 import { RevocationList } from '../iam/revocations.ts';
+import { useUserSecretCost } from '../iam/secrets.ts';
 import { sharedSecret } from '../platform/db/shared-secret.ts';
 import { ResponseCache } from '../platform/response-cache.ts';
 import { CompanyCache } from '../tenancy/company-cache.ts';
@@ -29,6 +30,7 @@ export interface ContextOptions {
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
+  useUserSecretCost(config.passwordHashCost);
   const db = createDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, statementTimeoutMs: config.dbStatementTimeoutMs });
   await migrateToLatest(db, (names) =>
     options.onWarning?.(`the database has migrations this release does not know (${names.join(', ')}); serving without migrating`),

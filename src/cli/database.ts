@@ -1,6 +1,7 @@
 // Every command acts on the database named by DATABASE_URL, migrated first, so a command works on a
 // fresh install and beside a running server alike (servers read the same tables and see the change).
 import { loadConfig, type Config } from '../platform/config.ts';
+import { useUserSecretCost } from '../iam/secrets.ts';
 import { createDatabase, type Db } from '../platform/db/database.ts';
 import { migrateToLatest } from '../platform/db/migrate.ts';
 import { ensureSigningKey } from '../iam/keys.ts';
@@ -18,6 +19,7 @@ export interface CommandContext {
 /** Opens and migrates the database for one command, and closes it afterwards whatever happens. */
 export async function withDatabase<T>(terminal: Terminal, work: (context: CommandContext) => Promise<T>): Promise<T> {
   const config = loadConfig(terminal.env);
+  useUserSecretCost(config.passwordHashCost);
   const db = createDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, statementTimeoutMs: config.dbStatementTimeoutMs });
   try {
     const applied = await migrateToLatest(db);

@@ -6,7 +6,7 @@ import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
 import { newId, newSecret, sha256 } from '../platform/ids.ts';
 import { TypedEmail } from '../platform/schemas.ts';
 import { rejectIf, schemaErrors } from '../platform/validation.ts';
-import { UNKNOWN_USER_HASH, hashUserSecret, verifyUserSecret } from '../iam/secrets.ts';
+import { unknownUserHash, hashUserSecret, verifyUserSecret } from '../iam/secrets.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
 import { CONSOLE_ROLES, type ConsoleRole, type ConsoleUsersTable } from './tables.ts';
 import { matchingStep, newTotpSecret } from './totp.ts';
@@ -114,7 +114,7 @@ export async function completeInvitation(db: Db, invitation: OpenInvitation, cod
 /** The console user with this email and password; the same work is done for an unknown email. */
 export async function checkPassword(db: Db, email: string, password: string): Promise<ConsoleUsersTable | undefined> {
   const user = await db.selectFrom('console_users').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
-  const ok = await verifyUserSecret(password.slice(0, 1024), user?.password_hash ?? UNKNOWN_USER_HASH);
+  const ok = await verifyUserSecret(password.slice(0, 1024), user?.password_hash ?? unknownUserHash());
   return ok ? user : undefined;
 }
 

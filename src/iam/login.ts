@@ -1,7 +1,7 @@
 // Checking an API User's email and secret for one API Client: only the users of that client can log
 // in. The secret is always hashed, even for an unknown email, so timing tells nothing.
 import type { Db } from '../platform/db/database.ts';
-import { UNKNOWN_USER_HASH, verifyUserSecret } from './secrets.ts';
+import { unknownUserHash, verifyUserSecret } from './secrets.ts';
 
 export type LoginResult = { ok: true; userId: string } | { ok: false; userId: string | null; reason: 'unknown_email' | 'wrong_secret' | 'user_disabled' };
 
@@ -10,7 +10,7 @@ export async function verifyApiUser(db: Db, clientId: string, email: string, sec
   const user = normalised
     ? await db.selectFrom('api_users').select(['id', 'secret_hash', 'disabled']).where('client_id', '=', clientId).where('email', '=', normalised).executeTakeFirst()
     : undefined;
-  const matches = await verifyUserSecret(secret, user?.secret_hash ?? UNKNOWN_USER_HASH);
+  const matches = await verifyUserSecret(secret, user?.secret_hash ?? unknownUserHash());
   if (!user) return { ok: false, userId: null, reason: 'unknown_email' };
   if (!matches) return { ok: false, userId: user.id, reason: 'wrong_secret' };
   if (user.disabled === 1) return { ok: false, userId: user.id, reason: 'user_disabled' };

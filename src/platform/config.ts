@@ -53,7 +53,12 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** Connections one peer address may hold at once (0: no cap); not applied behind TRUST_PROXY. */
   readonly maxConnectionsPerAddress: number;
+  /** PASSWORD_HASH_COST: log2 of scrypt's N for new API User secrets and console passwords (14: N = 16,384). */
+  readonly passwordHashCost: number;
 }
+
+/** scrypt N = 2^14, about 50 ms of CPU per hash on this project's 2-core machine (docs/security.md). */
+export const DEFAULT_PASSWORD_HASH_COST = 14;
 
 export class ConfigError extends Error {}
 
@@ -153,6 +158,12 @@ function securityPolicy(raw: string | undefined): string | undefined {
   return raw;
 }
 
+function passwordHashCost(env: Env): number {
+  const cost = integer(env, 'PASSWORD_HASH_COST', DEFAULT_PASSWORD_HASH_COST, 10);
+  if (cost > 20) throw new ConfigError(`PASSWORD_HASH_COST must be between 10 and 20 (log2 of scrypt's N), got ${cost}`);
+  return cost;
+}
+
 function optional(env: Env, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw === '' ? undefined : raw;
@@ -197,6 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
     clockSkewSeconds: integer(env, 'CLOCK_SKEW_SECONDS', 3),
     logLevel: logLevel(env.LOG_LEVEL || 'info'),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1),
+    passwordHashCost: passwordHashCost(env),
     dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 1),
     revocationRefreshMs: integer(env, 'REVOCATION_REFRESH_MS', 1000, 50),
     keyRefreshMs: integer(env, 'KEY_REFRESH_MS', 30_000, 100),

@@ -84,7 +84,10 @@ interface Lookup {
   input: TimeclockEventInput;
 }
 
-/** PostgreSQL: the people of many look-ups (`n` = 1-based position in the arrays), by id or by badge. */
+/**
+ * PostgreSQL: the people of many look-ups (`n` = 1-based position in the arrays), by id or by badge.
+ * The company's time zone in the same statement (docs/architecture.md, "Joins of companies").
+ */
 const PEOPLE: PreparedStatement = {
   name: 'timeclock_people',
   text: `select k.n, p.id, p.company_id, p.timeclock_active, c.timezone,

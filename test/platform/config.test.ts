@@ -22,6 +22,7 @@ test('the defaults are those of the contract, and the object is frozen', () => {
   assert.equal(config.adminToken, undefined);
   assert.equal(config.trustProxy, false, 'X-Forwarded-For is not believed unless the operator says so');
   assert.equal(config.changesRetentionSeconds, 2_592_000, 'the change log keeps 30 days');
+  assert.equal(config.passwordHashCost, 14, 'new user secrets and passwords hash at scrypt N = 16,384');
   assert.ok(Object.isFrozen(config));
   assert.throws(() => {
     (config as { port: number }).port = 1;
@@ -45,6 +46,8 @@ test('a bad value is refused with a message naming the variable', () => {
     [{ TRUST_PROXY: 'true' }, /^TRUST_PROXY must be a number of proxy hops or a comma-separated list/],
     [{ TRUST_PROXY: '10.0.0.0/40' }, /^TRUST_PROXY must be/],
     [{ TRUST_PROXY: '10.0.0.1,proxy.internal' }, /^TRUST_PROXY must be/],
+    [{ PASSWORD_HASH_COST: '9' }, /^PASSWORD_HASH_COST must be at least 10/],
+    [{ PASSWORD_HASH_COST: '21' }, /^PASSWORD_HASH_COST must be between 10 and 20/],
   ];
   for (const [env, message] of cases) assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && message.test(error.message), JSON.stringify(env));
 });

@@ -14,6 +14,16 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { createDatabase, type Db } from '../../src/platform/db/database.ts';
 import { migrateToLatest } from '../../src/platform/db/migrate.ts';
+import { useUserSecretCost } from '../../src/iam/secrets.ts';
+
+/**
+ * Tests hash user secrets and passwords at scrypt N = 2^10 (about 3.5 ms of CPU) instead of the
+ * production 2^14 (about 53 ms): the suite makes hundreds. The code is the same; every hash carries its
+ * own N. Set here for domain functions a test calls directly, and passed as PASSWORD_HASH_COST to the
+ * servers and `wfs` runs the tests start.
+ */
+export const TEST_PASSWORD_HASH_COST = '10';
+useUserSecretCost(Number(TEST_PASSWORD_HASH_COST));
 
 export const testDialect: 'sqlite' | 'postgres' = process.env.WFS_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
 const ADMIN_URL = process.env.WFS_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -8,6 +8,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './server.ts';
+import { TEST_PASSWORD_HASH_COST } from './database.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SERVER = fileURLToPath(new URL('../../src/app/server.ts', import.meta.url));
@@ -53,6 +54,7 @@ function childEnvironment(env: Record<string, string>): Record<string, string> {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     REVOCATION_REFRESH_MS: '200',
+    PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST,
     ...env,
   };
 }

@@ -9,7 +9,7 @@ import { closeContext, createContext } from '../../src/app/bootstrap.ts';
 import type { AppContext } from '../../src/app/context.ts';
 import { buildApp } from '../../src/app/app.ts';
 import type { App } from '../../src/platform/http.ts';
-import { migratedDatabase } from './database.ts';
+import { migratedDatabase, TEST_PASSWORD_HASH_COST } from './database.ts';
 import { answeredInProcess, fetchAny, serveInProcess } from './in-process.ts';
 import type { Clock } from '../../src/platform/clock.ts';
 
@@ -53,6 +53,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     RATE_LIMIT_TOKEN_PER_MINUTE: '100000',
     RATE_LIMIT_API_PER_MINUTE: '100000',
     REVOCATION_REFRESH_MS: '200',
+    PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST,
     ...env,
     PORT: String(port),
     DATABASE_URL: env.DATABASE_URL ?? database?.url ?? '',
