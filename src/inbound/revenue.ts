@@ -29,6 +29,7 @@ export type RevenueItem = Static<typeof RevenueItem>;
 
 export const revenueRules: StreamRules<RevenueItemInput> = {
   stream: 'revenue',
+  input: RevenueItemInput,
   resourceType: 'revenue_item',
   present: (row, timezone) => presentRevenue(row, timezone),
   keyFields: 'department, date or week, kind and category',

@@ -2,18 +2,17 @@
 // period. Both streams share one route shape; they differ in item fields and validation rules.
 // The scope accepts only JSON, parsed keeping each number's text so amounts are read exactly.
 import { Type, type TSchema } from 'typebox';
-import type { FastifyError } from 'fastify';
-import { BATCH_BODY_LIMIT, acceptJsonOnly, toProblem, type App } from '../platform/http.ts';
-import { validationErrors } from '../platform/validation.ts';
+import { BATCH_BODY_LIMIT, acceptJsonOnly, type App } from '../platform/http.ts';
+import { compiledCheck } from '../platform/validation.ts';
 import { plainJson, type JsonBodyParser } from '../platform/json-body.ts';
-import { badRequest, type FieldError } from '../platform/errors.ts';
+import { badRequest } from '../platform/errors.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { CompanyCache } from '../tenancy/company-cache.ts';
 import { problemResponses, withExamples } from '../platform/schemas.ts';
 import { pagedQuery, pagedResponses, replyPage } from '../platform/paged-collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
-import { MAX_BATCH_ITEMS, batchTooLarge, ingestBatch, pathIndex, type BatchItem, type StreamRules } from './batch.ts';
+import { MAX_BATCH_ITEMS, batchTooLarge, ingestBatch, type BatchItem, type StreamRules } from './batch.ts';
 import { BatchOutcome, figureListing, type FigureRow } from './figures.ts';
 import { parseJsonKeepingNumbers } from './exact-json.ts';
 import { RevenueItem, RevenueItemInput, RevenueKind, presentRevenue, revenueRules } from './revenue.ts';
@@ -33,7 +32,6 @@ interface StreamRoutes<Item extends BatchItem> {
   noun: string;
   createOperationId: string;
   listOperationId: string;
-  input: TSchema;
   output: TSchema;
   /** Filters beyond period and department. */
   filters: Record<string, TSchema>;
@@ -63,15 +61,13 @@ const LIST_RULES =
   'a cursor from another query `400 invalid_cursor`. Paged with `limit` (1 to 1000, default 500) and `cursor`; answers `If-None-Match` with `304`.'
 
 /**
- * The schema's problems when each names one item (`/items/3/amount`); any other (no `items` array, an
- * unknown top-level field) stops the request here, as on every other route.
+ * What Fastify checks of a batch body: the envelope only. The items are checked one by one by
+ * ingestBatch against the same item schema the route documents, so that 5,000 bad items are found
+ * and put into words in slices with turns of the event loop between them, each distinct problem
+ * worded once — the whole body at once took ~50 ms of one turn on a loaded machine (CONTRACT §4).
  */
-function malformedItems(error: FastifyError | undefined): FieldError[] {
-  if (!error) return [];
-  const errors = validationErrors(error);
-  if (error.validationContext !== 'body' || errors.some((e) => pathIndex(e.path) < 0)) throw toProblem(error);
-  return errors;
-}
+const BatchEnvelope = Type.Object({ items: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MAX_BATCH_ITEMS }) }, { additionalProperties: false });
+const checkEnvelope = compiledCheck(BatchEnvelope);
 
 function registerStream<Item extends BatchItem>(app: App, deps: InboundRouteDeps, spec: StreamRoutes<Item>): void {
   app.post(
@@ -83,7 +79,7 @@ function registerStream<Item extends BatchItem>(app: App, deps: InboundRouteDeps
         summary: `Stores a batch of ${spec.noun} items (upsert)`,
         description: BATCH_RULES,
         security: [{ idToken: [] }],
-        body: withExamples(Type.Object({ items: Type.Array(spec.input, { minItems: 1, maxItems: MAX_BATCH_ITEMS }) }, { additionalProperties: false }), spec.examples.batch),
+        body: withExamples(Type.Object({ items: Type.Array(spec.rules.input, { minItems: 1, maxItems: MAX_BATCH_ITEMS }) }, { additionalProperties: false }), spec.examples.batch),
         response: { 200: withExamples(BatchOutcome, spec.examples.outcome), ...problemResponses(400, 401, 413, 415, 429) },
       },
       bodyLimit: BATCH_BODY_LIMIT,
@@ -92,14 +88,15 @@ function registerStream<Item extends BatchItem>(app: App, deps: InboundRouteDeps
         const items = (request.body as { items?: unknown } | null)?.items;
         if (Array.isArray(items) && items.length > MAX_BATCH_ITEMS) batchTooLarge(items.length);
       },
-      // Schema problems of single items are reported together with the other items' rule problems.
-      attachValidation: true,
+      // A body that is no batch at all (null, say) is refused by this alone, its items unread.
+      validatorCompiler: () => checkEnvelope,
+      // Every answer here is an object built whole (the outcome, or a problem listing every bad
+      // item: 45,000 errors for 5,000 items of unknown fields). The compiled serializer escaped
+      // such a list character by character into one long rope, in one turn of the loop; JSON.stringify
+      // writes it natively, and flat, so its byte length comes cheap too.
+      serializerCompiler: () => (data: unknown) => JSON.stringify(data),
     },
-    async (request) => {
-      // First: a body that is no batch at all (null, say) is refused here, before its items are read.
-      const malformed = malformedItems(request.validationError as FastifyError | undefined);
-      return ingestBatch(deps.db, request.principal.companyId, spec.rules, (request.body as { items: Item[] }).items, { malformedItems: malformed, now: deps.clock.now() });
-    },
+    async (request) => ingestBatch(deps.db, request.principal.companyId, spec.rules, request.body.items, { now: deps.clock.now() }),
   );
 
   app.get(
@@ -154,7 +151,6 @@ export async function inboundRoutes(app: App, { deps }: { deps: InboundRouteDeps
     noun: 'revenue',
     createOperationId: 'createRevenue',
     listOperationId: 'getRevenue',
-    input: RevenueItemInput,
     output: RevenueItem,
     filters: { kind: Type.Optional(RevenueKind) },
     rules: revenueRules,
@@ -166,7 +162,6 @@ export async function inboundRoutes(app: App, { deps }: { deps: InboundRouteDeps
     noun: 'wage budget',
     createOperationId: 'createWageBudget',
     listOperationId: 'getWageBudget',
-    input: WageBudgetItemInput,
     output: WageBudgetItem,
     filters: {},
     rules: wageBudgetRules,

@@ -1,37 +1,37 @@
-// The stored side of a batch: reading the figures its keys can match, and the upsert of the changed
-// ones. Set-based on both databases, whatever the batch size.
+// The stored side of a batch: one upsert by key that writes only what is new or changed and answers
+// what it wrote. No read before the write: the database compares each item with the stored one
+// (`ON CONFLICT DO UPDATE … WHERE` the values differ), so a batch is one statement on PostgreSQL and
+// a few on SQLite, and a re-sent batch writes nothing.
 //
-// On PostgreSQL the values travel as one array per column (`unnest`, `= any`) instead of one
-// parameter per value: planning a 1,000-row VALUES list of 15,000 parameters took ~20 ms per
-// statement there (measured: bind 15–27 ms, execute 17 ms), more than storing the rows. SQLite has no
-// arrays and plans parameters for free, so it keeps multi-row statements.
-import { sql, type Expression, type ExpressionBuilder, type InsertQueryBuilder, type InsertResult, type Kysely, type Transaction } from 'kysely';
+// On PostgreSQL the values travel as one array per column (`unnest`) instead of one parameter per
+// value: planning a 1,000-row VALUES list of 15,000 parameters took ~20 ms per statement there
+// (measured: bind 15–27 ms, execute 17 ms), more than storing the rows. The arrays are written as
+// literals here (array-literal.ts), and the columns the whole batch shares are sent once. SQLite has no arrays and
+// plans parameters for free, so it keeps multi-row statements.
+import { sql, type Expression, type InsertQueryBuilder, type InsertResult, type Kysely, type Transaction } from 'kysely';
 import { compiledRows } from '../platform/db/compiled-once.ts';
 import type { Database } from '../platform/db/schema.ts';
 import type { InboundItemsTable, InboundStream } from './tables.ts';
 import type { ItemPeriod } from './periods.ts';
+import type { FigureRow } from './figures.ts';
 import { newId } from '../platform/ids.ts';
+import { integerArray, textArray } from '../platform/db/array-literal.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
-/** Values listed per statement (IN lists) on SQLite. */
-const CHUNK = 1000;
 /**
- * Rows per multi-row insert on SQLite, which runs on the event loop: a 1,000-row upsert held it for
+ * Rows per multi-row upsert on SQLite, which runs on the event loop: a 1,000-row upsert held it for
  * ~40 ms; this many take a few, and the loop gets a turn between statements (CONTRACT §4: 50 ms).
  */
 const WRITE_CHUNK = 250;
 
-export interface StoredValues {
-  amountMinor: number;
-  hoursCenti: number | null;
-}
-
 /** A validated figure, ready to store. */
-export interface FigureDraft extends StoredValues {
+export interface FigureDraft {
   departmentId: string;
   period: ItemPeriod;
   kind: string;
   category: string;
+  amountMinor: number;
+  hoursCenti: number | null;
   /** The upsert key (figureKey). */
   key: string;
 }
@@ -39,46 +39,6 @@ export interface FigureDraft extends StoredValues {
 export function figureKey(departmentId: string, periodKey: string, kind: string, category: string): string {
   // Only the last part (category) is free text; the others never contain NUL, so no two keys collide.
   return `${departmentId}\u0000${periodKey}\u0000${kind}\u0000${category}`;
-}
-
-type ItemsWhere = ExpressionBuilder<Database, 'inbound_items'>;
-type TextColumn = 'period_key' | 'department_id' | 'kind' | 'category';
-
-/** `column IN (…)` on SQLite; `column = any($1)` with one array parameter on PostgreSQL. */
-function oneOf(onPostgres: boolean, column: TextColumn, values: string[]) {
-  return (eb: ItemsWhere) => (onPostgres ? eb(column, '=', eb.fn.any(eb.val(values))) : eb(column, 'in', values));
-}
-
-/**
- * The stored figures the drafts could touch, by key. The query narrows on every key column whose
- * distinct values are few enough to list (they usually are: a batch spans few departments, kinds
- * and categories), so it reads about the batch's own rows, not everything else on those days.
- */
-export async function existingFigures(trx: Transaction<Database>, onPostgres: boolean, companyId: string, stream: InboundStream, drafts: FigureDraft[]): Promise<Map<string, StoredValues>> {
-  const distinct = (pick: (draft: FigureDraft) => string) => [...new Set(drafts.map(pick))];
-  const listable = (values: string[]) => (values.length <= CHUNK ? values : undefined);
-  const periodKeys = distinct((d) => d.period.key);
-  const narrowing: Array<[TextColumn, string[] | undefined]> = [
-    ['department_id', listable(distinct((d) => d.departmentId))],
-    ['kind', listable(distinct((d) => d.kind))],
-    ['category', listable(distinct((d) => d.category))],
-  ];
-  const existing = new Map<string, StoredValues>();
-  const step = onPostgres ? periodKeys.length || 1 : CHUNK;
-  for (let i = 0; i < periodKeys.length; i += step) {
-    let query = trx
-      .selectFrom('inbound_items')
-      .select(['department_id', 'period_key', 'kind', 'category', 'amount_minor', 'hours_centi'])
-      .where('company_id', '=', companyId)
-      .where('stream', '=', stream)
-      .where(oneOf(onPostgres, 'period_key', periodKeys.slice(i, i + step)));
-    for (const [column, values] of narrowing) if (values) query = query.where(oneOf(onPostgres, column, values));
-    if (i > 0) await nextTurn();
-    for (const row of await query.execute()) {
-      existing.set(figureKey(row.department_id, row.period_key, row.kind, row.category), { amountMinor: Number(row.amount_minor), hoursCenti: row.hours_centi === null ? null : Number(row.hours_centi) });
-    }
-  }
-  return existing;
 }
 
 // The PostgreSQL type of each column, for the arrays `unnest` reads.
@@ -101,10 +61,25 @@ const COLUMN_TYPES: Record<keyof InboundItemsTable, 'text' | 'bigint'> = {
 };
 const COLUMNS = Object.keys(COLUMN_TYPES) as Array<keyof InboundItemsTable>;
 
-/** The rows as one array per column, zipped back into rows by PostgreSQL's `unnest`. */
+/** Columns every row of one statement shares (figureRow): sent once, not as an array. */
+const BATCH_WIDE = new Set<keyof InboundItemsTable>(['company_id', 'stream', 'created_at', 'updated_at']);
+const PER_ROW = COLUMNS.filter((column) => !BATCH_WIDE.has(column));
+
+function arrayOf(rows: InboundItemsTable[], column: keyof InboundItemsTable) {
+  return COLUMN_TYPES[column] === 'bigint'
+    ? sql`${integerArray(rows.map((row) => row[column] as number | null))}::bigint[]`
+    : sql`${textArray(rows.map((row) => row[column] as string | null))}::text[]`;
+}
+
+/**
+ * The rows (at least one) as one array per varying column, zipped back into rows by PostgreSQL's
+ * `unnest`, in COLUMNS order; the batch-wide columns as single values.
+ */
 function unnestedRows(rows: InboundItemsTable[]): Expression<InboundItemsTable> {
-  const arrays = COLUMNS.map((column) => sql`${rows.map((row) => row[column])}::${sql.raw(COLUMN_TYPES[column])}[]`);
-  return sql<InboundItemsTable>`select * from unnest(${sql.join(arrays)})`;
+  const first = rows[0] as InboundItemsTable;
+  const selected = COLUMNS.map((column) => (BATCH_WIDE.has(column) ? sql`${first[column]}::${sql.raw(COLUMN_TYPES[column])}` : sql.ref(`u.${column}`)));
+  const arrays = PER_ROW.map((column) => arrayOf(rows, column));
+  return sql<InboundItemsTable>`select ${sql.join(selected)} from unnest(${sql.join(arrays)}) as u(${sql.join(PER_ROW.map((column) => sql.id(column)))})`;
 }
 
 function figureRow(companyId: string, stream: InboundStream, draft: FigureDraft, now: number): InboundItemsTable {
@@ -127,43 +102,54 @@ function figureRow(companyId: string, stream: InboundStream, draft: FigureDraft,
   };
 }
 
-/** The upsert of figures by their key, answering every row as stored. */
-function upsertFigures(insert: InsertQueryBuilder<Database, 'inbound_items', InsertResult>) {
+/**
+ * The upsert of figures by their key: a stored figure is updated only when its values differ, and
+ * only the rows inserted or updated are answered — with their key, to find their draft, since the
+ * order of `returning` is not defined. `notSame` is the null-safe "differs" of the dialect.
+ */
+function upsertChanged(insert: InsertQueryBuilder<Database, 'inbound_items', InsertResult>, notSame: 'is distinct from' | 'is not') {
   return insert
     .onConflict((oc) =>
-      oc.columns(['company_id', 'stream', 'period_key', 'department_id', 'kind', 'category']).doUpdateSet((eb) => ({
-        amount_minor: eb.ref('excluded.amount_minor'),
-        hours_centi: eb.ref('excluded.hours_centi'),
-        updated_at: eb.ref('excluded.updated_at'),
-      })),
+      oc
+        .columns(['company_id', 'stream', 'period_key', 'department_id', 'kind', 'category'])
+        .doUpdateSet((eb) => ({
+          amount_minor: eb.ref('excluded.amount_minor'),
+          hours_centi: eb.ref('excluded.hours_centi'),
+          updated_at: eb.ref('excluded.updated_at'),
+        }))
+        .where((eb) => eb.or([eb('inbound_items.amount_minor', '<>', eb.ref('excluded.amount_minor')), eb('inbound_items.hours_centi', notSame, eb.ref('excluded.hours_centi'))])),
     )
-    .returningAll();
+    .returning(['id', 'department_id', 'period_key', 'kind', 'category']);
 }
 
 /** SQLite: the multi-row upsert compiled once per row count (building it took longer than SQLite took to run it). */
-const sqliteUpsert = compiledRows((db: Kysely<Database>, rows: InboundItemsTable[]) => upsertFigures(db.insertInto('inbound_items').values(rows)));
+const sqliteUpsert = compiledRows((db: Kysely<Database>, rows: InboundItemsTable[]) => upsertChanged(db.insertInto('inbound_items').values(rows), 'is not'));
 
-/** A figure as the upsert left it, and whether the upsert created it. */
+/** A figure the upsert created or changed, as now stored, and whether it created it. */
 export interface WrittenFigure {
-  row: InboundItemsTable;
+  row: FigureRow;
   created: boolean;
 }
 
 /**
- * Inserts the new figures and updates the changed ones, in the drafts' order, and returns them as
- * stored. A row that appeared since the read (a concurrent batch) is updated, not duplicated (and
- * reported as not created: it keeps the other batch's id).
+ * Stores the drafts in their order — inserting the new ones, updating the changed ones, leaving the
+ * same ones alone — and returns the written ones as stored. A stored figure keeps its id; every
+ * other field of its row is the draft's (the key fixes department, date or week, kind and category).
+ * A row that a concurrent batch inserted meanwhile is updated, not duplicated.
  */
-export async function writeFigures(trx: Transaction<Database>, onPostgres: boolean, companyId: string, stream: InboundStream, drafts: FigureDraft[], now: number): Promise<WrittenFigure[]> {
+export async function storeFigures(trx: Transaction<Database>, onPostgres: boolean, companyId: string, stream: InboundStream, drafts: FigureDraft[], now: number): Promise<WrittenFigure[]> {
   const step = onPostgres ? drafts.length || 1 : WRITE_CHUNK;
   const written: WrittenFigure[] = [];
   for (let i = 0; i < drafts.length; i += step) {
     if (i > 0) await nextTurn();
     const rows = drafts.slice(i, i + step).map((draft) => figureRow(companyId, stream, draft, now));
-    const newIds = new Set(rows.map((row) => row.id));
-    const upsert = onPostgres ? upsertFigures(trx.insertInto('inbound_items').columns(COLUMNS).expression(unnestedRows(rows))) : sqliteUpsert(trx, rows);
-    const stored = (await trx.executeQuery(upsert)).rows;
-    for (const row of stored) written.push({ row: { ...row, amount_minor: Number(row.amount_minor), hours_centi: row.hours_centi === null ? null : Number(row.hours_centi) }, created: newIds.has(row.id) });
+    const upsert = onPostgres ? upsertChanged(trx.insertInto('inbound_items').columns(COLUMNS).expression(unnestedRows(rows)), 'is distinct from') : sqliteUpsert(trx, rows);
+    const storedIds = new Map((await trx.executeQuery(upsert)).rows.map((stored) => [figureKey(stored.department_id, stored.period_key, stored.kind, stored.category), stored.id]));
+    // In the drafts' order, whatever order `returning` gave.
+    rows.forEach((row, index) => {
+      const id = storedIds.get((drafts[i + index] as FigureDraft).key);
+      if (id !== undefined) written.push({ row: { ...row, id }, created: id === row.id });
+    });
   }
   return written;
 }

@@ -25,6 +25,7 @@ export type WageBudgetItem = Static<typeof WageBudgetItem>;
 
 export const wageBudgetRules: StreamRules<WageBudgetItemInput> = {
   stream: 'wage_budget',
+  input: WageBudgetItemInput,
   resourceType: 'wage_budget_item',
   present: (row, timezone) => presentWageBudget(row, timezone),
   keyFields: 'department and date or week',

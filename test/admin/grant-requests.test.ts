@@ -12,12 +12,12 @@ const requester: Actor = { kind: 'console_user', id: 'cu_api', email: 'admin@acm
 
 let server: TestServer;
 before(async () => {
-  server = await startTestServer({ ADMIN_TOKEN });
+  server = await startTestServer({ ADMIN_TOKEN }, { inProcess: true });
 });
 after(() => server.close());
 
 async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${server.baseUrl}/api/v1/admin${path}`, {
+  const response = await server.fetch(`${server.baseUrl}/api/v1/admin${path}`, {
     method,
     headers: { ...bearer(ADMIN_TOKEN), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -38,7 +38,7 @@ test('list, approve and decline grant requests over HTTP', async () => {
 
   const approved = await admin('POST', `/grant-requests/${first.id}/approve`);
   assert.deepEqual([approved.status, approved.body.status, approved.body.grant], [200, 'approved', 'client_credentials']);
-  const token = await fetch(`${server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret }) });
+  const token = await server.fetch(`${server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret }) });
   assert.equal(token.status, 200, 'the approved grant works');
 
   const declined = await admin('POST', `/grant-requests/${second.id}/decline`, { reason: 'not yet' });
@@ -54,7 +54,7 @@ test('list, approve and decline grant requests over HTTP', async () => {
 test('rotate-secret with overlapSeconds keeps the old secret until previousSecretExpiresAt; without a body it is immediate', async () => {
   const tenant = await provisionTenant(server.ctx);
   await admin('POST', `/api-clients/${tenant.clientId}/grants/client_credentials`);
-  const tokenWith = (secret: string) => fetch(`${server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: secret }) });
+  const tokenWith = (secret: string) => server.fetch(`${server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: secret }) });
 
   const planned = await admin('POST', `/api-clients/${tenant.clientId}/rotate-secret`, { overlapSeconds: 600 });
   assert.equal(planned.status, 200);

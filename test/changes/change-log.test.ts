@@ -11,7 +11,7 @@ import { apiGet, baseDocument, contract, shift, user, walk } from '../company/fi
 import { postJson } from '../support/http.ts';
 import { addDepartment, addEmployee } from '../timeclock/fixtures.ts';
 
-const company = useCompanyServer({ name: 'Changes', timezone: 'Europe/Amsterdam' });
+const company = useCompanyServer({ name: 'Changes', timezone: 'Europe/Amsterdam', inProcess: true });
 const db = () => company.server.ctx.db;
 
 async function everyChange(companyId = company.tenant.companyId, afterSeq = 0): Promise<Change[]> {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { useCompanyServer } from '../support/company.ts';
 import { baseDocument, dayFromToday, shift, user } from './fixtures.ts';
@@ -12,25 +12,18 @@ function companyWithAFullDay() {
   return doc;
 }
 
-const fixture = useCompanyServer({ data: companyWithAFullDay() });
+const fixture = useCompanyServer({ data: companyWithAFullDay(), inProcess: true });
 
 interface RawResponse {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: OutgoingHttpHeaders;
   body: Buffer;
 }
 
 /** A GET that leaves the body as sent (fetch would decode it). */
-function rawGet(path: string, headers: Record<string, string>): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${fixture.server.baseUrl}/api/v1${path}`, { headers: { authorization: `Bearer ${fixture.token}`, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+async function rawGet(path: string, headers: Record<string, string>): Promise<RawResponse> {
+  const answer = await fixture.server.app.inject({ url: `/api/v1${path}`, headers: { authorization: `Bearer ${fixture.token}`, ...headers } });
+  return { status: answer.statusCode, headers: answer.headers, body: answer.rawPayload };
 }
 
 test('the feed is sent compressed to a client that accepts it, and decodes to the same document', async () => {

@@ -11,11 +11,11 @@ import { createCompany, createOrganisation } from '../../src/iam/provisioning.ts
 import type { Configuration } from '../../src/company/configuration.ts';
 import { apiGet, baseDocument, contract, shift, user } from './fixtures.ts';
 
-const server = useTestServer();
+const server = useTestServer({}, { inProcess: true });
 
 test('getConfiguration returns the token company with its (empty) entity lists', async () => {
   const { tenant, token } = await signedInCompany(server.ctx, { name: 'Bakery' });
-  const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) });
+  const response = await server.fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) });
   assert.equal(response.status, 200);
   const body = (await response.json()) as { company: { id: string; name: string; timezone: string } };
   assert.deepEqual(body, {
@@ -28,7 +28,7 @@ test('getConfiguration returns the token company with its (empty) entity lists',
 });
 
 test('getConfiguration without a token is 401 problem+json with a bare Bearer challenge', async () => {
-  const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`);
+  const response = await server.fetch(`${server.baseUrl}/api/v1/company/configuration`);
   assert.equal(response.status, 401);
   assert.equal(response.headers.get('www-authenticate'), 'Bearer');
   assert.match(response.headers.get('content-type') ?? '', /application\/problem\+json/);
@@ -39,13 +39,13 @@ test('getConfiguration without a token is 401 problem+json with a bare Bearer ch
 
 test('another scheme than Bearer counts as no token; a malformed Bearer value is an invalid token', async () => {
   for (const authorization of ['Basic dXNlcjpwYXNz', 'Token abc.def.ghi']) {
-    const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: { authorization } });
+    const response = await server.fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: { authorization } });
     assert.equal(response.status, 401, authorization);
     assert.equal(response.headers.get('www-authenticate'), 'Bearer');
     assert.equal(((await response.json()) as { code: string }).code, 'missing_token');
   }
   for (const authorization of ['Bearer', 'Bearer ', 'Bearer a b', 'Bearer ä']) {
-    const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: { authorization } });
+    const response = await server.fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: { authorization } });
     assert.equal(response.status, 401, authorization);
     assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
     assert.equal(((await response.json()) as { code: string }).code, 'invalid_token');
@@ -54,7 +54,7 @@ test('another scheme than Bearer counts as no token; a malformed Bearer value is
 
 test('a refresh token is refused on a secured route', async () => {
   const { refreshToken } = await signedInCompany(server.ctx);
-  const response = await fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(refreshToken) });
+  const response = await server.fetch(`${server.baseUrl}/api/v1/company/configuration`, { headers: bearer(refreshToken) });
   assert.equal(response.status, 401);
   assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
   assert.equal(((await response.json()) as { code: string }).code, 'invalid_token');

@@ -39,7 +39,7 @@ function document() {
 
 let company: CompanyServer;
 before(async () => {
-  company = await startCompanyServer({ name: 'Contract Co' });
+  company = await startCompanyServer({ name: 'Contract Co', inProcess: true });
   await importCompanyData(company.server.ctx.db, company.tenant.companyId, document(), IMPORTED_AT);
 });
 after(() => company.server.close());

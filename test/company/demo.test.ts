@@ -27,7 +27,7 @@ interface Contract { startDate: string; endDate: string | null; wage: { amount: 
 interface Shift { id: string; date: string; startsAt: string; endsAt: string; userId: string | null; category: string; departmentId: string; breakMinutes: number; note: string | null }
 
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { inProcess: true });
   demo = await seedDemo(server.ctx.db, server.config, { seed: 7 });
   token = await tokenFor(demo);
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, useTestServer } from '../support/server.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 
-const server = useTestServer({ SECURITY_CONTACT: 'mailto:security@operator.example, https://operator.example/report', SECURITY_POLICY: 'https://operator.example/disclosure' });
+const server = useTestServer({ SECURITY_CONTACT: 'mailto:security@operator.example, https://operator.example/report', SECURITY_POLICY: 'https://operator.example/disclosure' }, { inProcess: true });
 
 function fields(text: string): Array<[string, string]> {
   return text.trimEnd().split('\n').map((line) => {
@@ -16,7 +16,7 @@ function fields(text: string): Array<[string, string]> {
 }
 
 test('security.txt names every configured contact, the policy, an Expires within a year and its canonical address', async () => {
-  const response = await fetch(`${server.baseUrl}/.well-known/security.txt`);
+  const response = await server.fetch(`${server.baseUrl}/.well-known/security.txt`);
   assert.equal(response.status, 200);
   assert.equal(response.headers.get('content-type'), 'text/plain; charset=utf-8');
   const lines = fields(await response.text());
@@ -32,9 +32,9 @@ test('security.txt names every configured contact, the policy, an Expires within
 });
 
 test('without SECURITY_CONTACT there is no security.txt: 404, never an invented mailbox', async () => {
-  const bare = await startTestServer();
+  const bare = await startTestServer({}, { inProcess: true });
   try {
-    const response = await fetch(`${bare.baseUrl}/.well-known/security.txt`);
+    const response = await bare.fetch(`${bare.baseUrl}/.well-known/security.txt`);
     assert.equal(response.status, 404);
     assert.equal(response.headers.get('content-type'), 'application/problem+json; charset=utf-8');
   } finally {

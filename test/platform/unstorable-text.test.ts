@@ -14,11 +14,11 @@ import { authorizeUrl, defaultParams } from '../iam/helpers.ts';
 import type { ProblemBody } from '../support/http.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-unstorable-text-tests';
-const company = useCompanyServer({ name: 'Canteen', env: { ADMIN_TOKEN } });
+const company = useCompanyServer({ name: 'Canteen', env: { ADMIN_TOKEN }, inProcess: true });
 
 /** JSON text with the string escapes kept as written (`\u0000`, a lone `\ud800`): fetch would turn a lone surrogate into U+FFFD. */
 function send(path: string, jsonText: string, headers: Record<string, string> = bearer(company.token)): Promise<Response> {
-  return fetch(`${company.server.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: jsonText });
+  return company.server.fetch(`${company.server.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: jsonText });
 }
 
 async function assertProblem(response: Response, path: string): Promise<void> {
@@ -86,33 +86,33 @@ test('a timeclock badgeId, userId or deviceId holding U+0000 is 400 invalid_char
 });
 
 test('the userId and companyId queries of the timeclock reads holding U+0000 are 400 naming the parameter', async () => {
-  const get = (path: string) => fetch(`${company.server.baseUrl}${path}`, { headers: bearer(company.token) });
+  const get = (path: string) => company.server.fetch(`${company.server.baseUrl}${path}`, { headers: bearer(company.token) });
   await assertProblem(await get('/api/v1/timeclock/events?userId=a%00b'), '/querystring/userId');
   await assertProblem(await get('/api/v1/timeclock/events?companyId=%00'), '/querystring/companyId');
   await assertProblem(await get('/api/v1/timeclock/badges?companyId=c%00'), '/querystring/companyId');
 });
 
 test('the token endpoint refuses U+0000 or a lone surrogate in JSON and in form fields, even without valid credentials: 400 invalid_request', async () => {
-  const token = (body: string, contentType: string) => fetch(`${company.server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': contentType }, body });
+  const token = (body: string, contentType: string) => company.server.fetch(`${company.server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': contentType }, body });
   await assertOAuthInvalidRequest(await token('{"grant_type":"client_credentials","client_id":"a\\u0000b","client_secret":"x"}', 'application/json'));
   await assertOAuthInvalidRequest(await token('{"grant_type":"client_credentials","client_id":"a\\udc00b","client_secret":"x"}', 'application/json'));
   await assertOAuthInvalidRequest(await token('grant_type=client_credentials&client_id=a%00b&client_secret=x', 'application/x-www-form-urlencoded'));
-  const revoke = await fetch(`${company.server.config.issuer}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=t%00&client_id=${company.tenant.clientId}` });
+  const revoke = await company.server.fetch(`${company.server.config.issuer}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=t%00&client_id=${company.tenant.clientId}` });
   await assertOAuthInvalidRequest(revoke);
 });
 
 test('the login page answers an HTML 400 page for client_id=a%00b and for a login email holding U+0000', async () => {
-  await assertHtmlPage(await fetch(`${company.server.config.authUrl}/oauth/authorize?response_type=code&client_id=a%00b&redirect_uri=x`));
+  await assertHtmlPage(await company.server.fetch(`${company.server.config.authUrl}/oauth/authorize?response_type=code&client_id=a%00b&redirect_uri=x`));
   const form = await openLoginForm(authorizeUrl(company.server, defaultParams(company.tenant)));
   assert.equal(form.response.status, 200);
   const body = new URLSearchParams({ ...form.fields, secret: company.tenant.secret }).toString() + '&email=a%00%40example.com';
-  const submitted = await fetch(`${company.server.config.authUrl}/oauth/authorize`, {
+  const submitted = await company.server.fetch(`${company.server.config.authUrl}/oauth/authorize`, {
     method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie }, body,
   });
   await assertHtmlPage(submitted);
 });
 
 test('a path parameter holding U+0000 is 400 invalid_character naming it', async () => {
-  const response = await fetch(`${company.server.baseUrl}/api/v1/admin/api-clients/cli%00x/disable`, { method: 'POST', headers: bearer(ADMIN_TOKEN) });
+  const response = await company.server.fetch(`${company.server.baseUrl}/api/v1/admin/api-clients/cli%00x/disable`, { method: 'POST', headers: bearer(ADMIN_TOKEN) });
   await assertProblem(response, '/params/clientId');
 });

@@ -3,8 +3,7 @@
 import { addSsoProvider, setSsoEnforced } from '../../src/sso/providers.ts';
 import { loadSecretBox } from '../../src/sso/secrets-key.ts';
 import { createApiUser, setGrantEnabled } from '../../src/iam/provisioning.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import type { Clock } from '../../src/platform/clock.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { startIdentityProvider, type IdentityProvider } from './identity-provider.ts';
 
@@ -39,7 +38,7 @@ export interface SsoServer {
 }
 
 /** The service (SSO_ALLOW_INSECURE, for a provider on 127.0.0.1) and a customer's provider that knows its callback. */
-export async function startSsoServer(options: { clock?: Clock } = {}): Promise<SsoServer> {
+export async function startSsoServer(options: Omit<TestServerOptions, 'logStream'> = {}): Promise<SsoServer> {
   const server = await startTestServer({ SSO_ALLOW_INSECURE: '1' }, options);
   const idp = await startIdentityProvider(`${server.config.authUrl}/oauth/sso/callback`);
   return { server, idp, close: async () => void (await Promise.all([server.close(), idp.close()])) };

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
 import { hiddenInputs } from '../support/login.ts';
+import { fetchAny } from '../support/in-process.ts';
 
 /** Cookies by host (name=value only: these flows never depend on paths or expiry). */
 export class CookieJar {
@@ -38,7 +39,7 @@ export class CookieJar {
 
 export async function request(jar: CookieJar, url: string | URL, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
   const cookie = jar.header(url);
-  const response = await fetch(url, {
+  const response = await fetchAny(url, {
     method: init.method ?? (init.form ? 'POST' : 'GET'),
     redirect: 'manual',
     headers: { ...(cookie ? { cookie } : {}), ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },

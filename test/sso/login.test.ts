@@ -14,7 +14,7 @@ import { ssoTenant } from './fixtures.ts';
 let server: TestServer;
 let idp: IdentityProvider;
 before(async () => {
-  server = await startTestServer({ SSO_ALLOW_INSECURE: '1', REFRESH_TOKEN_TTL: '100' });
+  server = await startTestServer({ SSO_ALLOW_INSECURE: '1', REFRESH_TOKEN_TTL: '100' }, { inProcess: true });
   idp = await startIdentityProvider(`${server.config.authUrl}/oauth/sso/callback`);
 });
 after(async () => {

@@ -15,7 +15,7 @@ const ADMIN_TOKEN = 'operator-token-for-tests-0123456789';
 let server: TestServer;
 let idp: IdentityProvider;
 before(async () => {
-  server = await startTestServer({ ADMIN_TOKEN, SSO_ALLOW_INSECURE: '1' });
+  server = await startTestServer({ ADMIN_TOKEN, SSO_ALLOW_INSECURE: '1' }, { inProcess: true });
   idp = await startIdentityProvider(`${server.config.authUrl}/oauth/sso/callback`);
 });
 after(async () => {
@@ -23,7 +23,7 @@ after(async () => {
 });
 
 async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${server.baseUrl}${path}`, {
+  const response = await server.fetch(`${server.baseUrl}${path}`, {
     method,
     headers: { ...bearer(ADMIN_TOKEN), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),

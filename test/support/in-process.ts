@@ -3,6 +3,7 @@
 // headers, the same Content-Type for a string or form body) and the answer a WHATWG `Response`,
 // decompressed as `fetch` decompresses it, redirects followed unless `redirect: 'manual'`. What is
 // about the socket itself (timeouts, header limits, connection caps, keep-alive) needs a real port.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { App } from '../../src/platform/http.ts';
 
@@ -87,6 +88,10 @@ async function injected(app: App, request: Request, hops = 0): Promise<Response>
     headers[name] = value;
   });
   const body = request.body ? Buffer.from(await request.arrayBuffer()) : Buffer.alloc(0);
+  // A request over a socket always waits for the event loop's next turn; in process it could be
+  // answered in microtasks alone (SQLite answers synchronously), and a test polling in a loop would
+  // starve the timers the service's grouped commits wait on.
+  await nextTurn();
   const answer = await app.inject({
     method: request.method as 'GET',
     url: url.pathname + url.search,

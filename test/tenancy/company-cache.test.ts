@@ -9,7 +9,7 @@ import { useTestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
 import { apiGet, baseDocument, user } from '../company/fixtures.ts';
 
-const server = useTestServer();
+const server = useTestServer({}, { inProcess: true });
 
 async function bumpDataVersion(companyId: string): Promise<void> {
   await server.ctx.db.updateTable('companies').set((eb) => ({ data_version: eb('data_version', '+', 1) })).where('id', '=', companyId).execute();

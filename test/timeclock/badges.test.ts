@@ -24,7 +24,7 @@ let south: Tenant;
 let stranger: SignedInCompany;
 
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { inProcess: true });
   north = await signedInCompany(server.ctx, { name: 'North', timezone: 'Europe/Amsterdam' });
   south = await provisionTenant(server.ctx, { name: 'South', organisationId: north.tenant.organisationId, timezone: 'Europe/Lisbon' });
   stranger = await signedInCompany(server.ctx, { name: 'Stranger' });
@@ -49,7 +49,7 @@ test('badges cover every company of the organisation, only active timeclocks wit
     { id: 'A-002', badgeId: 'A-002', userId: bob.id, companyId: south.companyId, employeeNumber: '2001', displayName: 'Bob Marley', activatedAt: '2026-06-01T08:30:00+01:00' },
   ]);
   assert.equal(all.body.nextCursor, null);
-  const unchanged = await fetch(`${server.baseUrl}/api/v1/timeclock/badges`, { headers: { authorization: `Bearer ${north.token}`, 'if-none-match': all.headers.get('etag') ?? '' } });
+  const unchanged = await server.fetch(`${server.baseUrl}/api/v1/timeclock/badges`, { headers: { authorization: `Bearer ${north.token}`, 'if-none-match': all.headers.get('etag') ?? '' } });
   assert.equal(unchanged.status, 304);
   assert.equal(await unchanged.text(), '');
 

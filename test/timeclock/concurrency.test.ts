@@ -12,7 +12,7 @@ interface StoredEvent {
   occurredAt: string;
 }
 
-const company = useCompanyServer();
+const company = useCompanyServer({ inProcess: true });
 const url = () => `${company.server.baseUrl}/api/v1/timeclock/events`;
 
 const hourAgo = () => Date.now() - 3_600_000;

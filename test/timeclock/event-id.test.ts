@@ -9,7 +9,7 @@ import { useCompanyServer } from '../support/company.ts';
 import { addEmployee } from './fixtures.ts';
 import { postJson, type ProblemBody } from '../support/http.ts';
 
-const company = useCompanyServer({ name: 'Mill' });
+const company = useCompanyServer({ name: 'Mill', inProcess: true });
 const url = () => `${company.server.baseUrl}/api/v1/timeclock/events`;
 
 test('urn:uuid: and upper-case spellings of one eventId are one event, stored as the lower-case bare UUID', async () => {

@@ -24,7 +24,7 @@ interface StoredEvent {
   updatedAt: string;
 }
 
-const company = useCompanyServer({ name: 'Hotel', timezone: 'Europe/Amsterdam' });
+const company = useCompanyServer({ name: 'Hotel', timezone: 'Europe/Amsterdam', inProcess: true });
 const url = () => `${company.server.baseUrl}/api/v1/timeclock/events`;
 
 /** Yesterday (Amsterdam) at hh:mm, as UTC ISO text. */
@@ -167,7 +167,7 @@ test('badgeId xor userId; companyId must be the person\'s company; the body is v
   const malformed = await postJson<ProblemBody>(url(), company.token, '{"eventId":');
   assert.equal(malformed.status, 400);
   assert.equal(malformed.body.code, 'malformed_body');
-  const form = await fetch(url(), { method: 'POST', headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'type=clock_in' });
+  const form = await company.server.fetch(url(), { method: 'POST', headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'type=clock_in' });
   assert.equal(form.status, 415);
 });
 

@@ -33,7 +33,7 @@ describe('changes delivered to webhook endpoints', () => {
   const receiver = useReceivers();
 
   before(async () => {
-    server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1', WEBHOOK_RETRY_SCHEDULE: '5s,5m' }, { clock });
+    server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1', WEBHOOK_RETRY_SCHEDULE: '5s,5m' }, { clock, inProcess: true });
     company = await signedInCompany(server.ctx);
   });
   after(() => server.close());
@@ -130,7 +130,7 @@ describe('changes delivered to webhook endpoints', () => {
     const more = await addDepartments(1);
     await sleep(500);
     assert.equal(target.received.length, 1);
-    const enabled = await fetch(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}`, { method: 'PATCH', headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ enabled: true }) });
+    const enabled = await server.fetch(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}`, { method: 'PATCH', headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ enabled: true }) });
     assert.equal(enabled.status, 200);
     await target.waitFor(4);
     assert.deepEqual(changesOf(target).map((change) => change.data?.name), [names[0], names[0], names[1], more[0]]);

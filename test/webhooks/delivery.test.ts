@@ -24,7 +24,7 @@ describe('webhook delivery', () => {
   let receiver: Receiver;
 
   before(async () => {
-    server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1', WEBHOOK_RETRY_SCHEDULE: SCHEDULE, WEBHOOK_TIMEOUT_MS: '500' }, { clock });
+    server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1', WEBHOOK_RETRY_SCHEDULE: SCHEDULE, WEBHOOK_TIMEOUT_MS: '500' }, { clock, inProcess: true });
     company = await signedInCompany(server.ctx);
   });
   after(() => server.close());
@@ -214,7 +214,7 @@ describe('webhook metrics', () => {
   const METRICS_TOKEN = 'metrics-token-for-webhooks';
 
   before(async () => {
-    server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1', METRICS_TOKEN });
+    server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1', METRICS_TOKEN }, { inProcess: true });
     company = await signedInCompany(server.ctx);
     receiver = await startReceiver();
   });
@@ -228,7 +228,7 @@ describe('webhook metrics', () => {
     await sendTest(server.baseUrl, company.token, endpoint.id);
     await receiver.waitFor(1);
     await eventually('the delivery is logged', 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === 1);
-    const text = await (await fetch(`${server.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const text = await (await server.fetch(`${server.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
     assert.match(text, /wfs_webhook_attempt_duration_seconds_count\{outcome="success"\} 1/);
     assert.match(text, /wfs_webhook_backlog 0/);
     assert.match(text, /wfs_webhook_delivery_latency_seconds_count 0/);
@@ -241,7 +241,7 @@ describe('webhook destinations at delivery, without WEBHOOK_ALLOW_INSECURE', () 
   let receiver: Receiver;
 
   before(async () => {
-    server = await startTestServer({ WEBHOOK_RETRY_SCHEDULE: '1h' });
+    server = await startTestServer({ WEBHOOK_RETRY_SCHEDULE: '1h' }, { inProcess: true });
     company = await signedInCompany(server.ctx);
     receiver = await startReceiver();
   });

@@ -10,7 +10,7 @@ import { WEBHOOKS, createEndpoint, patchEndpoint, type EndpointBody } from './he
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
 describe('webhook endpoints', () => {
-  const company = useCompanyServer({ env: { WEBHOOK_ALLOW_INSECURE: '1' } });
+  const company = useCompanyServer({ env: { WEBHOOK_ALLOW_INSECURE: '1' }, inProcess: true });
 
   it('creates an endpoint with a whsec_ secret shown once, then lists, reads and changes it', async () => {
     const { baseUrl } = company.server;
@@ -62,7 +62,7 @@ describe('webhook endpoints', () => {
   it('deletes an endpoint: 204, then 404', async () => {
     const { baseUrl } = company.server;
     const created = await createEndpoint(baseUrl, company.token, { url: 'http://127.0.0.1:9/gone' });
-    const deleted = await fetch(`${baseUrl}${WEBHOOKS}/${created.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${company.token}` } });
+    const deleted = await company.server.fetch(`${baseUrl}${WEBHOOKS}/${created.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${company.token}` } });
     assert.equal(deleted.status, 204);
     const read = await getJson<ProblemBody>(`${baseUrl}${WEBHOOKS}/${created.id}`, company.token);
     assert.equal(read.status, 404);
@@ -101,7 +101,7 @@ describe('webhook endpoints', () => {
       ['POST', `${WEBHOOKS}/${theirs.id}/replay`, { from: '2026-11-25T09:00:00Z', to: '2026-11-25T10:00:00Z' }],
     ];
     for (const [method, path, body] of paths) {
-      const response = await fetch(`${baseUrl}${path}`, { method, headers: { authorization: `Bearer ${company.token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const response = await company.server.fetch(`${baseUrl}${path}`, { method, headers: { authorization: `Bearer ${company.token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
       assert.equal(response.status, 404, `${method} ${path}: ${await response.text()}`);
     }
     const listed = await getJson<{ data: EndpointBody[] }>(`${baseUrl}${WEBHOOKS}`, company.token);
@@ -111,13 +111,13 @@ describe('webhook endpoints', () => {
   });
 
   it('needs a token', async () => {
-    const response = await fetch(`${company.server.baseUrl}${WEBHOOKS}`);
+    const response = await company.server.fetch(`${company.server.baseUrl}${WEBHOOKS}`);
     assert.equal(response.status, 401);
   });
 });
 
 describe('webhook destinations without WEBHOOK_ALLOW_INSECURE', () => {
-  const company = useCompanyServer();
+  const company = useCompanyServer({ inProcess: true });
 
   async function refusal(url: string): Promise<ProblemBody & { status: number }> {
     const response = await postJson<ProblemBody>(`${company.server.baseUrl}${WEBHOOKS}`, company.token, { url });
@@ -156,10 +156,10 @@ describe('webhook destinations without WEBHOOK_ALLOW_INSECURE', () => {
 });
 
 describe('the OpenAPI document', () => {
-  const company = useCompanyServer();
+  const company = useCompanyServer({ inProcess: true });
 
   it('lists every message type in its webhooks section, and the endpoints API under the webhooks tag', async () => {
-    const document = (await (await fetch(`${company.server.baseUrl}/openapi.json`)).json()) as { webhooks: Record<string, unknown>; paths: Record<string, Record<string, { tags?: string[] }>> };
+    const document = (await (await company.server.fetch(`${company.server.baseUrl}/openapi.json`)).json()) as { webhooks: Record<string, unknown>; paths: Record<string, Record<string, { tags?: string[] }>> };
     const expected = [
       ...['user', 'contract', 'shift', 'department', 'position', 'shift_type', 'contract_type'].flatMap((resource) => ['created', 'updated', 'deleted'].map((verb) => `${resource}.${verb}`)),
       'revenue_item.created', 'revenue_item.updated', 'wage_budget_item.created', 'wage_budget_item.updated', 'timeclock_event.created', 'webhook.test',

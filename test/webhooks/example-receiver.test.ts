@@ -11,7 +11,7 @@ import { createEndpoint, deliveries, sendTest } from './helpers.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/webhook-receiver.ts', import.meta.url));
 
-const company = useCompanyServer({ env: { WEBHOOK_ALLOW_INSECURE: '1' } });
+const company = useCompanyServer({ env: { WEBHOOK_ALLOW_INSECURE: '1' }, inProcess: true });
 
 test('examples/webhook-receiver.ts verifies a test message and refuses a forged one', async () => {
   const port = await freePort();

@@ -1,6 +1,7 @@
 // Calls of the webhook endpoints API as an integrator makes them, for the webhook suites.
 import assert from 'node:assert/strict';
 import { getJson, postJson, type JsonResponse } from '../support/http.ts';
+import { fetchAny } from '../support/in-process.ts';
 
 export const WEBHOOKS = '/api/v1/company/webhooks';
 
@@ -36,13 +37,13 @@ export async function createEndpoint(baseUrl: string, token: string, body: Recor
 }
 
 export async function patchEndpoint(baseUrl: string, token: string, id: string, body: Record<string, unknown>): Promise<JsonResponse<EndpointBody>> {
-  const response = await fetch(`${baseUrl}${WEBHOOKS}/${id}`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetchAny(`${baseUrl}${WEBHOOKS}/${id}`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : null) as EndpointBody, headers: response.headers, text };
 }
 
 export async function sendTest(baseUrl: string, token: string, id: string): Promise<string> {
-  const response = await fetch(`${baseUrl}${WEBHOOKS}/${id}/test`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+  const response = await fetchAny(`${baseUrl}${WEBHOOKS}/${id}/test`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
   const text = await response.text();
   assert.equal(response.status, 202, text);
   return (JSON.parse(text) as { messageId: string }).messageId;
