@@ -1,14 +1,16 @@
 // The operator API (contract: operator side) under /api/v1/admin: the `wfs` actions over HTTP, for operators who
 // automate provisioning. Every route answers the same JSON as the matching `wfs … --json` command.
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import type { App } from '../platform/http.ts';
+import { problemBody, type App } from '../platform/http.ts';
 import type { Config } from '../platform/config.ts';
 import { problemResponses } from '../platform/schemas.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';
-import { ImportDocument, ImportResult, importReadDocument } from '../company/import.ts';
-import { readImportBody } from '../company/import-reader.ts';
-import type { ReadImport } from '../company/import-document.ts';
+import { ImportDocument, ImportResult } from '../company/import.ts';
+import { importInWorker, type Rejection } from '../company/import-job.ts';
 import { markChecked } from '../platform/unstorable-text.ts';
+import { badRequest } from '../platform/errors.ts';
 import type { Db } from '../platform/db/database.ts';
 import { requireOperator } from './guard.ts';
 import { endSecretOverlap } from '../iam/client-admin.ts';
@@ -52,7 +54,7 @@ export function operatorSchema(operationId: string, summary: string, status: 200
 /** What the operator API needs of the context (src/app/feature-options.ts builds it). */
 export interface AdminRouteDeps {
   readonly db: Db;
-  readonly config: Pick<Config, 'adminToken' | 'refreshTokenTtl' | 'accessTokenTtl' | 'clockSkewSeconds'>;
+  readonly config: Pick<Config, 'adminToken' | 'refreshTokenTtl' | 'accessTokenTtl' | 'clockSkewSeconds' | 'databaseUrl' | 'dbStatementTimeoutMs'>;
 }
 
 export async function adminRoutes(app: App, { deps }: { deps: AdminRouteDeps }): Promise<void> {
@@ -121,26 +123,46 @@ export async function adminRoutes(app: App, { deps }: { deps: AdminRouteDeps }):
     },
   }, async (request) => newSigningKey(db, deps.config, request.body.activateInSeconds));
 
-  await app.register(importRoute, { db });
+  await app.register(importRoute, { deps });
 }
 
 /**
- * The import in a scope of its own, for its body parser: up to 64 MiB, read in a worker thread
- * (company/import-reader.ts) so that no request holds the event loop (CONTRACT §4). The worker
- * refuses unstorable text itself, so the body is marked as checked.
+ * The import in a scope of its own, for its body parser: up to 64 MiB, kept as bytes and handed to a
+ * worker thread that reads, checks and writes it (company/import-job.ts), so that no request holds
+ * the event loop (CONTRACT §4). The worker refuses unstorable text itself, so the body is marked as
+ * checked.
  */
-async function importRoute(app: App, { db }: { db: Db }): Promise<void> {
+async function importRoute(app: App, { deps }: { deps: AdminRouteDeps }): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (_request: unknown, body: Buffer) => {
-    const read = await readImportBody(body);
-    markChecked(read);
-    return read;
+    markChecked(body);
+    return body;
   });
   app.post('/api/v1/admin/companies/:companyId/import', {
     schema: { params: CompanyParams, body: ImportDocument, ...operatorSchema('adminImportCompanyData', 'Import company data: validated whole, applied in one transaction, upserted by ref', 200, ImportResult, 400, 413, 415) },
     bodyLimit: IMPORT_BODY_LIMIT,
-    // The schema documents the format; the body parser reads the document against it (import-document.ts)
+    // The schema documents the format; the worker reads the document against it (import-document.ts)
     // so the API and `wfs import` report the same problems, each at its exact path (/shifts/3/start).
     validatorCompiler: () => (value: unknown) => ({ value }),
-  }, async (request) => importReadDocument(db, request.params.companyId, request.body as unknown as ReadImport));
+  }, async (request, reply) => {
+    const settings = { databaseUrl: deps.config.databaseUrl, statementTimeoutMs: deps.config.dbStatementTimeoutMs, companyId: request.params.companyId, now: Date.now(), source: 'The request body' };
+    const outcome = await importInWorker(deps.db, settings, request.body as unknown as Buffer);
+    return 'problems' in outcome ? sendRejection(request, reply, outcome) : outcome;
+  });
+}
+
+/**
+ * A rejected import's problem+json, every problem listed (CONTRACT §5): its errors streamed from the
+ * worker as the client reads them, since there may be millions (a document of empty entries).
+ */
+function sendRejection(request: FastifyRequest, reply: FastifyReply, rejection: Rejection): FastifyReply {
+  const head = JSON.stringify(problemBody(request, badRequest('invalid_import', rejection.detail)));
+  const body = Readable.from((async function* () {
+    yield `${head.slice(0, -1)},"errors":[`;
+    yield* rejection.problems;
+    yield ']}';
+  })(), { objectMode: false });
+  // Also when the client leaves before the first chunk: the worker ends with its problems.
+  body.once('close', () => rejection.problems.destroy());
+  return reply.code(400).type('application/problem+json').send(body);
 }

@@ -1,8 +1,8 @@
 // The secured subtree (/api/v1/company, /feeds, /timeclock): one authentication hook and one
 // per-client rate limit for every route registered inside it.
-import rateLimit from '@fastify/rate-limit';
 import type { App } from '../platform/http.ts';
 import type { AppContext } from './context.ts';
+import { limitRequests, MemoryRateCounter, RedisRateCounter } from '../platform/rate-limit.ts';
 import { Authenticator, type Principal } from '../iam/bearer-authentication.ts';
 import { companyRoutes } from '../company/routes.ts';
 import { inboundRoutes } from '../inbound/routes.ts';
@@ -33,16 +33,13 @@ export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promis
       done();
     }, done);
   });
-  await app.register(rateLimit, {
+  // Redis down must not take the API down with it: the limit fails open (and /readyz reports it).
+  limitRequests(app, {
     max: ctx.config.rateLimitApiPerMinute,
-    timeWindow: 60_000,
-    // Counted before the body is read: a client over its limit costs no parsing, and every answer to
-    // an authenticated call — a 400 for a bad body or query included — carries the X-RateLimit-* headers.
-    hook: 'preParsing',
-    // Redis down must not take the API down with it: the limit fails open (and /readyz reports it).
-    skipOnError: true,
-    keyGenerator: (request) => `api:${request.principal.clientId}`,
-    ...(ctx.redis ? { redis: ctx.redis, nameSpace: 'wfs-rl-api:' } : {}),
+    windowMs: 60_000,
+    counter: ctx.redis ? new RedisRateCounter(ctx.redis, 'wfs-rl-api:') : new MemoryRateCounter(),
+    key: (request) => `api:${request.principal.clientId}`,
+    onError: (error) => app.log.warn({ err: error }, 'rate-limit store unavailable; API limit not applied'),
   });
 
   await app.register(companyRoutes, { deps: companyDeps(ctx) });

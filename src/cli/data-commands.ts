@@ -5,17 +5,12 @@ import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { DateTime } from 'luxon';
 import { badRequest } from '../platform/errors.ts';
-import { operatorAction } from './output.ts';
+import { ListedFailure, operatorAction } from './output.ts';
 
-async function readJsonFile(file: string): Promise<unknown> {
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+async function readBytes(file: string): Promise<Buffer> {
+  return readFile(file).catch((error: NodeJS.ErrnoException) => {
     throw badRequest('unreadable_file', `Cannot read ${file}: ${error.code ?? error.message}.`);
   });
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw badRequest('malformed_document', `${file} is not valid JSON: ${(error as Error).message}.`);
-  }
 }
 
 /** The demo data's generator takes a 32-bit seed: a whole number from 0 to 4294967295. */
@@ -69,9 +64,12 @@ export function dataCommands(program: Command): void {
     .description('import company data from a JSON import document (validated whole, applied in one transaction)')
     .requiredOption('--company <companyId>', 'company id')
     .argument('<file>', 'the import document (JSON)')
-    .action(operatorAction<{ company: string }>(async ({ db }, options, [file = '']) => {
-      const { importCompanyData } = await import('../company/import.ts');
-      const counts = await importCompanyData(db, options.company, await readJsonFile(file));
+    .action(operatorAction<{ company: string }>(async ({ db, config }, options, [file = '']) => {
+      const { importInWorker } = await import('../company/import-job.ts');
+      // As the operator API does: read, checked and written in a worker, every problem listed as it is read.
+      const settings = { databaseUrl: config.databaseUrl, statementTimeoutMs: config.dbStatementTimeoutMs, companyId: options.company, now: Date.now(), source: file };
+      const counts = await importInWorker(db, settings, await readBytes(file));
+      if ('problems' in counts) throw new ListedFailure(counts.detail, counts.count, counts.problems);
       return { json: counts, summary: `Imported ${file} into company ${options.company}:\n${describeCounts(counts)}` };
     }));
 }

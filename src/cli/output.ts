@@ -43,6 +43,35 @@ function printSuccess(terminal: Terminal, json: boolean, outcome: Outcome): void
   terminal.stdout.write(`${JSON.stringify(outcome.json)}\n`);
 }
 
+/**
+ * A failure with more field errors than are worth holding at once (a rejected import of millions of
+ * entries): `errors` is the JSON text between the brackets of their array, printed as it is read.
+ */
+export class ListedFailure extends Error {
+  readonly count: number;
+  readonly errors: AsyncIterable<Buffer>;
+
+  constructor(message: string, count: number, errors: AsyncIterable<Buffer>) {
+    super(message);
+    this.count = count;
+    this.errors = errors;
+  }
+}
+
+/** printFailure for a ListedFailure: the same text and JSON line, written a chunk of errors at a time. */
+async function printListedFailure({ stdout, stderr }: Terminal, json: boolean, failure: ListedFailure): Promise<void> {
+  stderr.write(`Error: ${failure.count} problem(s):`);
+  if (json) stdout.write(`${JSON.stringify({ error: failure.message }).slice(0, -1)},"errors":[`);
+  for await (const chunk of failure.errors) {
+    if (json) stdout.write(chunk);
+    const text = chunk.toString('utf8');
+    const errors = JSON.parse(`[${text.startsWith(',') ? text.slice(1) : text}]`) as FieldError[];
+    stderr.write(errors.map((e) => `\n  ${e.path} ${e.message}`).join(''));
+  }
+  stderr.write('\n');
+  if (json) stdout.write(']}\n');
+}
+
 function describeFailure(error: unknown): { message: string; errors?: FieldError[]; status: number } {
   if (error instanceof ProblemError) return { message: error.message, ...(error.errors ? { errors: error.errors } : {}), status: EXIT_FAILED };
   if (error instanceof ConfigError) return { message: `Configuration error: ${error.message}`, status: EXIT_USAGE };
@@ -63,6 +92,11 @@ export function commandAction<Options extends OptionValues>(work: (options: Opti
     try {
       printSuccess(terminal, json, await work(command.opts<Options>(), command.args, terminal));
     } catch (error) {
+      if (error instanceof ListedFailure) {
+        await printListedFailure(terminal, json, error);
+        exitWith(command, EXIT_FAILED);
+        return;
+      }
       const failure = describeFailure(error);
       printFailure(terminal, json, failure.message, failure.errors);
       exitWith(command, failure.status);

@@ -97,7 +97,7 @@ export const ImportDocument = Type.Object(
     contracts: section(ContractEntry),
     shifts: section(ShiftEntry),
   },
-  { additionalProperties: false, description: 'Company data to upsert by ref (contract: operator side). Every section is optional. A rejected document lists every problem, the first 1,000 when there are more.' },
+  { additionalProperties: false, description: 'Company data to upsert by ref (contract: operator side). Every section is optional. A rejected document (400 `invalid_import`) lists every problem at its path, however many there are: the answer is streamed as it is produced.' },
 );
 export type ImportDocument = Static<typeof ImportDocument>;
 

@@ -1,15 +1,16 @@
 // Company data in (contract: operator side): one document, validated whole, applied in one transaction, upserted
-// by the caller's refs. The CLI (`wfs import`), the operator API and the demo seed all come here.
-// A document may hold hundreds of thousands of entries (the operator API takes 64 MiB): every step
-// after reading — loading the stored rows, planning, writing, logging the changes — works in slices
-// (platform/cooperative.ts) and statements of a few thousand parameters, so the event loop turns
-// every few milliseconds (CONTRACT §4); the one transaction keeps the import all-or-nothing.
+// by the caller's refs. The CLI (`wfs import`) and the operator API come here through a worker thread
+// (import-job.ts), the demo seed and tests directly (importCompanyData). A document may hold hundreds
+// of thousands of entries (the operator API takes 64 MiB): loading the stored rows, planning, writing
+// and logging the changes run in statements of a few thousand parameters, in slices
+// (platform/cooperative.ts) so that run on the event loop it turns every few milliseconds; the one
+// transaction keeps the import all-or-nothing.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely, Transaction } from 'kysely';
-import { inLargeTransaction, type Db } from '../platform/db/database.ts';
+import type { Db } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
 import { badRequest, notFound, type FieldError } from '../platform/errors.ts';
-import { MAX_PROBLEMS, boundProblems, readDocument, type ReadDocument, type ReadImport } from './import-document.ts';
+import { emptyDocument, isRootProblem, readDocument, type ReadDocument } from './import-document.ts';
 import { eachPaced, pacer, type Pace } from '../platform/cooperative.ts';
 import { planImport, TABLE_OF, type CompanyRows, type ImportPlan, type PlanContext } from './import-plan.ts';
 import { SECTIONS, type Section } from './import-schema.ts';
@@ -117,59 +118,90 @@ function counts(plan: ImportPlan): ImportCounts {
   return Object.fromEntries(SECTIONS.map((s) => [s, { created: plan[s].created, updated: plan[s].updated, deleted: plan[s].deleteIds.length }])) as ImportCounts;
 }
 
-/**
- * Validates `document` whole (400 `invalid_import` listing its problems, nothing written) and
- * applies it in one transaction. Re-importing the same document changes nothing.
- */
-export async function importCompanyData(db: Db, companyId: string, document: unknown, now = Date.now()): Promise<ImportCounts> {
-  const errors: FieldError[] = [];
-  const doc = readDocument(document, errors);
-  return importReadDocument(db, companyId, { doc, errors }, now);
+/** Thrown inside the import's transaction to roll it back: the document has problems. */
+class Rejected extends Error {
+  readonly problems: FieldError[];
+
+  constructor(problems: FieldError[]) {
+    super('The import document has problems.');
+    this.problems = problems;
+  }
 }
 
-/** importCompanyData for a document already read (the operator API reads its body in a worker: import-reader.ts). */
-export async function importReadDocument(db: Db, companyId: string, { doc, errors }: ReadImport, now = Date.now()): Promise<ImportCounts> {
-  // Not an object at all, or already too many problems: there is nothing worth cross-checking.
-  if (errors.length >= MAX_PROBLEMS || errors[0]?.path === '') throw invalidImport(errors);
+/** What planning and writing a read document came to: its counts (committed), or the problems found in planning (nothing written). */
+export type WriteOutcome = { counts: ImportCounts } | { problems: FieldError[] };
+
+/**
+ * Plans `doc` against the company's stored rows and writes it, in one transaction on `db`. `flawed`:
+ * the document already has problems of shape, so it is planned only to find the rest, never written.
+ * The caller announces the change (announceImport) once this has returned.
+ */
+export async function planAndWrite(db: Db, companyId: string, doc: ReadDocument, flawed: boolean, now: number): Promise<WriteOutcome> {
   const pace = pacer();
-  const result = await inLargeTransaction(db, async (trx) => {
-    const company = await companySettings(trx, companyId);
-    if (!company) throw notFound(`No company ${companyId}.`, 'company_not_found');
-    const ctx: PlanContext = {
-      companyId,
-      organisationId: company.organisationId,
-      timezone: company.timezone,
-      currency: company.currency,
-      now,
-      badgesElsewhere: await badgesElsewhere(trx, company.organisationId, companyId, doc, pace),
-    };
-    const rows = await loadRows(trx, companyId, pace);
-    const plan = await planImport(doc, rows, ctx, errors, pace);
-    if (errors.length > 0) throw invalidImport(errors);
-    await applyPlan(trx, companyId, plan, pace);
-    await recordChanges(trx, companyId, await importChanges(plan, rows, company.timezone, pace), { at: now, timezone: company.timezone });
-    const result = counts(plan);
-    if (changed(result)) {
-      await bumpDataVersion(trx, companyId, now);
-    }
-    return result;
-  });
-  if (!changed(result)) return result;
+  try {
+    return { counts: await db.transaction().execute((trx) => writePlanned(trx, companyId, doc, flawed, now, pace)) };
+  } catch (error) {
+    if (error instanceof Rejected) return { problems: error.problems };
+    throw error;
+  }
+}
+
+async function writePlanned(trx: Transaction<Database>, companyId: string, doc: ReadDocument, flawed: boolean, now: number, pace: Pace): Promise<ImportCounts> {
+  const company = await companySettings(trx, companyId);
+  if (!company) throw notFound(`No company ${companyId}.`, 'company_not_found');
+  const ctx: PlanContext = {
+    companyId,
+    organisationId: company.organisationId,
+    timezone: company.timezone,
+    currency: company.currency,
+    now,
+    badgesElsewhere: await badgesElsewhere(trx, company.organisationId, companyId, doc, pace),
+  };
+  const rows = await loadRows(trx, companyId, pace);
+  const problems: FieldError[] = [];
+  const plan = await planImport(doc, rows, ctx, problems, pace);
+  if (flawed || problems.length > 0) throw new Rejected(problems);
+  await applyPlan(trx, companyId, plan, pace);
+  await recordChanges(trx, companyId, await importChanges(plan, rows, company.timezone, pace), { at: now, timezone: company.timezone });
+  const result = counts(plan);
+  if (changed(result)) await bumpDataVersion(trx, companyId, now);
+  return result;
+}
+
+/** After an import has committed: tells the listeners of the change log, and lets stale company records expire. */
+export async function announceImport(db: Db, companyId: string, result: ImportCounts): Promise<void> {
+  if (!changed(result)) return;
   announceChanges(db, companyId);
   // Let every instance's company record from before the commit expire (see tenancy/company-cache.ts), so
   // the change is served the moment this returns.
   await sleep(IMPORT_SETTLE_MS);
-  return result;
+}
+
+/**
+ * Validates `document` whole (400 `invalid_import` listing every problem, nothing written) and
+ * applies it in one transaction, here on the event loop: for documents built in this process (the
+ * demo, tests). A body from outside is imported off the loop by importInWorker (import-job.ts).
+ * Re-importing the same document changes nothing.
+ */
+export async function importCompanyData(db: Db, companyId: string, document: unknown, now = Date.now()): Promise<ImportCounts> {
+  const doc = emptyDocument();
+  const problems = [...readDocument(document, doc)];
+  if (problems.some(isRootProblem)) throw invalidImport(problems);
+  const outcome = await planAndWrite(db, companyId, doc, problems.length > 0, now);
+  if ('problems' in outcome) throw invalidImport([...problems, ...outcome.problems]);
+  await announceImport(db, companyId, outcome.counts);
+  return outcome.counts;
 }
 
 function changed(result: ImportCounts): boolean {
   return Object.values(result).some((c) => c.created + c.updated + c.deleted > 0);
 }
 
-function invalidImport(errors: FieldError[]): Error {
-  if (errors.length >= MAX_PROBLEMS) {
-    return badRequest('invalid_import', `The import document has at least ${MAX_PROBLEMS} problems (the first ${MAX_PROBLEMS} found are listed); nothing was imported.`, boundProblems(errors));
-  }
-  const noun = errors.length === 1 ? 'problem' : 'problems';
-  return badRequest('invalid_import', `The import document has ${errors.length} ${noun}; nothing was imported.`, boundProblems(errors));
+/** The detail of a rejected import that has `count` problems. */
+export function rejectionDetail(count: number): string {
+  return `The import document has ${count} ${count === 1 ? 'problem' : 'problems'}; nothing was imported.`;
+}
+
+function invalidImport(problems: FieldError[]): Error {
+  return badRequest('invalid_import', rejectionDetail(problems.length), problems);
 }

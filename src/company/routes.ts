@@ -10,6 +10,7 @@ import { pagedQuery, pagedResponses, replyPage, type Listing } from '../platform
 import { replyCached } from '../platform/response-cache.ts';
 import { PeriodQuery, resolvePeriod, today, type Period } from '../platform/period.ts';
 import { NotModified, PATTERNS, problemResponses, withExamples } from '../platform/schemas.ts';
+import type { CompanyRecord } from '../tenancy/companies.ts';
 import { Configuration, getConfiguration } from './configuration.ts';
 import { ACTIVE_OR_FUTURE_END, CompanyUser, presentUser, userPosition, usersQuery } from './users.ts';
 import { Contract, contractPosition, contractsQuery, presentContract } from './contracts.ts';
@@ -101,10 +102,14 @@ export async function companyRoutes(app: App, { deps }: { deps: CompanyRouteDeps
         response: { 200: withExamples(Configuration, configurationExample), 304: NotModified, ...problemResponses(400, 401, 429) },
       },
     },
-    async (request, reply) => {
-      const company = await deps.companies.find(request.principal.companyId);
-      const key = ['configuration', company.id, company.dataVersion].join('|');
-      return replyCached(request, reply, deps.responseCache, key, () => getConfiguration(deps.db, company));
+    // Not async: a cached company and answer are sent without a promise (response-cache.ts).
+    (request, reply) => {
+      const answer = (company: CompanyRecord) => {
+        const key = ['configuration', company.id, company.dataVersion].join('|');
+        return replyCached(request, reply, deps.responseCache, key, () => getConfiguration(deps.db, company));
+      };
+      const company = deps.companies.find(request.principal.companyId);
+      return company instanceof Promise ? company.then(answer) : answer(company);
     },
   );
 
@@ -159,11 +164,15 @@ export async function companyRoutes(app: App, { deps }: { deps: CompanyRouteDeps
         response: { 200: withExamples(TimetableFeed, feedExample), 304: NotModified, ...problemResponses(400, 401, 429) },
       },
     },
-    async (request, reply) => {
-      const company = await deps.companies.find(request.principal.companyId);
-      const date = feedDate(request.query.date, company.timezone, deps.clock.now());
-      const key = ['feed', company.id, company.dataVersion, date].join('|');
-      return replyCached(request, reply, deps.responseCache, key, () => timetableFeed(deps.db, company, date));
+    // Not async, as the configuration above.
+    (request, reply) => {
+      const answer = (company: CompanyRecord) => {
+        const date = feedDate(request.query.date, company.timezone, deps.clock.now());
+        const key = ['feed', company.id, company.dataVersion, date].join('|');
+        return replyCached(request, reply, deps.responseCache, key, () => timetableFeed(deps.db, company, date));
+      };
+      const company = deps.companies.find(request.principal.companyId);
+      return company instanceof Promise ? company.then(answer) : answer(company);
     },
   );
 }

@@ -28,7 +28,6 @@ export const ERROR_CODES = {
   sso_discovery_failed: { status: 400, title: 'SSO discovery failed', meaning: 'the issuer\'s OpenID configuration could not be read' },
   occurred_in_future: { status: 400, title: 'Occurred in the future', meaning: 'a timeclock event too far ahead of the server clock' },
   unreadable_file: { status: 400, title: 'Unreadable file', meaning: 'CLI: the import file cannot be read' },
-  malformed_document: { status: 400, title: 'Malformed document', meaning: 'CLI: the import file is not JSON' },
   missing_token: { status: 401, title: 'Missing token', meaning: 'no Bearer token sent' },
   invalid_token: { status: 401, title: 'Invalid token', meaning: 'a bad, expired, revoked or wrong-audience token' },
   forbidden: { status: 403, title: 'Forbidden', meaning: 'a console user tried what only the operator decides' },

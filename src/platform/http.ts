@@ -86,20 +86,21 @@ function sendErrorPage(reply: FastifyReply, status: number, headers: Record<stri
     .send(htmlPage(titleFor(status), `<h1>${escapeHtml(titleFor(status))}</h1><p class="error" role="alert">${escapeHtml(message)}</p>`));
 }
 
+/** The problem+json body of `problem` (CONTRACT §4). */
+export function problemBody(request: FastifyRequest, problem: ProblemError): Record<string, unknown> {
+  return {
+    type: problemType(request.server.problemTypeBase, problem.code),
+    title: problem.title,
+    status: problem.status,
+    detail: problem.message,
+    code: problem.code,
+    ...(problem.errors ? { errors: problem.errors } : {}),
+    requestId: request.id,
+  };
+}
+
 function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: ProblemError): FastifyReply {
-  return reply
-    .code(problem.status)
-    .headers(problem.headers)
-    .type('application/problem+json')
-    .send({
-      type: problemType(request.server.problemTypeBase, problem.code),
-      title: problem.title,
-      status: problem.status,
-      detail: problem.message,
-      code: problem.code,
-      ...(problem.errors ? { errors: problem.errors } : {}),
-      requestId: request.id,
-    });
+  return reply.code(problem.status).headers(problem.headers).type('application/problem+json').send(problemBody(request, problem));
 }
 
 /**

@@ -106,5 +106,6 @@ export async function replyPage<Row, Item>(request: FastifyRequest, reply: Fasti
   const page = collectionPageRequest(binding, query);
   if (!cache) return replyWithEtag(request, reply, await readPage(page, listing));
   const key = [binding.listing, binding.tenant, ...cache.key, page.limit, typeof query.cursor === 'string' ? query.cursor : ''].join('|');
-  return replyCached(request, reply, cache.store, key, () => readPage(page, listing));
+  await replyCached(request, reply, cache.store, key, () => readPage(page, listing));
+  return reply;
 }

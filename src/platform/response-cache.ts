@@ -29,6 +29,8 @@ const compressors: Record<ContentCoding, (body: Buffer) => Promise<Buffer>> = {
 export interface CachedResponse {
   body: Buffer;
   etag: string;
+  /** The ETag of each compressed representation: the body's, marked with the coding. */
+  etags: Record<ContentCoding, string>;
   /** Compressed representations, started on first demand. */
   encoded: Partial<Record<ContentCoding, Promise<Buffer>>>;
   /** The compressed representations made so far: sent without waiting on a promise. */
@@ -39,7 +41,9 @@ export interface CachedResponse {
 
 export function cachedResponse(text: string): CachedResponse {
   const body = Buffer.from(text);
-  return { body, etag: etagOf(text), encoded: {}, made: {}, bytes: body.length };
+  const etag = etagOf(text);
+  const marked = (coding: ContentCoding) => `${etag.slice(0, -1)}-${coding}"`;
+  return { body, etag, etags: { br: marked('br'), gzip: marked('gzip') }, encoded: {}, made: {}, bytes: body.length };
 }
 
 export class ResponseCache {
@@ -119,20 +123,44 @@ export function contentCoding(acceptEncoding: string | undefined, bytes: number)
  * and caching it on a miss. `key` must name everything the body depends on, the data version first.
  * Each representation has its own strong ETag (the body's, with `-br`/`-gzip` for a compressed
  * one); If-None-Match matches any representation of the same body.
+ *
+ * A hit whose representation is made answers synchronously and returns undefined (the route's handler
+ * returns that to Fastify: the answer is sent, no promise involved); otherwise a promise settled once
+ * the answer is sent.
  */
-export async function replyCached(request: FastifyRequest, reply: FastifyReply, cache: ResponseCache, key: string, build: () => Promise<unknown>): Promise<FastifyReply> {
-  let entry = cache.get(key);
-  if (!entry) {
-    entry = cachedResponse(serialised(reply, await build()));
-    cache.set(key, entry);
-  }
+export function replyCached(request: FastifyRequest, reply: FastifyReply, cache: ResponseCache, key: string, build: () => Promise<unknown>): Promise<void> | undefined {
+  const entry = cache.get(key);
+  return entry ? replyWith(request, reply, cache, entry) : replyBuilt(request, reply, cache, key, build);
+}
+
+async function replyBuilt(request: FastifyRequest, reply: FastifyReply, cache: ResponseCache, key: string, build: () => Promise<unknown>): Promise<void> {
+  const entry = cachedResponse(serialised(reply, await build()));
+  cache.set(key, entry);
+  await replyWith(request, reply, cache, entry);
+}
+
+function replyWith(request: FastifyRequest, reply: FastifyReply, cache: ResponseCache, entry: CachedResponse): Promise<void> | undefined {
   const coding = contentCoding(request.headers['accept-encoding'], entry.body.length);
   reply
-    .header('etag', coding ? `${entry.etag.slice(0, -1)}-${coding}"` : entry.etag)
+    .header('etag', coding ? entry.etags[coding] : entry.etag)
     .header('cache-control', 'private, no-cache')
     .header('vary', 'accept-encoding');
-  if (etagMatches(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
+  if (etagMatches(request.headers['if-none-match'], entry.etag)) {
+    reply.code(304).send();
+    return undefined;
+  }
   reply.type('application/json; charset=utf-8');
-  if (!coding) return reply.send(entry.body);
-  return reply.header('content-encoding', coding).send(entry.made[coding] ?? (await cache.encoded(entry, coding)));
+  if (!coding) {
+    reply.send(entry.body);
+    return undefined;
+  }
+  reply.header('content-encoding', coding);
+  const made = entry.made[coding];
+  if (made) {
+    reply.send(made);
+    return undefined;
+  }
+  return cache.encoded(entry, coding).then((body) => {
+    reply.send(body);
+  });
 }

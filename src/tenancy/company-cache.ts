@@ -38,10 +38,11 @@ export class CompanyCache {
   }
 
   /**
-   * The company's record: from an entry young enough, or from a read sent recently enough (requests
-   * arriving together share one), or from a new read.
+   * The company's record: from an entry young enough (synchronously: a cached read's answer needs no
+   * promise), or from a read sent recently enough (requests arriving together share one), or from a
+   * new read.
    */
-  async find(companyId: string): Promise<CompanyRecord> {
+  find(companyId: string): CompanyRecord | Promise<CompanyRecord> {
     const entry = this.#entries.get(companyId);
     if (entry && this.#fresh(entry)) return entry.value;
     const reading = this.#reading.get(companyId);

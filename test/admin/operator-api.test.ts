@@ -287,6 +287,22 @@ test('POST /companies/{id}/import answers the counts per entity; a bad document 
   assert.equal(unknown.status, 404);
 });
 
+test('a rejected import lists every problem, however many: 12,000 for 2,000 empty shifts, in the problem shape', async () => {
+  const companyId = await newCompany();
+  const bad = await admin('POST', `/companies/${companyId}/import`, { departments: [{ ref: 'd', name: 'D', code: 'D' }], shifts: Array.from({ length: 2000 }, () => ({})) });
+  assert.equal(bad.status, 400);
+  assert.match(bad.type, /^application\/problem\+json/);
+  assert.equal(bad.body.code, 'invalid_import');
+  assert.equal(bad.body.detail, 'The import document has 12000 problems; nothing was imported.');
+  assert.equal(bad.body.requestId, bad.headers.get('x-request-id'));
+  const errors = bad.body.errors as Array<{ path: string; message: string }>;
+  assert.equal(errors.length, 12_000);
+  assert.deepEqual(errors[0], { path: '/shifts/0/ref', message: 'is required' });
+  assert.deepEqual(errors.at(-1), { path: '/shifts/1999/shiftTypeRef', message: 'is required' });
+  const stored = await server.ctx.db.selectFrom('departments').select('ref').where('company_id', '=', companyId).execute();
+  assert.deepEqual(stored, [], 'nothing of the bad document was stored');
+});
+
 test('the import body, read in a worker thread, is refused as any JSON body: not JSON, not UTF-8, too deep, NUL, another content type', async () => {
   const companyId = await newCompany();
   const send = async (body: string | Buffer, contentType = 'application/json') => {

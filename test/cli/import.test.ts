@@ -78,6 +78,19 @@ test('a bad document exits 1 with every problem at its path, and nothing is impo
   }
 });
 
+test('a document with thousands of problems lists every one: 12,000 for 2,000 empty shifts, on both outputs', async () => {
+  const file = documentFile('empty-shifts.json', { shifts: Array.from({ length: 2000 }, () => ({})) });
+  const run = await wfs(database.url, ['import', '--company', companyId, file, '--json']);
+  assert.equal(run.code, 1);
+  const body = lastJson(run);
+  assert.equal(body.error, 'The import document has 12000 problems; nothing was imported.');
+  const errors = body.errors as Array<{ path: string; message: string }>;
+  assert.equal(errors.length, 12_000);
+  assert.deepEqual(errors.at(-1), { path: '/shifts/1999/shiftTypeRef', message: 'is required' });
+  assert.match(run.stderr, /^Error: 12000 problem\(s\):\n {2}\/shifts\/0\/ref is required\n/);
+  assert.equal(run.stderr.match(/^ {2}\/shifts\/\d+\/\w+ is required$/gm)?.length, 12_000);
+});
+
 test('an unreadable or malformed file and an unknown company exit 1 with {error}', async () => {
   const missing = await wfs(database.url, ['import', '--company', companyId, join(dir, 'absent.json'), '--json']);
   assert.equal(missing.code, 1);

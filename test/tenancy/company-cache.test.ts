@@ -29,14 +29,14 @@ test('a company record is read again once it is older than its age limit', async
 test('requests arriving together share one read of the company record', async () => {
   const { tenant } = await signedInCompany(server.ctx);
   const cache = new CompanyCache(server.ctx.db, server.ctx.clock);
-  const together = [cache.find(tenant.companyId), cache.find(tenant.companyId), cache.find(tenant.companyId)];
+  const together = [1, 2, 3].map(async () => cache.find(tenant.companyId));
   const records = await Promise.all(together);
   assert.ok(records.every((record) => record === records[0]), 'one read, one record object');
 });
 
 test('an unknown company is a 404 problem, never cached as anything', async () => {
   const cache = new CompanyCache(server.ctx.db, server.ctx.clock);
-  await assert.rejects(cache.find('cmp_missing'), (error: { status?: number }) => error.status === 404);
+  await assert.rejects(async () => cache.find('cmp_missing'), (error: { status?: number }) => error.status === 404);
 });
 
 test('an import made elsewhere is served the moment it returns, while the server is busy reading', async () => {

@@ -2315,7 +2315,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Company data to upsert by ref (contract: operator side). Every section is optional. A rejected document lists every problem, the first 1,000 when there are more. */
+        /** @description Company data to upsert by ref (contract: operator side). Every section is optional. A rejected document (400 `invalid_import`) lists every problem at its path, however many there are: the answer is streamed as it is produced. */
         requestBody: {
             content: {
                 "application/json": {

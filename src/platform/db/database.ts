@@ -1,10 +1,9 @@
 // One Kysely handle over either dialect, chosen by DATABASE_URL (contract: addresses and configuration).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { NodeSqliteDatabase } from './sqlite-dialect.ts';
-import { sqliteWriterDialect } from './sqlite-writer.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -37,25 +36,14 @@ export function sqliteHandleOf(db: Db): NodeSqliteDatabase | undefined {
 }
 
 /**
- * Runs `work` in one transaction that may write hundreds of thousands of rows (a whole company's
- * import). On PostgreSQL an ordinary transaction: the server commits it. On a SQLite file, a
- * transaction on a connection of its own in a worker thread (sqlite-writer.ts): SQLite's commit
- * writes the whole transaction into its log, 260 ms and more of CPU after a 64 MiB import, which must
- * not run on the event loop. Meanwhile the main connection is held, so every other query waits its
- * turn as it would behind any transaction (a write on the main connection would otherwise wait for
- * the lock by sleeping on the event loop). `sqlite::memory:` cannot be shared: an ordinary transaction.
+ * Runs `work` — a large write on a connection of its own, in a worker thread (a whole company's
+ * import) — while this process's SQLite connection waits: every other query waits its turn as it
+ * would behind any transaction, where a write on the main connection would otherwise wait for the
+ * lock by sleeping on the event loop (busy_timeout). PostgreSQL needs no such care: `work` just runs.
  */
-export async function inLargeTransaction<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-  const path = sqliteHandleOf(db)?.path;
-  if (path === undefined || path === ':memory:') return db.transaction().execute(work);
-  return db.connection().execute(async () => {
-    const writer = new Kysely<Database>({ dialect: sqliteWriterDialect(path) });
-    try {
-      return await writer.transaction().execute(work);
-    } finally {
-      await writer.destroy();
-    }
-  });
+export async function whileMainConnectionWaits<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  if (!sqliteHandleOf(db)) return work();
+  return db.connection().execute(work);
 }
 
 const pgPools = new WeakMap<Db, pg.Pool>();
