@@ -50,7 +50,7 @@ export function cpuShare(before: ReadonlyMap<number, number>, after: ReadonlyMap
   return ticks / ticksPerSecond / seconds;
 }
 
-const TICKS_PER_SECOND = (() => {
+export const TICKS_PER_SECOND = (() => {
   try {
     return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   } catch {
@@ -66,7 +66,8 @@ const readOr = (path: string): string | undefined => {
   }
 };
 
-function ticksOf(pids: readonly number[]): Map<number, number> {
+/** utime + stime of each live process, in clock ticks. */
+export function cpuTicks(pids: readonly number[]): Map<number, number> {
   const ticks = new Map<number, number>();
   for (const pid of pids) {
     const stat = readOr(`/proc/${pid}/stat`);
@@ -98,12 +99,12 @@ export function observer(watched: Watched): Observer {
   return async () => {
     await Promise.all(watched.urls.map((url) => loopP99Ms(url, watched.metricsToken)));
     const started = performance.now();
-    const service = ticksOf(watched.pids);
-    const postgres = watched.postgres ? ticksOf(postgresPids()) : undefined;
+    const service = cpuTicks(watched.pids);
+    const postgres = watched.postgres ? cpuTicks(postgresPids()) : undefined;
     return async () => {
       const seconds = (performance.now() - started) / 1000;
-      const serviceCpu = cpuShare(service, ticksOf(watched.pids), seconds, TICKS_PER_SECOND);
-      const postgresCpu = postgres ? cpuShare(postgres, ticksOf(postgresPids()), seconds, TICKS_PER_SECOND) : undefined;
+      const serviceCpu = cpuShare(service, cpuTicks(watched.pids), seconds, TICKS_PER_SECOND);
+      const postgresCpu = postgres ? cpuShare(postgres, cpuTicks(postgresPids()), seconds, TICKS_PER_SECOND) : undefined;
       const rss = watched.pids.map((pid) => parseRssKiB(readOr(`/proc/${pid}/status`) ?? ''));
       const loops = (await Promise.all(watched.urls.map((url) => loopP99Ms(url, watched.metricsToken)))).filter((v) => v !== undefined);
       return {
