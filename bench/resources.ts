@@ -76,8 +76,26 @@ export function cpuTicks(pids: readonly number[]): Map<number, number> {
   return ticks;
 }
 
-function postgresPids(): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name) && readOr(`/proc/${name}/comm`)?.trim() === 'postgres').map(Number);
+/**
+ * Whether a PostgreSQL process, by its title (`postgres: 15/main: <user> <database> <host(port)> <state>`
+ * for a session), works for `database`: its sessions and autovacuum workers, and the cluster's shared
+ * processes (WAL writer, checkpointer, background writer), but not other databases' sessions — on a
+ * shared machine those belong to other people's tests.
+ */
+export function servesDatabase(title: string, database: string): boolean {
+  const words = title.trim().split(/\s+/);
+  const client = words.findIndex((word) => /^(?:\S+\(\d+\)|\[local\])$/.test(word));
+  if (client > 0) return words[client - 1] === database;
+  const worker = words.indexOf('worker');
+  if (words[worker - 1] === 'autovacuum' && words[worker + 1] !== undefined) return words[worker + 1] === database;
+  return true;
+}
+
+function postgresPids(database: string): number[] {
+  return readdirSync('/proc').filter((name) => {
+    if (!/^\d+$/.test(name) || readOr(`/proc/${name}/comm`)?.trim() !== 'postgres') return false;
+    return servesDatabase((readOr(`/proc/${name}/cmdline`) ?? '').replaceAll('\0', ' '), database);
+  }).map(Number);
 }
 
 async function loopP99Ms(url: string, token: string): Promise<number | undefined> {
@@ -91,8 +109,8 @@ export interface Watched {
   readonly urls: readonly string[];
   /** The METRICS_TOKEN the instances run with. */
   readonly metricsToken: string;
-  /** Count PostgreSQL's processes too. */
-  readonly postgres: boolean;
+  /** Count PostgreSQL's processes too: those working for this database (servesDatabase). */
+  readonly postgresDatabase?: string;
 }
 
 export function observer(watched: Watched): Observer {
@@ -100,11 +118,12 @@ export function observer(watched: Watched): Observer {
     await Promise.all(watched.urls.map((url) => loopP99Ms(url, watched.metricsToken)));
     const started = performance.now();
     const service = cpuTicks(watched.pids);
-    const postgres = watched.postgres ? cpuTicks(postgresPids()) : undefined;
+    const database = watched.postgresDatabase;
+    const postgres = database !== undefined ? cpuTicks(postgresPids(database)) : undefined;
     return async () => {
       const seconds = (performance.now() - started) / 1000;
       const serviceCpu = cpuShare(service, cpuTicks(watched.pids), seconds, TICKS_PER_SECOND);
-      const postgresCpu = postgres ? cpuShare(postgres, cpuTicks(postgresPids()), seconds, TICKS_PER_SECOND) : undefined;
+      const postgresCpu = postgres && database !== undefined ? cpuShare(postgres, cpuTicks(postgresPids(database)), seconds, TICKS_PER_SECOND) : undefined;
       const rss = watched.pids.map((pid) => parseRssKiB(readOr(`/proc/${pid}/status`) ?? ''));
       const loops = (await Promise.all(watched.urls.map((url) => loopP99Ms(url, watched.metricsToken)))).filter((v) => v !== undefined);
       return {
