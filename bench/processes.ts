@@ -11,6 +11,8 @@ export interface Target {
   readonly urls: readonly string[];
   /** The processes serving them (their CPU and memory are read from /proc). */
   readonly pids: readonly number[];
+  /** The PostgreSQL database they use (its backends' CPU is watched with theirs); absent on SQLite. */
+  readonly postgresDatabase?: string;
   stop(): Promise<void>;
 }
 
@@ -79,5 +81,6 @@ export async function startService(settings: ServiceSettings, instances: number)
     WEBHOOK_ALLOW_INSECURE: '1',
     ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
   });
-  return { urls: cluster.instances.map((i) => i.url), pids: cluster.instances.flatMap((i) => (i.child.pid === undefined ? [] : [i.child.pid])), stop: () => cluster.stop() };
+  const postgres = /^postgres(?:ql)?:/.test(settings.databaseUrl) ? { postgresDatabase: decodeURIComponent(new URL(settings.databaseUrl).pathname.slice(1)) } : {};
+  return { urls: cluster.instances.map((i) => i.url), pids: cluster.instances.flatMap((i) => (i.child.pid === undefined ? [] : [i.child.pid])), ...postgres, stop: () => cluster.stop() };
 }

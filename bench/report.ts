@@ -25,6 +25,16 @@ const ms = (value: number) => `${number(value, value < 10 ? 1 : 0)} ms`;
 /** What a feature costs: the share of the rate without it that is lost with it. */
 const costOf = (withIt: number, without: number) => 1 - withIt / without;
 
+/**
+ * Service and PostgreSQL CPU per answered request, in µs: what the work costs whatever the machine's
+ * other load, which throughput is not. Its cost, 1 − without/with, is the throughput cost a CPU-bound
+ * machine would show.
+ */
+export function cpuPerRequest(m: Measurement): number | undefined {
+  if (!m.resources || !m.perSecond) return undefined;
+  return ((m.resources.serviceCpu + (m.resources.postgresCpu ?? 0)) / m.perSecond) * 1e6;
+}
+
 function met(goal: Goal, m: Measurement, bare: number | undefined, related: Related): boolean | undefined {
   switch (goal.kind) {
     case 'share-of-bare':
@@ -94,6 +104,11 @@ function cell(row: Row, column: Column, outcome: Outcome | undefined, bare: numb
     const withFeature = perSecondOf(related.withFeature);
     const costGoal = costGoalOf(row);
     if (withFeature && costGoal) parts.push(`${costGoal.feature} costs ${number(costOf(withFeature, m.perSecond) * 100, 1)} %`);
+    const cpuWith = related.withFeature && 'measurement' in related.withFeature ? cpuPerRequest(related.withFeature.measurement) : undefined;
+    const cpuWithout = cpuPerRequest(m);
+    if (costGoal && cpuWith !== undefined && cpuWithout !== undefined) {
+      parts.push(`CPU per request ${number(cpuWith)} µs with it, ${number(cpuWithout)} µs without: ${number(costOf(cpuWithout, cpuWith) * 100, 1)} % of CPU`);
+    }
   } else {
     parts.push(`median ${ms(m.medianMs ?? Number.NaN)}`, `p99 ${ms(m.p99Ms)}`, `${m.samples} runs`);
   }

@@ -50,7 +50,7 @@ export function cpuShare(before: ReadonlyMap<number, number>, after: ReadonlyMap
   return ticks / ticksPerSecond / seconds;
 }
 
-const TICKS_PER_SECOND = (() => {
+export const TICKS_PER_SECOND = (() => {
   try {
     return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   } catch {
@@ -66,7 +66,8 @@ const readOr = (path: string): string | undefined => {
   }
 };
 
-function ticksOf(pids: readonly number[]): Map<number, number> {
+/** utime + stime of each live process, in clock ticks. */
+export function cpuTicks(pids: readonly number[]): Map<number, number> {
   const ticks = new Map<number, number>();
   for (const pid of pids) {
     const stat = readOr(`/proc/${pid}/stat`);
@@ -75,8 +76,26 @@ function ticksOf(pids: readonly number[]): Map<number, number> {
   return ticks;
 }
 
-function postgresPids(): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name) && readOr(`/proc/${name}/comm`)?.trim() === 'postgres').map(Number);
+/**
+ * Whether a PostgreSQL process, by its title (`postgres: 15/main: <user> <database> <host(port)> <state>`
+ * for a session), works for `database`: its sessions and autovacuum workers, and the cluster's shared
+ * processes (WAL writer, checkpointer, background writer), but not other databases' sessions — on a
+ * shared machine those belong to other people's tests.
+ */
+export function servesDatabase(title: string, database: string): boolean {
+  const words = title.trim().split(/\s+/);
+  const client = words.findIndex((word) => /^(?:\S+\(\d+\)|\[local\])$/.test(word));
+  if (client > 0) return words[client - 1] === database;
+  const worker = words.indexOf('worker');
+  if (words[worker - 1] === 'autovacuum' && words[worker + 1] !== undefined) return words[worker + 1] === database;
+  return true;
+}
+
+function postgresPids(database: string): number[] {
+  return readdirSync('/proc').filter((name) => {
+    if (!/^\d+$/.test(name) || readOr(`/proc/${name}/comm`)?.trim() !== 'postgres') return false;
+    return servesDatabase((readOr(`/proc/${name}/cmdline`) ?? '').replaceAll('\0', ' '), database);
+  }).map(Number);
 }
 
 async function loopP99Ms(url: string, token: string): Promise<number | undefined> {
@@ -90,20 +109,21 @@ export interface Watched {
   readonly urls: readonly string[];
   /** The METRICS_TOKEN the instances run with. */
   readonly metricsToken: string;
-  /** Count PostgreSQL's processes too. */
-  readonly postgres: boolean;
+  /** Count PostgreSQL's processes too: those working for this database (servesDatabase). */
+  readonly postgresDatabase?: string;
 }
 
 export function observer(watched: Watched): Observer {
   return async () => {
     await Promise.all(watched.urls.map((url) => loopP99Ms(url, watched.metricsToken)));
     const started = performance.now();
-    const service = ticksOf(watched.pids);
-    const postgres = watched.postgres ? ticksOf(postgresPids()) : undefined;
+    const service = cpuTicks(watched.pids);
+    const database = watched.postgresDatabase;
+    const postgres = database !== undefined ? cpuTicks(postgresPids(database)) : undefined;
     return async () => {
       const seconds = (performance.now() - started) / 1000;
-      const serviceCpu = cpuShare(service, ticksOf(watched.pids), seconds, TICKS_PER_SECOND);
-      const postgresCpu = postgres ? cpuShare(postgres, ticksOf(postgresPids()), seconds, TICKS_PER_SECOND) : undefined;
+      const serviceCpu = cpuShare(service, cpuTicks(watched.pids), seconds, TICKS_PER_SECOND);
+      const postgresCpu = postgres && database !== undefined ? cpuShare(postgres, cpuTicks(postgresPids(database)), seconds, TICKS_PER_SECOND) : undefined;
       const rss = watched.pids.map((pid) => parseRssKiB(readOr(`/proc/${pid}/status`) ?? ''));
       const loops = (await Promise.all(watched.urls.map((url) => loopP99Ms(url, watched.metricsToken)))).filter((v) => v !== undefined);
       return {

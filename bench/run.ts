@@ -73,12 +73,12 @@ async function prepareWorkload(databaseUrl: string, dialect: Dialect): Promise<W
   }
 }
 
-const watch = (service: Target, dialect: Dialect) => observer({ pids: service.pids, urls: service.urls, metricsToken: BENCH_METRICS_TOKEN, postgres: dialect === 'postgres' });
+const watch = (service: Target) => observer({ pids: service.pids, urls: service.urls, metricsToken: BENCH_METRICS_TOKEN, ...(service.postgresDatabase ? { postgresDatabase: service.postgresDatabase } : {}) });
 
 async function runColumn(column: Column, dialect: Dialect, service: Target, workload: Workload, rows: readonly string[]): Promise<void> {
   const report = recorder(column);
   const { urls } = service;
-  const settings = { ...options, observe: watch(service, dialect) };
+  const settings = { ...options, observe: watch(service) };
   for (const rowId of rows.filter((id) => wants(groupOf(id)))) {
     if (HTTP_ROWS.includes(rowId)) {
       await runHttpRow(rowId, urls, workload, settings, report);
@@ -113,7 +113,7 @@ async function runSingleColumn(column: Column, dialect: Dialect, settings: Servi
   await withService(settings, 1, async (service) => {
     if (wants('timeclock')) {
       await withService({ ...settings, withoutChangeLog: true }, 1, (plain) =>
-        runTimeclockComparison({ urls: service.urls, observe: watch(service, dialect) }, { urls: plain.urls, observe: watch(plain, dialect) }, workload, options, recorder(column)));
+        runTimeclockComparison({ urls: service.urls, observe: watch(service) }, { urls: plain.urls, observe: watch(plain) }, workload, options, recorder(column)));
     }
     await runColumn(column, dialect, service, workload, writes);
   });

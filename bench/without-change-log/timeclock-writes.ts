@@ -7,13 +7,15 @@ import type { Compilable, Transaction } from 'kysely';
 import type { Db } from '../../src/platform/db/database.ts';
 import type { Database } from '../../src/platform/db/schema.ts';
 import { runPrepared, type PreparedStatement } from '../../src/platform/db/prepared.ts';
+import { returningIds } from '../../src/changes/change-log.ts';
 
 export async function insertWithChange(connection: Db | Transaction<Database>, insert: Compilable): Promise<void> {
   await connection.executeQuery(insert);
 }
 
 export async function insertAllWithChanges(db: Db, insert: PreparedStatement, values: readonly unknown[]): Promise<Set<string>> {
-  const stored = await runPrepared<{ id: string }>(db, { name: `${insert.name}_returning`, text: `${insert.text} returning id` }, values);
+  // The very statement the service runs as the CTE feeding the changes' insert (change-log.ts).
+  const stored = await runPrepared<{ id: string }>(db, returningIds(insert), values);
   return new Set(stored.map((row) => row.id));
 }
 

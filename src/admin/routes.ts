@@ -10,6 +10,7 @@ import { createApiClient, createApiUser, createCompany, createOrganisation, setG
 import { ImportDocument, ImportResult } from '../company/import.ts';
 import { importInWorker, type Rejection } from '../company/import-job.ts';
 import { markChecked } from '../platform/unstorable-text.ts';
+import { bodyIntoOneBuffer } from '../platform/body-buffer.ts';
 import { badRequest } from '../platform/errors.ts';
 import type { Db } from '../platform/db/database.ts';
 import { requireOperator } from './guard.ts';
@@ -127,16 +128,20 @@ export async function adminRoutes(app: App, { deps }: { deps: AdminRouteDeps }):
 }
 
 /**
- * The import in a scope of its own, for its body parser: up to 64 MiB, kept as bytes and handed to a
+ * The import in a scope of its own, for its body parser: up to 64 MiB, read into one buffer as it
+ * arrives (platform/body-buffer.ts) and handed to a
  * worker thread that reads, checks and writes it (company/import-job.ts), so that no request holds
  * the event loop (CONTRACT §4). The worker refuses unstorable text itself, so the body is marked as
  * checked.
  */
 async function importRoute(app: App, { deps }: { deps: AdminRouteDeps }): Promise<void> {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (_request: unknown, body: Buffer) => {
-    markChecked(body);
-    return body;
+  const readBody = bodyIntoOneBuffer(IMPORT_BODY_LIMIT);
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    readBody(request, payload, (error, body) => {
+      if (body) markChecked(body);
+      done(error, body);
+    });
   });
   app.post('/api/v1/admin/companies/:companyId/import', {
     schema: { params: CompanyParams, body: ImportDocument, ...operatorSchema('adminImportCompanyData', 'Import company data: validated whole, applied in one transaction, upserted by ref', 200, ImportResult, 400, 413, 415) },

@@ -137,6 +137,11 @@ export interface CompanyChange {
 
 const withChanges = new Map<string, PreparedStatement>();
 
+/** `insert` returning the ids it stored: the CTE of `insertAllWithChanges`, also run alone by the bench's build without the change log. */
+export function returningIds(insert: PreparedStatement): PreparedStatement {
+  return { name: `${insert.name}_returning`, text: `${insert.text} returning id` };
+}
+
 /** `insert` as a CTE feeding the insert of its rows' changes: the changes' columns follow its parameters. */
 function withChangesOf(insert: PreparedStatement, parameterCount: number): PreparedStatement {
   let statement = withChanges.get(insert.name);
@@ -144,7 +149,7 @@ function withChangesOf(insert: PreparedStatement, parameterCount: number): Prepa
     const p = (i: number) => `$${parameterCount + i}`;
     statement = {
       name: `${insert.name}_with_changes`,
-      text: `with written as (${insert.text} returning id) ` +
+      text: `with written as (${returningIds(insert).text}) ` +
         'insert into company_changes (company_id, type, resource_id, occurred_at, recorded_at, data) ' +
         'select c.company_id, c.type, c.resource_id, c.occurred_at, c.recorded_at, c.data ' +
         `from unnest(${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::bigint[], ${p(6)}::text[]) ` +

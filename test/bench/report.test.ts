@@ -62,3 +62,10 @@ test('the timeclock row without the change log shows what the change log costs, 
   column.outcomes.set('timeclock', measured(2_400));
   assert.match(rowOf(renderTable([column]), 'POST /timeclock/events, the same without'), /the change log costs 20\.0 % · \*\*fail\*\*/);
 });
+
+test('with CPU watched, the timeclock row also shows CPU per request with and without the change log, and its share', () => {
+  const watched = (perSecond: number, serviceCpu: number, postgresCpu: number) => ({ measurement: { ...measured(perSecond).measurement, resources: { serviceCpu, postgresCpu } } });
+  // With: 0.5 + 0.5 cores at 2,000/s = 500 µs; without: 0.4 + 0.5 cores at 2,250/s = 400 µs.
+  const column: Column = { id: 'postgres', title: 'PostgreSQL', outcomes: new Map([['timeclock', watched(2_000, 0.5, 0.5)], ['timeclock-plain', watched(2_250, 0.4, 0.5)]]) };
+  assert.match(rowOf(renderTable([column]), 'POST /timeclock/events, the same without'), /the change log costs 11\.1 % · CPU per request 500 µs with it, 400 µs without: 20\.0 % of CPU · service CPU 40 %/);
+});

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { cpuShare, parseCpuTicks, parseLoopP99Ms, parseRssKiB } from '../../bench/resources.ts';
+import { cpuShare, parseCpuTicks, parseLoopP99Ms, parseRssKiB, servesDatabase } from '../../bench/resources.ts';
 
 // A real line's shape (proc(5)): pid (comm) state ppid … utime=14 stime=15 …; the name may hold ") ".
 const STAT = '4242 (node ) weird) R 1 4242 4242 0 -1 4194304 1234 0 0 0 731 269 0 0 20 0 11 0 5000 1200000000 65000 18446744073709551615';
@@ -38,4 +38,15 @@ test('the event-loop p99 comes from prom-client\'s gauge, in milliseconds', () =
   const text = '# HELP nodejs_eventloop_lag_p99_seconds The 99th percentile of the recorded event loop delays.\n# TYPE nodejs_eventloop_lag_p99_seconds gauge\nnodejs_eventloop_lag_p99_seconds 0.046268415\nnodejs_eventloop_lag_p90_seconds 0.02\n';
   assert.equal(parseLoopP99Ms(text), 46.268415);
   assert.equal(parseLoopP99Ms('nodejs_eventloop_lag_p90_seconds 0.02\n'), undefined);
+});
+
+test("PostgreSQL's CPU counts this database's sessions and the cluster's shared processes, not other databases' sessions", () => {
+  assert.equal(servesDatabase('postgres: 15/main: postgres wfs_bench_1a2b 127.0.0.1(58576) INSERT', 'wfs_bench_1a2b'), true);
+  assert.equal(servesDatabase('postgres: 15/main: postgres wfs_test_9z 127.0.0.1(41000) idle', 'wfs_bench_1a2b'), false);
+  assert.equal(servesDatabase('postgres: postgres wfs_test_9z [local] idle', 'wfs_bench_1a2b'), false);
+  assert.equal(servesDatabase('postgres: 15/main: autovacuum worker wfs_test_9z', 'wfs_bench_1a2b'), false);
+  assert.equal(servesDatabase('postgres: 15/main: autovacuum worker wfs_bench_1a2b', 'wfs_bench_1a2b'), true);
+  for (const shared of ['postgres: 15/main: walwriter', 'postgres: 15/main: checkpointer', 'postgres: 15/main: background writer', 'postgres: 15/main: autovacuum launcher']) {
+    assert.equal(servesDatabase(shared, 'wfs_bench_1a2b'), true, shared);
+  }
 });
