@@ -14,7 +14,7 @@ const database = useMigratedDatabase();
 
 function figure(companyId: string, category: string) {
   const now = Date.now();
-  return { id: newId('fig'), company_id: companyId, stream: 'revenue', department_id: 'dep_x', date: '2026-11-26', week: null, period_key: '2026-11-26', period_start: '2026-11-26', period_end: '2026-11-26', kind: 'realised', category, amount_minor: 100, hours_centi: null, created_at: now, updated_at: now };
+  return { id: newId('fig'), company_id: companyId, stream: 'revenue' as const, department_id: 'dep_x', date: '2026-11-26', week: null, period_key: '2026-11-26', period_start: '2026-11-26', period_end: '2026-11-26', kind: 'realised', category, amount_minor: 100, hours_centi: null, created_at: now, updated_at: now };
 }
 
 async function newCompany(db: Db): Promise<string> {
