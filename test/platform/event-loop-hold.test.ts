@@ -129,7 +129,7 @@ function writeCompanyFile(bytes: number, prefix: string): string {
 function sendFileWithCurl(path: string, file: string, headers: Record<string, string>): Promise<number> {
   const args = ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-X', 'POST', '--data-binary', `@${file}`, ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]), `${company.server.baseUrl}${path}`];
   return new Promise((resolve, reject) => {
-    execFile('curl', args, { maxBuffer: 1024 }, (error, stdout) => (error ? reject(error) : resolve(Number(stdout))));
+    execFile('curl', args, { maxBuffer: 1024, encoding: 'utf8' }, (error, stdout) => (error ? reject(new Error(`curl failed: ${error.message}`)) : resolve(Number(stdout))));
   });
 }
 
@@ -148,7 +148,7 @@ function probeFromAnotherProcess(url: string): { stop: () => Promise<number> } {
     agent.destroy(); process.stdout.write(String(worst));`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => { output += chunk; });
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
   const exited = new Promise<number>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(Number(output)) : reject(new Error(`the probe exited with ${code}`)))));
   return { stop: () => { child.stdin.end(); return exited; } };
 }
