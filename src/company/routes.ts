@@ -105,7 +105,7 @@ export async function companyRoutes(app: App, { deps }: { deps: CompanyRouteDeps
     // Not async: a cached company and answer are sent without a promise (response-cache.ts).
     (request, reply) => {
       const answer = (company: CompanyRecord) => {
-        const key = ['configuration', company.id, company.dataVersion].join('|');
+        const key = `configuration|${company.id}|${company.dataVersion}`;
         return replyCached(request, reply, deps.responseCache, key, () => getConfiguration(deps.db, company));
       };
       const company = deps.companies.find(request.principal.companyId);
@@ -168,7 +168,7 @@ export async function companyRoutes(app: App, { deps }: { deps: CompanyRouteDeps
     (request, reply) => {
       const answer = (company: CompanyRecord) => {
         const date = feedDate(request.query.date, company.timezone, deps.clock.now());
-        const key = ['feed', company.id, company.dataVersion, date].join('|');
+        const key = `feed|${company.id}|${company.dataVersion}|${date}`;
         return replyCached(request, reply, deps.responseCache, key, () => timetableFeed(deps.db, company, date));
       };
       const company = deps.companies.find(request.principal.companyId);

@@ -8,7 +8,9 @@
 // handful of promises and microtasks on every request even when the count is in memory. Here the
 // in-memory count answers synchronously (callback-style hook), and only Redis costs a promise.
 import type { Redis } from 'ioredis';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
+
+type PreParsingDone = (error?: Error | null, payload?: RequestPayload) => void;
 
 /** The window a request was counted in: its count so far (this one included) and the ms it has left. */
 export interface RateWindow {
@@ -83,37 +85,45 @@ function overTheLimit(): Error {
   return Object.assign(new Error('Rate limit exceeded'), { statusCode: 429 });
 }
 
+/** What a counter that failed leaves: no count, so the request passes (the limit fails open). */
+const OPEN: RateWindow = { count: 0, ttlMs: 0 };
+
 /**
  * Limits every route of `app` (an encapsulated scope), counted before the body is read: a client over
  * its limit costs no parsing, and every answer — a 400 for a bad body or query included — carries
- * the headers.
+ * the headers. An in-memory count is answered without a closure or a promise.
  */
 export function limitRequests(app: FastifyInstance, options: RateLimitOptions): void {
   const { max, windowMs, counter, key, onError } = options;
   const limit = String(max);
+  const answer = (reply: FastifyReply, { count, ttlMs }: RateWindow, payload: RequestPayload, done: PreParsingDone): void => {
+    const reset = String(Math.ceil(ttlMs / 1000));
+    reply.header('x-ratelimit-limit', limit).header('x-ratelimit-remaining', String(Math.max(0, max - count))).header('x-ratelimit-reset', reset);
+    if (count <= max) {
+      done(null, payload);
+      return;
+    }
+    reply.header('retry-after', reset);
+    done(overTheLimit());
+  };
   app.addHook('preParsing', (request, reply, payload, done) => {
-    const answer = ({ count, ttlMs }: RateWindow): void => {
-      const reset = String(Math.ceil(ttlMs / 1000));
-      reply.header('x-ratelimit-limit', limit).header('x-ratelimit-remaining', String(Math.max(0, max - count))).header('x-ratelimit-reset', reset);
-      if (count <= max) {
-        done(null, payload);
-        return;
-      }
-      reply.header('retry-after', reset);
-      done(overTheLimit());
-    };
-    const failOpen = (error: unknown): void => {
-      onError(error);
-      answer({ count: 0, ttlMs: 0 });
-    };
     let counted: RateWindow | Promise<RateWindow>;
     try {
       counted = counter.count(key(request), windowMs);
     } catch (error) {
-      failOpen(error);
+      onError(error);
+      counted = OPEN;
+    }
+    if (!(counted instanceof Promise)) {
+      answer(reply, counted, payload, done);
       return;
     }
-    if (counted instanceof Promise) counted.then(answer, failOpen);
-    else answer(counted);
+    counted.then(
+      (window) => answer(reply, window, payload, done),
+      (error: unknown) => {
+        onError(error);
+        answer(reply, OPEN, payload, done);
+      },
+    );
   });
 }

@@ -52,6 +52,8 @@ export class ResponseCache {
   readonly #held = new WeakSet<CachedResponse>();
   readonly #maxBytes: number;
   #bytes = 0;
+  /** The entry last in #entries' order (or one already evicted): a hit on it needs no re-insert. */
+  #newest: CachedResponse | undefined;
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
@@ -59,10 +61,12 @@ export class ResponseCache {
 
   get(key: string): CachedResponse | undefined {
     const entry = this.#entries.get(key);
-    if (entry) {
-      // Re-insert so the Map's order is least recently used first.
+    // Re-insert so the Map's order is least recently used first; under load the same entry is asked
+    // for again and again, and it is already last.
+    if (entry && entry !== this.#newest) {
       this.#entries.delete(key);
       this.#entries.set(key, entry);
+      this.#newest = entry;
     }
     return entry;
   }
@@ -71,8 +75,13 @@ export class ResponseCache {
     if (entry.bytes > this.#maxBytes / 4) return;
     // Concurrent misses build the same key twice: the replaced entry's bytes leave with it.
     const replaced = this.#entries.get(key);
-    if (replaced) this.#bytes -= replaced.bytes;
+    if (replaced) {
+      this.#bytes -= replaced.bytes;
+      // Map.set keeps a key's place: deleted first, the entry goes last, where #newest says it is.
+      this.#entries.delete(key);
+    }
     this.#entries.set(key, entry);
+    this.#newest = entry;
     this.#held.add(entry);
     if (replaced) this.#held.delete(replaced);
     this.#charge(entry.bytes);

@@ -13,6 +13,19 @@ test('the response cache keeps within its byte budget, dropping the least recent
   assert.ok(cache.get('f'));
 });
 
+test('an entry asked for again and again, or cached again under its key, stays the most recently used', () => {
+  const cache = new ResponseCache(100);
+  for (const key of ['a', 'b', 'c', 'd']) cache.set(key, cachedResponse('x'.repeat(20)));
+  for (let i = 0; i < 3; i++) assert.ok(cache.get('a'), 'a, asked for repeatedly');
+  cache.set('b', cachedResponse('y'.repeat(20)));
+  assert.ok(cache.get('b'), 'b, cached again: now the most recently used');
+  for (const key of ['e', 'f', 'g']) cache.set(key, cachedResponse('x'.repeat(20)));
+  assert.equal(cache.get('c'), undefined, 'c left first');
+  assert.equal(cache.get('d'), undefined, 'then d');
+  assert.ok(cache.get('a'));
+  assert.ok(cache.get('b'));
+});
+
 test('a body larger than a quarter of the budget is not cached', () => {
   const cache = new ResponseCache(100);
   cache.set('big', cachedResponse('x'.repeat(30)));

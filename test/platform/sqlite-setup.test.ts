@@ -41,7 +41,7 @@ test('the server opens sqlite:<path> in directories that do not exist yet, creat
   }
 });
 
-test('the database is opened in WAL mode, with foreign keys on and a busy timeout', sqliteOnly, async () => {
+test('the database is opened in WAL mode, with foreign keys on, a busy timeout and temporary storage in memory', sqliteOnly, async () => {
   const root = scratchDirectory();
   const ctx = await createContext(loadConfig({ DATABASE_URL: `sqlite:${join(root, 'wfs.db')}` }), { poll: false });
   try {
@@ -49,6 +49,8 @@ test('the database is opened in WAL mode, with foreign keys on and a busy timeou
     assert.equal(await pragma(ctx.db, 'foreign_keys'), 1);
     const busyTimeout = Number(await pragma(ctx.db, 'busy_timeout'));
     assert.ok(busyTimeout > 0, `busy_timeout is ${busyTimeout} ms`);
+    // Statement journals (a grouped commit's savepoints) and temporary tables in memory, not in files.
+    assert.equal(await pragma(ctx.db, 'temp_store'), 2);
     // Foreign keys are really enforced: an API Client of a company that does not exist is refused.
     const now = Date.now();
     await assert.rejects(
