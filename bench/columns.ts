@@ -174,14 +174,14 @@ async function departmentIdsOf(url: string, workload: Workload): Promise<string[
  * The timeclock row and the same load against a build without the change log (bench/comparison.ts,
  * bench/without-change-log/): `timeclock` and `timeclock-plain`.
  */
-export async function runTimeclockComparison(withIt: Variant, without: Variant, workload: Workload, options: BenchOptions, report: Report): Promise<void> {
+export async function runTimeclockComparison(withIt: Variant, without: Variant, workload: Workload, options: BenchOptions, report: Report, settle: () => Promise<void>): Promise<void> {
   if (!workload.company) {
     for (const rowId of ['timeclock', 'timeclock-plain']) report(rowId, { skipped: workload.missingData });
     return;
   }
   workload.people ??= await timeclockPeople(withIt.urls[0]!, workload, options.timeclockPeople);
   const load = { idToken: workload.tenant.idToken, people: workload.people, firstEventAt: workload.firstEventAt, concurrency: options.timeclockConcurrency };
-  const measured = await compareTimeclock(withIt, without, load, options.warmup, options.duration);
+  const measured = await compareTimeclock(withIt, without, load, options.warmup, options.duration, settle);
   report('timeclock', { measurement: measured.with });
   report('timeclock-plain', { measurement: measured.without });
 }

@@ -36,6 +36,15 @@ export function combineResources(parts: readonly { resources?: Resources; second
   };
 }
 
+/** A segment's rate and, when watched, its service and PostgreSQL CPU per request: one slow segment shows which. */
+function segmentFigures(m: Measurement): string {
+  const rate = `${Math.round(m.perSecond ?? 0)}/s`;
+  const r = m.resources;
+  if (!r || !m.perSecond) return rate;
+  const micros = (cores: number) => Math.round((cores / m.perSecond!) * 1e6);
+  return `${rate} ${micros(r.serviceCpu)}${r.postgresCpu !== undefined ? ` + ${micros(r.postgresCpu)}` : ''} µs CPU`;
+}
+
 /** Segments of one variant as one measurement: the rate over their summed time, the worst p99. */
 export function combineSegments(parts: readonly Measurement[]): Measurement {
   const timed = parts.map((p) => ({ ...p, seconds: p.seconds ?? 0 }));
@@ -50,14 +59,21 @@ export function combineSegments(parts: readonly Measurement[]): Measurement {
     failures: sum(parts.map((p) => p.failures)),
     samples,
     seconds,
-    note: `${parts.length} segments alternating with the other build; p99 the worst segment's, median the mean of theirs${note ? `; ${note}` : ''}`,
+    note: `${parts.length} segments alternating with the other build (${parts.map(segmentFigures).join(', ')}); p99 the worst segment's, median the mean of theirs${note ? `; ${note}` : ''}`,
     ...(resources ? { resources } : {}),
   };
 }
 
-export async function compareTimeclock(withIt: Variant, without: Variant, load: Load, warmup: number, duration: number): Promise<{ with: Measurement; without: Measurement }> {
+/**
+ * `settle` runs after both warm-ups, before the first segment: on PostgreSQL it analyses the tables
+ * the warm-ups filled, so both builds plan their prepared statements on the same statistics. Without
+ * it the build warmed up first prepared them while timeclock_events was still analysed empty, and
+ * kept a generic plan that scans the whole table for each person's latest event (docs/benchmarks.md).
+ */
+export async function compareTimeclock(withIt: Variant, without: Variant, load: Load, warmup: number, duration: number, settle: () => Promise<void>): Promise<{ with: Measurement; without: Measurement }> {
   // The warm-up of each build: JIT, pools, caches (not recorded).
   if (warmup > 0) for (const variant of [without, withIt]) await measureTimeclock({ ...load, urls: variant.urls, warmup: 0, duration: warmup });
+  await settle();
   const segments = new Map<Variant, Measurement[]>([[withIt, []], [without, []]]);
   for (const variant of [without, withIt, withIt, without]) {
     segments.get(variant)!.push(await measureTimeclock({ ...load, urls: variant.urls, warmup: 0, duration: duration / 2, ...(variant.observe ? { observe: variant.observe } : {}) }));

@@ -35,3 +35,8 @@ export async function freshBenchDatabase(dialect: Dialect, postgresAdminUrl: str
   url.pathname = `/${name}`;
   return { dialect, url: url.toString(), drop: () => adminQuery(postgresAdminUrl, `drop database if exists ${name} with (force)`) };
 }
+
+/** Fresh statistics of the timeclock's tables (PostgreSQL; SQLite plans without them): see compareTimeclock. */
+export async function analyzeTimeclockTables(database: BenchDatabase): Promise<void> {
+  if (database.dialect === 'postgres') await adminQuery(database.url, 'analyze timeclock_events, company_changes');
+}

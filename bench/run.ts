@@ -3,7 +3,7 @@
 // company of 1,000 employees, measures each endpoint for a few seconds, then prints the table and
 // writes it into docs/benchmarks.md. Bounded in time; everything it starts, it stops.
 import { readOptions, type Dialect } from './options.ts';
-import { freshBenchDatabase } from './databases.ts';
+import { analyzeTimeclockTables, freshBenchDatabase, type BenchDatabase } from './databases.ts';
 import { BENCH_METRICS_TOKEN, startBareServer, startService, type ServiceSettings, type Target } from './processes.ts';
 import { measureLoad, requireWrk } from './load.ts';
 import { BENCH_BASE_URL, openBenchContext, provisionBenchTenant, closeContext } from './tenant.ts';
@@ -106,14 +106,14 @@ async function withService(settings: ServiceSettings, instances: number, body: (
  * (bench/comparison.ts), and the other write and change rows. Webhooks last: nothing else should
  * share the service with deliveries.
  */
-async function runSingleColumn(column: Column, dialect: Dialect, settings: ServiceSettings, workload: Workload): Promise<void> {
+async function runSingleColumn(column: Column, dialect: Dialect, settings: ServiceSettings, workload: Workload, database: BenchDatabase): Promise<void> {
   if (HTTP_ROWS.some((id) => wants(groupOf(id)))) await withService(settings, 1, (service) => runColumn(column, dialect, service, workload, HTTP_ROWS));
   const writes = ['revenue', 'changes', 'webhooks'];
   if (!wants('timeclock') && !writes.some(wants)) return;
   await withService(settings, 1, async (service) => {
     if (wants('timeclock')) {
       await withService({ ...settings, withoutChangeLog: true }, 1, (plain) =>
-        runTimeclockComparison({ urls: service.urls, observe: watch(service) }, { urls: plain.urls, observe: watch(plain) }, workload, options, recorder(column)));
+        runTimeclockComparison({ urls: service.urls, observe: watch(service) }, { urls: plain.urls, observe: watch(plain) }, workload, options, recorder(column), () => analyzeTimeclockTables(database)));
     }
     await runColumn(column, dialect, service, workload, writes);
   });
@@ -141,7 +141,7 @@ async function runDatabase(dialect: Dialect, columns: Column[]): Promise<LoadedC
       const workload = await prepareWorkload(database.url, dialect);
       company = workload.company;
       const settings = { databaseUrl: database.url, baseUrl: BENCH_BASE_URL, logLevel: options.logLevel, nodeOptions: options.serverNodeOptions };
-      await runSingleColumn(single, dialect, settings, workload);
+      await runSingleColumn(single, dialect, settings, workload, database);
       if (dialect === 'postgres' && options.twoInstances && (wants('config') || wants('timeclock'))) {
         const double: Column = { id: 'postgres-2', title: 'PostgreSQL, 2 instances (same 2 cores)', outcomes: new Map(), scalesFrom: 'postgres' };
         await runColumnSafely(double, columns, async () => {
