@@ -13,6 +13,7 @@ import { watermarkOf } from './watermark.ts';
 import { pacer } from '../platform/cooperative.ts';
 import { runPrepared, type PreparedStatement } from '../platform/db/prepared.ts';
 import type { CompanyChangesTable } from './tables.ts';
+import { textArray } from '../platform/db/array-literal.ts';
 
 export type ChangeResourceType = 'user' | 'contract' | 'shift' | 'department' | 'position' | 'shift_type' | 'contract_type' | 'revenue_item' | 'wage_budget_item' | 'timeclock_event';
 export type ChangeAction = 'created' | 'updated' | 'deleted';
@@ -105,15 +106,17 @@ function changeRow(companyId: string, change: NewChange, occurredAt: string, rec
 const changeInsert = compiledRows((db: Db, rows: ChangeRow[]) => db.insertInto('company_changes').values(rows));
 
 /**
- * PostgreSQL: every row in one statement, the varying columns as one array each (as the inbound
- * upsert does, stored-figures.ts): a 1,000-row VALUES list of 6,000 parameters cost more to bind and
- * plan than to store. Inserted in array order (`with ordinality`), so the seqs follow `rows`.
+ * PostgreSQL: every row in one statement, the varying columns as one array literal each (as the
+ * inbound upsert does, stored-figures.ts): a 1,000-row VALUES list of 6,000 parameters cost more to
+ * bind and plan than to store, and node-postgres escaped every element of the arrays. The seqs are
+ * drawn by one call (`company_changes_next_seqs`, migration 0012: the writers' lock taken once, not
+ * once a row as the column default does) and zipped with the rows by position, so they follow `rows`.
  */
 async function insertUnnested(trx: Connection, companyId: string, rows: readonly ChangeRow[], occurredAt: string, recordedAt: number): Promise<void> {
-  await sql`insert into company_changes (company_id, type, resource_id, occurred_at, recorded_at, data)
-    select ${companyId}::text, c.type, c.resource_id, ${occurredAt}::text, ${recordedAt}::bigint, c.data
-    from unnest(${rows.map((row) => row.type)}::text[], ${rows.map((row) => row.resource_id)}::text[], ${rows.map((row) => row.data ?? null)}::text[]) with ordinality as c(type, resource_id, data, n)
-    order by c.n`.execute(trx);
+  await sql`insert into company_changes (seq, company_id, type, resource_id, occurred_at, recorded_at, data)
+    select c.seq, ${companyId}::text, c.type, c.resource_id, ${occurredAt}::text, ${recordedAt}::bigint, c.data
+    from rows from (company_changes_next_seqs(${rows.length}::integer), unnest(${textArray(rows.map((row) => row.type))}::text[]),
+      unnest(${textArray(rows.map((row) => row.resource_id))}::text[]), unnest(${textArray(rows.map((row) => row.data ?? null))}::text[])) as c(seq, type, resource_id, data)`.execute(trx);
 }
 
 /**

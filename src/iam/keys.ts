@@ -1,6 +1,7 @@
 // Signing keys live in the database so every instance signs and verifies with the same set.
 // Rotation publishes a new key before it signs (activates_at lies ahead by the JWKS cache lifetime),
 // and a retired key stays published until every token it signed has expired.
+import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
@@ -15,7 +16,8 @@ export interface PublishedKey {
 }
 
 interface LoadedKey extends PublishedKey {
-  privateKey: CryptoKey;
+  /** A KeyObject, which (unlike a non-extractable CryptoKey) can be handed to the signing thread. */
+  privateKey: KeyObject;
   publicKey: CryptoKey;
 }
 
@@ -107,7 +109,7 @@ export class KeyRing {
           kid: row.kid,
           activatesAt: row.activates_at,
           publicJwk,
-          privateKey: (await importJWK(JSON.parse(row.private_jwk) as JWK, SIGNING_ALG)) as CryptoKey,
+          privateKey: createPrivateKey({ key: JSON.parse(row.private_jwk) as JsonWebKey, format: 'jwk' }),
           publicKey: (await importJWK(publicJwk, SIGNING_ALG)) as CryptoKey,
         };
       }),
@@ -131,7 +133,7 @@ export class KeyRing {
   }
 
   /** The newest key whose activation time has come. */
-  async signingKey(): Promise<{ kid: string; privateKey: CryptoKey }> {
+  async signingKey(): Promise<{ kid: string; privateKey: KeyObject }> {
     const now = this.#clock.now();
     let key = (await this.#fresh()).find((k) => k.activatesAt <= now);
     if (!key) key = (await this.#fresh(true)).find((k) => k.activatesAt <= now);

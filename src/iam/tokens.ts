@@ -4,6 +4,7 @@
 import { compactVerify, jwtVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { SIGNING_ALG, type KeyRing } from './keys.ts';
+import { signingThread } from './signing-thread.ts';
 
 export const ACCESS_TOKEN_TYPE = 'JWT';
 export const REFRESH_TOKEN_TYPE = 'rt+jwt';
@@ -52,8 +53,6 @@ export interface TokenSettings {
 
 export class InvalidTokenError extends Error {}
 
-const ECDSA_SHA256 = { name: 'ECDSA', hash: 'SHA-256' } as const;
-
 /** The encoded protected header of each key and token type: the same for every token they sign. */
 const encodedHeaders = new Map<string, string>();
 
@@ -70,14 +69,13 @@ function encodedHeader(kid: string, typ: string): string {
 /**
  * A compact JWS (RFC 7515) of `claims`, ES256 with the current key: built here rather than by
  * jose's SignJWT, whose per-token work (claim checks, header serialisation, buffer copies) cost as
- * much CPU on the event loop as handing the signature to the thread pool. The bytes are jose's:
- * header `{alg, kid, typ}`, the claims as given (test/iam/tokens.test.ts compares them).
+ * much CPU on the event loop as the signature itself, and signed on the signing thread. The bytes
+ * are jose's: header `{alg, kid, typ}`, the claims as given (test/iam/tokens.test.ts compares them).
  */
 async function signJwt(keys: KeyRing, typ: string, claims: JWTPayload): Promise<string> {
   const { kid, privateKey } = await keys.signingKey();
   const signingInput = `${encodedHeader(kid, typ)}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-  const signature = await crypto.subtle.sign(ECDSA_SHA256, privateKey, Buffer.from(signingInput));
-  return `${signingInput}.${Buffer.from(signature).toString('base64url')}`;
+  return `${signingInput}.${await signingThread.sign(kid, privateKey, signingInput)}`;
 }
 
 export async function signIdToken(keys: KeyRing, settings: TokenSettings, subject: TokenSubject, now: number): Promise<{ token: string; claims: AccessClaims }> {
