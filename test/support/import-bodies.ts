@@ -41,12 +41,15 @@ export function filled(head: string, unit: (i: number) => string, separator: str
   return Buffer.from(head + parts.join(separator) + tail);
 }
 
+/** Empty shifts up to `max` bytes: six problems each (every required field missing), all of them listed. */
+export const emptyShifts = (max: number): Buffer => filled('{"shifts":[', () => '{}', ',', ']}', max);
+
 /** The worst bodies of `max` bytes for the import, beside a valid company of that size. */
 export function hostileImports(max: number): Record<string, Buffer> {
   return {
     'many keys in the root object': filled('{', (i) => `"k${i}":0`, ',', '}', max),
     'many keys in one shift': filled('{"shifts":[{', (i) => `"k${i}":0`, ',', '}]}', max),
-    'many empty shifts': filled('{"shifts":[', () => '{}', ',', ']}', max),
+    'many empty shifts': emptyShifts(max),
     'many nulls in a section': filled('{"users":[', () => 'null', ',', ']}', max),
     'one huge string': filled('{"departments":"', () => 'a', '', '"}', max),
     'one huge property name': filled('{"shifts":[{"', () => 'a', '', '":1}]}', max),
