@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { resolve } from 'node:path';
 import { freePorts, startCluster, type Cluster } from '../test/support/processes.ts';
 
 export interface Target {
@@ -58,6 +59,11 @@ export interface ServiceSettings {
   nodeOptions: string;
   /** Bench-only: the timeclock write path without its change-log insert (bench/without-change-log/). */
   withoutChangeLog?: boolean;
+  /**
+   * Another checkout of the repository to run instead of this one (bench/read-cpu.ts compares builds):
+   * its own `test/support/processes.ts` starts its own `src/app/server.ts`.
+   */
+  root?: string;
 }
 
 const WITHOUT_CHANGE_LOG = `--import=${new URL('./without-change-log/register.ts', import.meta.url).href}`;
@@ -68,7 +74,8 @@ export const BENCH_METRICS_TOKEN = 'bench-metrics-token-0123456789';
 /** Instances of the service on one database, limits raised far above anything the run reaches. */
 export async function startService(settings: ServiceSettings, instances: number): Promise<Target> {
   const nodeOptions = [settings.nodeOptions, settings.withoutChangeLog ? WITHOUT_CHANGE_LOG : ''].filter((o) => o !== '').join(' ');
-  const cluster: Cluster = await startCluster(await freePorts(instances), {
+  const start: typeof startCluster = settings.root ? ((await import(resolve(settings.root, 'test/support/processes.ts'))) as { startCluster: typeof startCluster }).startCluster : startCluster;
+  const cluster: Cluster = await start(await freePorts(instances), {
     DATABASE_URL: settings.databaseUrl,
     BASE_URL: settings.baseUrl,
     RATE_LIMIT_TOKEN_PER_MINUTE: '1000000000',
