@@ -2,8 +2,8 @@
 // (scripts/test-together.ts runs a share of the files one after the other), so the app's modules
 // load once per process instead of once per file. Two per core, because a test file spends much of
 // its time waiting (timers, the processes and browser it drives, the database): while one share
-// waits, the other computes. Shares are balanced by each file's CPU seconds as
-// last measured (scripts/test-costs.json; `--costs` measures them again and rewrites it). Each
+// waits, the other computes. Shares are balanced by each file's CPU seconds as last measured on the
+// database the run uses (scripts/test-costs.json; `--costs` measures them again and rewrites them). Each
 // process's report is printed whole when it ends, then the totals; the exit status is 1 when any test
 // failed or any process did not end cleanly.
 //
@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 const COSTS_FILE = new URL('test-costs.json', import.meta.url);
 const TOGETHER = new URL('test-together.ts', import.meta.url).pathname;
 const COUNTER = new URL('test-counts.ts', import.meta.url).pathname;
+const DIALECT = process.env.WFS_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
 const COUNTS = ['tests', 'pass', 'fail', 'cancelled', 'skipped', 'todo'] as const;
 type Counts = Record<(typeof COUNTS)[number], number>;
 
@@ -65,26 +66,29 @@ async function run(files: string[], countsFile: string, costsFile: string | unde
   return { files, code, counts: readJson<Counts>(countsFile) };
 }
 
-/** Each file's CPU seconds as measured in this run, merged into the known ones. */
-function saveCosts(costsFile: string, costs: Record<string, number>): void {
+type Costs = Partial<Record<typeof DIALECT, Record<string, number>>>;
+
+/** Each file's CPU seconds as measured in this run, merged into the known ones of this database. */
+function saveCosts(costsFile: string, all: Costs): void {
+  const costs = { ...all[DIALECT] };
   for (const line of readFileSync(costsFile, 'utf8').split('\n').filter(Boolean)) {
     const { file, cpu } = JSON.parse(line) as { file: string; cpu: number };
     costs[file] = Math.round(cpu * 10) / 10;
   }
   const sorted = Object.fromEntries(Object.entries(costs).sort(([a], [b]) => a.localeCompare(b)));
-  writeFileSync(COSTS_FILE, `${JSON.stringify(sorted, null, 2)}\n`);
+  writeFileSync(COSTS_FILE, `${JSON.stringify({ ...all, [DIALECT]: sorted }, null, 2)}\n`);
 }
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { jobs: { type: 'string' }, costs: { type: 'boolean' } } });
   const files = positionals.length > 0 ? positionals : globSync('test/**/*.test.ts').sort();
   const jobs = Number(values.jobs ?? 2 * availableParallelism());
-  const costs = readJson<Record<string, number>>(COSTS_FILE) ?? {};
+  const costs = readJson<Costs>(COSTS_FILE) ?? {};
   const scratch = mkdtempSync(join(tmpdir(), 'wfs-test-run-'));
   const costsFile = values.costs ? join(scratch, 'costs.jsonl') : undefined;
   const started = performance.now();
   try {
-    const outcomes = await Promise.all(shares(files, jobs, costs).map((share, i) => run(share, join(scratch, `counts-${i}.json`), costsFile)));
+    const outcomes = await Promise.all(shares(files, jobs, costs[DIALECT] ?? {}).map((share, i) => run(share, join(scratch, `counts-${i}.json`), costsFile)));
     if (costsFile) saveCosts(costsFile, costs);
     const total = Object.fromEntries(COUNTS.map((name) => [name, outcomes.reduce((sum, outcome) => sum + (outcome.counts?.[name] ?? 0), 0)])) as Counts;
     console.log(`\n── ${files.length} files, ${outcomes.length} processes, ${((performance.now() - started) / 1000).toFixed(1)} s ──`);
