@@ -54,7 +54,7 @@ export async function webhookDelivery(app: App, { deps }: { deps: WebhookDeps })
   let unsubscribe = () => {};
   app.addHook('onReady', async () => {
     // A committed change (here, or on another instance through the notifier) is looked for at once.
-    unsubscribe = deps.changeNotifier.subscribeAll(() => dispatcher.wake());
+    unsubscribe = deps.changeNotifier.subscribeAll(() => dispatcher.changed());
     dispatcher.start();
   });
   app.addHook('onClose', async () => {

@@ -6,6 +6,8 @@ import { useCompanyServer } from '../support/company.ts';
 import { provisionTenant } from '../support/tenants.ts';
 import { addEmployee, type Employee } from './fixtures.ts';
 import { getJson, postJson, type Page, type ProblemBody } from '../support/http.ts';
+import { parseOccurredAt } from '../../src/timeclock/events.ts';
+import { ProblemError } from '../../src/platform/errors.ts';
 
 interface StoredEvent {
   id: string;
@@ -199,4 +201,21 @@ test('idempotency comes first: a replay is answered even after the timeclock was
   await company.server.ctx.db.deleteFrom('employees').where('id', '=', person.id).execute();
   assert.deepEqual((await postJson<StoredEvent>(url(), company.token, event)).body, first.body);
   assert.equal((await postJson<ProblemBody>(url(), company.token, { ...event, eventId: randomUUID(), occurredAt: yesterdayAt('07:00') })).status, 404);
+});
+
+test('occurredAt is read as luxon reads ISO 8601: the RFC 3339 fast path gives the same instant, and what luxon refuses is refused', () => {
+  const accepted = [
+    '2026-11-22T09:00:00+01:00', '2026-11-22T09:00:00Z', '2026-11-22T09:00:00-05:30', '2026-11-22T09:00:00-00:00', '2026-11-22T23:59:59+14:00',
+    '2024-02-29T12:00:00Z', '2026-12-31T23:59:59.999-12:00', '2026-03-29T02:30:00+02:00', '2026-11-22T09:00:00.5Z', '2026-11-22T09:00:00.29+01:00',
+    '2026-11-22T09:00:00.57Z', '2026-11-22T09:00:00.123456789+01:00', '2026-11-22T09:00:00.0005Z', '1970-01-01T00:00:00Z', '1969-12-31T23:59:59.999Z',
+    '0999-06-01T00:00:00Z', '2026-11-22T09:00:00+0100', '2026-11-22T09:00:00+01', '2026-11-22T09:00:00,5Z', '2026-11-22T24:00:00Z',
+    '2026-11-22T09:00:00.1234567890123Z', '2026-11-22T09:00:00+24:00', '2026-11-22T09:00:00-23:59',
+  ];
+  for (const value of accepted) assert.equal(parseOccurredAt(value), DateTime.fromISO(value, { setZone: true }).toMillis(), value);
+  for (let ms = 0; ms < 1000; ms += 1) {
+    const value = `2026-11-22T09:00:00.${String(ms).padStart(3, '0')}+01:00`;
+    assert.equal(parseOccurredAt(value), DateTime.fromISO(value, { setZone: true }).toMillis(), value);
+  }
+  const refused = ['2026-02-29T09:00:00Z', '2026-04-31T09:00:00Z', '2026-13-01T09:00:00Z', '2026-11-22T25:00:00Z', '2026-11-22T09:60:00Z', '2026-11-22T23:59:60Z', '2026-11-22T09:00:00', '2026-11-22 09:00:00Z',];
+  for (const value of refused) assert.throws(() => parseOccurredAt(value), (error: unknown) => error instanceof ProblemError && error.code === 'validation_failed', value);
 });
