@@ -8,7 +8,7 @@
 // failed or any process did not end cleanly.
 //
 //   node scripts/test.ts [--jobs N] [--costs] [test file…]
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -24,7 +24,7 @@ type Counts = Record<(typeof COUNTS)[number], number>;
 
 interface Outcome {
   files: string[];
-  code: number | null;
+  code: number | NodeJS.Signals | null;
   counts: Counts | undefined;
 }
 
@@ -50,6 +50,13 @@ function shares(files: string[], jobs: number, costs: Record<string, number>): s
   return planned.map((share) => share.files.sort()).filter((share) => share.length > 0);
 }
 
+/**
+ * Stopped (Ctrl-C, a CI time limit), the processes are stopped too, and what they reported so far
+ * is printed as they end: a test that hangs shows where.
+ */
+const running = new Set<ChildProcess>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => running.forEach((child) => child.kill(signal)));
+
 /** One process running `files`; its report printed whole when it ends. */
 async function run(files: string[], countsFile: string, costsFile: string | undefined): Promise<Outcome> {
   const started = performance.now();
@@ -57,10 +64,13 @@ async function run(files: string[], countsFile: string, costsFile: string | unde
   // The spec report for people; the counts, without test-together's one test per file, for the totals.
   const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${COUNTER}`, `--test-reporter-destination=${countsFile}`];
   const child = spawn(process.execPath, [...reporters, TOGETHER, ...files], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
   const output: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
   child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
-  const [code] = (await once(child, 'close')) as [number | null];
+  const [exit, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+  const code = exit ?? signal;
+  running.delete(child);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   process.stdout.write(`\n── ${files.length} test file(s) in one process (its counts include a test per file): exit ${code}, ${seconds} s ──\n${Buffer.concat(output).toString()}`);
   return { files, code, counts: readJson<Counts>(countsFile) };
