@@ -15,7 +15,7 @@ export type ChangeListener = (companyId: string) => void;
 
 const CHANNEL = 'wfs_company_changes';
 /** How long announcements gather before one NOTIFY carries them. */
-const PUBLISH_DELAY_MS = 20;
+export const PUBLISH_DELAY_MS = 20;
 /** A NOTIFY payload must stay under 8000 bytes. */
 const MAX_PAYLOAD = 7000;
 const RECONNECT_MS = 1000;
