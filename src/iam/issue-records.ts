@@ -15,6 +15,7 @@ import { NO_FLUSH_WAIT_SQL, bookkeepingCommit, grouped } from '../platform/db/du
 import { runPrepared, type PreparedStatement } from '../platform/db/prepared.ts';
 import { sqliteHandleOf } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
+import { Batcher } from '../platform/batcher.ts';
 import type { OAuthClient } from './clients.ts';
 
 export interface ClientCredentialsIssue {
@@ -88,61 +89,29 @@ async function storeOnPostgres(db: Db, issues: readonly ClientCredentialsIssue[]
   return new Set(rows[0]?.issued ?? []);
 }
 
-interface Waiting {
-  issue: ClientCredentialsIssue;
-  resolve(stored: boolean): void;
-  reject(error: unknown): void;
-}
-
 /**
  * On PostgreSQL, the issues that arrive while a statement is in flight wait and go together in the
- * next: under load each statement carries many tokens, and alone a token waits for no one.
+ * next (platform/batcher.ts, with no size limit: the statement takes arrays): under load each
+ * statement carries many tokens, and alone a token waits for no one.
  */
-class PostgresBatches {
-  readonly #db: Db;
-  #queue: Waiting[] = [];
-  #flushing = false;
-
-  constructor(db: Db) {
-    this.#db = db;
-  }
-
-  store(issue: ClientCredentialsIssue): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ issue, resolve, reject });
-      if (this.#flushing) return;
-      this.#flushing = true;
-      // The requests read in this turn of the event loop join the first statement.
-      setImmediate(() => void this.#flush());
-    });
-  }
-
-  async #flush(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const batch = this.#queue;
-      this.#queue = [];
-      try {
-        const stored = await storeOnPostgres(this.#db, batch.map((w) => w.issue));
-        for (const waiting of batch) waiting.resolve(stored.has(waiting.issue.grantId));
-      } catch (error) {
-        for (const waiting of batch) waiting.reject(error);
-      }
-    }
-    this.#flushing = false;
-  }
+function postgresBatches(db: Db): Batcher<ClientCredentialsIssue, boolean> {
+  return new Batcher(async (issues) => {
+    const stored = await storeOnPostgres(db, issues);
+    return issues.map((issue) => ({ ok: true, value: stored.has(issue.grantId) }));
+  }, Number.POSITIVE_INFINITY);
 }
 
 export class IssueRecords {
   readonly #db: Db;
-  readonly #batches: PostgresBatches | undefined;
+  readonly #batches: Batcher<ClientCredentialsIssue, boolean> | undefined;
 
   constructor(db: Db) {
     this.#db = db;
-    this.#batches = sqliteHandleOf(db) ? undefined : new PostgresBatches(db);
+    this.#batches = sqliteHandleOf(db) ? undefined : postgresBatches(db);
   }
 
   /** Stores the grant and its audit entry; false, storing nothing, when the client's row changed since it was read. */
   store(issue: ClientCredentialsIssue): Promise<boolean> {
-    return this.#batches ? this.#batches.store(issue) : storeOnSqlite(this.#db, issue);
+    return this.#batches ? this.#batches.add(issue) : storeOnSqlite(this.#db, issue);
   }
 }
