@@ -68,6 +68,8 @@ interface Related {
   readonly reference: Outcome | undefined;
   readonly sameBody: Outcome | undefined;
   readonly peer: Outcome | undefined;
+  /** The floor of the row's job (the token's signature alone). */
+  readonly floor: Outcome | undefined;
   /** For a row measured without a feature: the same measurement with it. */
   readonly withFeature: Outcome | undefined;
 }
@@ -101,6 +103,8 @@ function cell(row: Row, column: Column, outcome: Outcome | undefined, bare: numb
     if (bareSameBody) parts.push(`${number((m.perSecond / bareSameBody) * 100)} % of the same body from bare`);
     const peer = perSecondOf(related.peer);
     if (peer) parts.push(`×${number(m.perSecond / peer, 2)} of oidc-provider`);
+    const floor = perSecondOf(related.floor);
+    if (floor) parts.push(`${number((m.perSecond / floor) * 100)} % of the signing floor`);
     const withFeature = perSecondOf(related.withFeature);
     const costGoal = costGoalOf(row);
     if (withFeature && costGoal) parts.push(`${costGoal.feature} costs ${number(costOf(withFeature, m.perSecond) * 100, 1)} %`);
@@ -142,6 +146,7 @@ export function renderTable(columns: readonly Column[]): string {
         reference,
         sameBody: row.sameBody ? c.outcomes.get(row.sameBody) : undefined,
         peer: row.peer ? c.outcomes.get(row.peer) : undefined,
+        floor: row.floor ? c.outcomes.get(row.floor) : undefined,
         withFeature: cost ? c.outcomes.get(cost.with) : undefined,
       };
       return cell(row, c, c.outcomes.get(row.id), bare, related);

@@ -8,7 +8,7 @@ import { BENCH_METRICS_TOKEN, startBareServer, startService, type ServiceSetting
 import { measureLoad, requireWrk } from './load.ts';
 import { BENCH_BASE_URL, openBenchContext, provisionBenchTenant, closeContext } from './tenant.ts';
 import { loadCompany, type LoadedCompany } from './company.ts';
-import { runChangesRow, runHttpRow, runPeerTokenRow, runRevenueRows, runTimeclockComparison, runTimeclockRow, runWebhookRow, type Workload } from './columns.ts';
+import { runChangesRow, runHttpRow, runTokenComparisonRows, runRevenueRows, runTimeclockComparison, runTimeclockRow, runWebhookRow, type Workload } from './columns.ts';
 import { observer } from './resources.ts';
 import { ROWS, groupOf } from './scenarios.ts';
 import { renderNotes, renderTable, writeSection, type Column, type Outcome } from './report.ts';
@@ -82,8 +82,8 @@ async function runColumn(column: Column, dialect: Dialect, service: Target, work
   for (const rowId of rows.filter((id) => wants(groupOf(id)))) {
     if (HTTP_ROWS.includes(rowId)) {
       await runHttpRow(rowId, urls, workload, settings, report);
-      // The peer right after, in the same conditions, so the ratio compares like with like.
-      if (rowId === 'token') await runPeerTokenRow(options, report);
+      // The peer and the floor right after, in the same conditions, so the ratios compare like with like.
+      if (rowId === 'token') await runTokenComparisonRows(options, report);
     } else if (rowId === 'timeclock') await runTimeclockRow(urls, workload, settings, report);
     else if (rowId === 'revenue') await runRevenueRows(urls[0]!, workload, settings, report);
     else if (rowId === 'changes') await runChangesRow(urls[0]!, workload, settings, report);

@@ -37,6 +37,14 @@ test('the token row is set against its peer, oidc-provider, in the same column: 
   assert.doesNotMatch(rowOf(table, 'peer: panva'), /of oidc-provider/);
 });
 
+test('the token row also shows its share of the signing floor measured in the same column', () => {
+  const column: Column = { id: 'sqlite', title: 'SQLite', outcomes: new Map([['bare', measured(40_000)], ['token', measured(6_000)], ['token-peer', measured(5_000)], ['token-floor', measured(12_000)]]) };
+  const table = renderTable([column]);
+  assert.match(rowOf(table, 'POST /oauth/token'), /×1\.20 of oidc-provider · 50 % of the signing floor · \*\*fail\*\*/);
+  assert.match(rowOf(table, 'floor: bare'), /12,000\/s · p99 5\.0 ms · 30 % of bare \|/);
+  assert.doesNotMatch(rowOf(table, 'peer: panva'), /signing floor/);
+});
+
 test('a row carries what it cost: service and PostgreSQL CPU, memory after it, event-loop p99', () => {
   const resources = { serviceCpu: 0.96, postgresCpu: 0.415, rssMiB: 261.6, loopP99Ms: 46.2 };
   const config = { measurement: { ...measured(20_000).measurement, resources } };
