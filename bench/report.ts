@@ -123,16 +123,19 @@ function cell(row: Row, column: Column, outcome: Outcome | undefined, bare: numb
   return parts.join(' · ');
 }
 
-export function bareFigure(columns: readonly Column[]): number | undefined {
-  for (const column of columns) {
-    const outcome = column.outcomes.get('bare');
+/**
+ * The baseline a column's shares are taken against: its own bare measurement, taken just before its
+ * rows, or (a column without one) the first column's. The machine's speed drifts over a run's minutes.
+ */
+export function bareFigure(columns: readonly Column[], column?: Column): number | undefined {
+  for (const candidate of column ? [column, ...columns] : columns) {
+    const outcome = candidate.outcomes.get('bare');
     if (outcome && 'measurement' in outcome) return outcome.measurement.perSecond;
   }
   return undefined;
 }
 
 export function renderTable(columns: readonly Column[]): string {
-  const bare = bareFigure(columns);
   const used = ROWS.filter((row) => columns.some((c) => c.outcomes.has(row.id)));
   const lines = [
     `| measurement | target | ${columns.map((c) => c.title).join(' | ')} |`,
@@ -149,7 +152,7 @@ export function renderTable(columns: readonly Column[]): string {
         floor: row.floor ? c.outcomes.get(row.floor) : undefined,
         withFeature: cost ? c.outcomes.get(cost.with) : undefined,
       };
-      return cell(row, c, c.outcomes.get(row.id), bare, related);
+      return cell(row, c, c.outcomes.get(row.id), bareFigure(columns, c), related);
     });
     lines.push(`| ${row.label} | ${goalText(row.goals)} | ${cells.join(' | ')} |`);
   }

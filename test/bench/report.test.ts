@@ -18,6 +18,14 @@ test('a share-of-bare target is marked against the small-JSON baseline', () => {
   assert.match(rowOf(renderTable([below]), 'GET /company/configuration'), /50 % of bare · \*\*fail\*\*/);
 });
 
+test('each column takes its shares of its own bare measurement, or the first column\'s when it has none', () => {
+  const sqlite: Column = { id: 'sqlite', title: 'SQLite', outcomes: new Map([['bare', measured(40_000)], ['config', measured(26_000)]]) };
+  const postgres: Column = { id: 'postgres', title: 'PostgreSQL', outcomes: new Map([['bare', measured(30_000)], ['config', measured(19_500)]]) };
+  const double: Column = { id: 'postgres-2', title: 'PostgreSQL, 2 instances', outcomes: new Map([['config', measured(24_000)]]) };
+  const config = rowOf(renderTable([sqlite, postgres, double]), 'GET /company/configuration');
+  assert.match(config, /26,000\/s · p99 5\.0 ms · 65 % of bare · pass \| 19,500\/s · p99 5\.0 ms · 65 % of bare · pass \| 24,000\/s · p99 5\.0 ms · 60 % of bare · pass \|/);
+});
+
 test('the uncompressed feed is also set against the same body sent by a bare server in its own column', () => {
   const sqlite: Column = { id: 'sqlite', title: 'SQLite', outcomes: new Map([['bare', measured(40_000)], ['bare-feed', measured(1_600)], ['feed', measured(1_200)]]) };
   const postgres: Column = { id: 'postgres', title: 'PostgreSQL', outcomes: new Map([['bare-feed', measured(2_000)], ['feed', measured(1_000)]]) };
