@@ -5,11 +5,13 @@
 // writes: two services on one SQLite file would wait on each other's write lock) with the bench's
 // tenant. Per round and build: the service's CPU per token (utime + stime of the process, /proc), the
 // part of it spent by the main thread (the event loop: /proc/<pid>/task/<pid>/stat) and, on
-// PostgreSQL, by the PostgreSQL processes serving its database.
+// PostgreSQL, by the PostgreSQL processes serving its database; and the voluntary context switches
+// of all the service's threads per token (each a thread put to sleep and woken again: on this VM a
+// wake-up costs more than many a small function).
 //   npx node bench/token-cpu.ts --build DIR [--build DIR ...] [--db sqlite|postgres] [--rounds 6] [--seconds 3]
 // A build is a checkout of this repository (see bench/read-cpu.ts).
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Dialect } from './options.ts';
 import { freshBenchDatabase, type BenchDatabase } from './databases.ts';
@@ -17,6 +19,7 @@ import { BENCH_BASE_URL, closeContext, openBenchContext, provisionBenchTenant } 
 import { measureLoad, requireWrk, type LoadRequest } from './load.ts';
 import { observer, parseCpuTicks, TICKS_PER_SECOND } from './resources.ts';
 import { BENCH_METRICS_TOKEN, startService, type Target } from './processes.ts';
+import { median } from './read-cpu.ts';
 
 export interface TokenCpuOptions {
   builds: readonly string[];
@@ -28,10 +31,11 @@ export interface TokenCpuOptions {
 
 export interface TokenCpuResult {
   build: string;
-  /** Per round: µs of CPU per token — the service, its main thread, PostgreSQL (NaN on SQLite) — and tokens per second. */
+  /** Per round: µs of CPU per token — the service, its main thread, PostgreSQL (NaN on SQLite) —, voluntary context switches per token and tokens per second. */
   service: number[];
   mainThread: number[];
   postgres: number[];
+  switches: number[];
   perSecond: number[];
 }
 
@@ -45,6 +49,14 @@ function mainThreadTicks(pid: number): number {
   return parseCpuTicks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'));
 }
 
+/** Voluntary context switches of the process's live threads, summed. */
+function voluntarySwitches(pid: number): number {
+  return readdirSync(`/proc/${pid}/task`).reduce((sum, tid) => {
+    const match = /^voluntary_ctxt_switches:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'));
+    return sum + Number(match?.[1] ?? 0);
+  }, 0);
+}
+
 async function startBuild(root: string, database: BenchDatabase): Promise<Build> {
   const ctx = await openBenchContext(database.url);
   const tenant = await provisionBenchTenant(ctx);
@@ -55,16 +67,19 @@ async function startBuild(root: string, database: BenchDatabase): Promise<Build>
   return { target, request: { method: 'POST', path: '/api/v1/iam/oauth/token', headers: { 'content-type': 'application/json' }, body } };
 }
 
-async function measureRound({ target, request }: Build, seconds: number): Promise<{ service: number; mainThread: number; postgres: number; perSecond: number }> {
+async function measureRound({ target, request }: Build, seconds: number): Promise<{ service: number; mainThread: number; postgres: number; switches: number; perSecond: number }> {
   const pid = target.pids[0]!;
   const watch = observer({ pids: target.pids, urls: target.urls, metricsToken: BENCH_METRICS_TOKEN, ...(target.postgresDatabase ? { postgresDatabase: target.postgresDatabase } : {}) });
   let mainShare = Number.NaN;
+  let switchesPerSecond = Number.NaN;
   const observe = async () => {
     const stop = await watch();
-    const before = mainThreadTicks(pid);
+    const before = { ticks: mainThreadTicks(pid), switches: voluntarySwitches(pid) };
     const started = performance.now();
     return async () => {
-      mainShare = (mainThreadTicks(pid) - before) / TICKS_PER_SECOND / ((performance.now() - started) / 1000);
+      const seconds = (performance.now() - started) / 1000;
+      mainShare = (mainThreadTicks(pid) - before.ticks) / TICKS_PER_SECOND / seconds;
+      switchesPerSecond = (voluntarySwitches(pid) - before.switches) / seconds;
       return stop();
     };
   };
@@ -73,7 +88,7 @@ async function measureRound({ target, request }: Build, seconds: number): Promis
   const perSecond = measurement.perSecond ?? Number.NaN;
   const micros = (share: number | undefined) => ((share ?? Number.NaN) * 1e6) / perSecond;
   const { resources } = measurement;
-  return { service: micros(resources?.serviceCpu), mainThread: micros(mainShare), postgres: micros(resources?.postgresCpu), perSecond };
+  return { service: micros(resources?.serviceCpu), mainThread: micros(mainShare), postgres: micros(resources?.postgresCpu), switches: switchesPerSecond / perSecond, perSecond };
 }
 
 export async function measureTokenCpu(options: TokenCpuOptions): Promise<TokenCpuResult[]> {
@@ -87,7 +102,7 @@ export async function measureTokenCpu(options: TokenCpuOptions): Promise<TokenCp
     }
     // Warm every build (the kept client, the signing thread, the JIT) before the first round.
     for (const { target, request } of builds) await measureLoad(target.urls, request, { duration: 1, warmup: 0, connections: 32 });
-    const results: TokenCpuResult[] = options.builds.map((root) => ({ build: basename(resolve(root)), service: [], mainThread: [], postgres: [], perSecond: [] }));
+    const results: TokenCpuResult[] = options.builds.map((root) => ({ build: basename(resolve(root)), service: [], mainThread: [], postgres: [], switches: [], perSecond: [] }));
     for (let round = 0; round < options.rounds; round++) {
       const measured = await Promise.all(builds.map((build) => measureRound(build, options.seconds)));
       measured.forEach((m, i) => {
@@ -95,6 +110,7 @@ export async function measureTokenCpu(options: TokenCpuOptions): Promise<TokenCp
         result.service.push(m.service);
         result.mainThread.push(m.mainThread);
         result.postgres.push(m.postgres);
+        result.switches.push(m.switches);
         result.perSecond.push(m.perSecond);
       });
     }
@@ -103,11 +119,6 @@ export async function measureTokenCpu(options: TokenCpuOptions): Promise<TokenCp
     for (const { target } of builds) await target.stop();
     for (const database of databases) await database.drop();
   }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 async function main(): Promise<void> {
@@ -127,9 +138,9 @@ async function main(): Promise<void> {
     seconds: Number(values.seconds),
     postgresUrl: process.env.WFS_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
   });
-  const line = (values: readonly number[]) => `median ${median(values).toFixed(1)} (${values.map((v) => v.toFixed(0)).join(' ')})`;
-  for (const { build, service, mainThread, postgres, perSecond } of results) {
-    console.log(`${build.padEnd(20)} µs per token: service ${line(service)} · main thread ${line(mainThread)}${postgres.some(Number.isFinite) ? ` · PostgreSQL ${line(postgres)}` : ''} · tokens/s ${perSecond.map((r) => r.toFixed(0)).join(' ')}`);
+  const line = (values: readonly number[], digits = 0) => `median ${median(values).toFixed(digits + 1)} (${values.map((v) => v.toFixed(digits)).join(' ')})`;
+  for (const { build, service, mainThread, postgres, switches, perSecond } of results) {
+    console.log(`${build.padEnd(20)} µs per token: service ${line(service)} · main thread ${line(mainThread)}${postgres.some(Number.isFinite) ? ` · PostgreSQL ${line(postgres)}` : ''} · voluntary switches per token ${line(switches, 2)} · tokens/s ${perSecond.map((r) => r.toFixed(0)).join(' ')}`);
   }
 }
 

@@ -1,6 +1,7 @@
 // bench/token-cpu.ts: each build it is given, on a database of its own, answers client_credentials
 // tokens under wrk, and each round yields the CPU per token of the service and of its main thread
-// (and of PostgreSQL on PostgreSQL), and a rate (one 1-second round: the figures only have to exist).
+// (and of PostgreSQL on PostgreSQL), the threads' voluntary context switches per token, and a rate
+// (one 1-second round: the figures only have to exist).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
@@ -24,5 +25,6 @@ test('each build gets a CPU per token, its main thread part and a rate per round
     assert.ok(mainThread > 0 && mainThread <= service, `main thread ${mainThread} µs of ${service}`);
     assert.equal(Number.isFinite(postgres), testDialect === 'postgres', `PostgreSQL ${postgres} µs`);
     assert.ok(perSecond > 0, `${perSecond}/s`);
+    assert.ok(result.switches[0]! >= 0 && Number.isFinite(result.switches[0]), `${result.switches[0]} switches per token`);
   }
 });
