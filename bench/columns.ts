@@ -13,7 +13,7 @@ import { compareTimeclock, type Variant } from './comparison.ts';
 import { JsonClient } from './client.ts';
 import type { Outcome } from './report.ts';
 import type { LoadedCompany } from './company.ts';
-import { startBareServer, startPeerServer } from './processes.ts';
+import { startBareServer, startPeerServer, startTokenFloorServer, type Target } from './processes.ts';
 import { addDays, today } from '../src/platform/period.ts';
 
 /** What the scenarios of one database share; `people` carries each person's event count across columns. */
@@ -96,25 +96,31 @@ async function measureBareFeed(url: string, feed: LoadRequest, settings: RowSett
   }
 }
 
-/**
- * The token row's peer, measured right after it with the same request shape and load: oidc-provider's
- * token endpoint, the client authenticating with its secret in the form body (its JSON-less equivalent).
- */
-export async function runPeerTokenRow(options: BenchOptions, report: Report): Promise<void> {
-  const client = { id: 'bench-peer-client', secret: 'bench-peer-secret-0123456789abcdef' };
-  const peer = await startPeerServer(client);
+/** A server of the token row's comparisons, started, checked with one request, loaded like the service, stopped. */
+async function measureTokenComparison(rowId: string, server: Target, request: LoadRequest, options: BenchOptions, report: Report): Promise<void> {
   try {
-    const request: LoadRequest = {
-      method: 'POST',
-      path: '/token',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.id, client_secret: client.secret }).toString(),
-    };
-    const problem = await probe(peer.urls[0]!, request);
-    report('token-peer', problem ? { skipped: `oidc-provider ${problem}` } : { measurement: await measureLoad(peer.urls, request, options) });
+    const problem = await probe(server.urls[0]!, request);
+    report(rowId, problem ? { skipped: `${rowId} ${problem}` } : { measurement: await measureLoad(server.urls, request, options) });
   } finally {
-    await peer.stop();
+    await server.stop();
   }
+}
+
+/**
+ * The token row's comparisons, measured right after it with the same request shape and load: the
+ * peer, oidc-provider's token endpoint (the client authenticating with its secret in the form body,
+ * its JSON-less equivalent), then the floor (bench/token-floor-server.ts).
+ */
+export async function runTokenComparisonRows(options: BenchOptions, report: Report): Promise<void> {
+  const client = { id: 'bench-peer-client', secret: 'bench-peer-secret-0123456789abcdef' };
+  const request: LoadRequest = {
+    method: 'POST',
+    path: '/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.id, client_secret: client.secret }).toString(),
+  };
+  await measureTokenComparison('token-peer', await startPeerServer(client), request, options, report);
+  await measureTokenComparison('token-floor', await startTokenFloorServer(), request, options, report);
 }
 
 export async function runHttpRow(rowId: string, urls: readonly string[], workload: Workload, options: RowSettings, report: Report): Promise<void> {

@@ -50,6 +50,12 @@ export async function startPeerServer(client: { id: string; secret: string }): P
   return startScript('./peer-server.ts', { ...process.env, PORT: String(port), PEER_CLIENT_ID: client.id, PEER_CLIENT_SECRET: client.secret });
 }
 
+/** The token row's floor: form body, claims, one ES256 signature on a worker thread, nothing else. */
+export async function startTokenFloorServer(): Promise<Target> {
+  const [port] = await freePorts(1);
+  return startScript('./token-floor-server.ts', { ...process.env, PORT: String(port) });
+}
+
 export interface ServiceSettings {
   databaseUrl: string;
   /** The public address all instances share (the token issuer derives from it). */

@@ -68,6 +68,8 @@ interface Related {
   readonly reference: Outcome | undefined;
   readonly sameBody: Outcome | undefined;
   readonly peer: Outcome | undefined;
+  /** The floor of the row's job (the token's signature alone). */
+  readonly floor: Outcome | undefined;
   /** For a row measured without a feature: the same measurement with it. */
   readonly withFeature: Outcome | undefined;
 }
@@ -101,6 +103,8 @@ function cell(row: Row, column: Column, outcome: Outcome | undefined, bare: numb
     if (bareSameBody) parts.push(`${number((m.perSecond / bareSameBody) * 100)} % of the same body from bare`);
     const peer = perSecondOf(related.peer);
     if (peer) parts.push(`×${number(m.perSecond / peer, 2)} of oidc-provider`);
+    const floor = perSecondOf(related.floor);
+    if (floor) parts.push(`${number((m.perSecond / floor) * 100)} % of the signing floor`);
     const withFeature = perSecondOf(related.withFeature);
     const costGoal = costGoalOf(row);
     if (withFeature && costGoal) parts.push(`${costGoal.feature} costs ${number(costOf(withFeature, m.perSecond) * 100, 1)} %`);
@@ -119,16 +123,19 @@ function cell(row: Row, column: Column, outcome: Outcome | undefined, bare: numb
   return parts.join(' · ');
 }
 
-export function bareFigure(columns: readonly Column[]): number | undefined {
-  for (const column of columns) {
-    const outcome = column.outcomes.get('bare');
+/**
+ * The baseline a column's shares are taken against: its own bare measurement, taken just before its
+ * rows, or (a column without one) the first column's. The machine's speed drifts over a run's minutes.
+ */
+export function bareFigure(columns: readonly Column[], column?: Column): number | undefined {
+  for (const candidate of column ? [column, ...columns] : columns) {
+    const outcome = candidate.outcomes.get('bare');
     if (outcome && 'measurement' in outcome) return outcome.measurement.perSecond;
   }
   return undefined;
 }
 
 export function renderTable(columns: readonly Column[]): string {
-  const bare = bareFigure(columns);
   const used = ROWS.filter((row) => columns.some((c) => c.outcomes.has(row.id)));
   const lines = [
     `| measurement | target | ${columns.map((c) => c.title).join(' | ')} |`,
@@ -142,9 +149,10 @@ export function renderTable(columns: readonly Column[]): string {
         reference,
         sameBody: row.sameBody ? c.outcomes.get(row.sameBody) : undefined,
         peer: row.peer ? c.outcomes.get(row.peer) : undefined,
+        floor: row.floor ? c.outcomes.get(row.floor) : undefined,
         withFeature: cost ? c.outcomes.get(cost.with) : undefined,
       };
-      return cell(row, c, c.outcomes.get(row.id), bare, related);
+      return cell(row, c, c.outcomes.get(row.id), bareFigure(columns, c), related);
     });
     lines.push(`| ${row.label} | ${goalText(row.goals)} | ${cells.join(' | ')} |`);
   }

@@ -8,7 +8,7 @@ import { BENCH_METRICS_TOKEN, startBareServer, startService, type ServiceSetting
 import { measureLoad, requireWrk } from './load.ts';
 import { BENCH_BASE_URL, openBenchContext, provisionBenchTenant, closeContext } from './tenant.ts';
 import { loadCompany, type LoadedCompany } from './company.ts';
-import { runChangesRow, runHttpRow, runPeerTokenRow, runRevenueRows, runTimeclockComparison, runTimeclockRow, runWebhookRow, type Workload } from './columns.ts';
+import { runChangesRow, runHttpRow, runTokenComparisonRows, runRevenueRows, runTimeclockComparison, runTimeclockRow, runWebhookRow, type Workload } from './columns.ts';
 import { observer } from './resources.ts';
 import { ROWS, groupOf } from './scenarios.ts';
 import { renderNotes, renderTable, writeSection, type Column, type Outcome } from './report.ts';
@@ -40,6 +40,7 @@ function recorder(column: Column) {
 async function measureBare(): Promise<Outcome> {
   const bare = await startBareServer();
   try {
+    log('bare node:http baseline');
     const measurement = await measureLoad(bare.urls, { path: '/' }, options);
     log(`  bare: ${Math.round(measurement.perSecond ?? 0)}/s, p99 ${measurement.p99Ms} ms`);
     return { measurement };
@@ -82,8 +83,8 @@ async function runColumn(column: Column, dialect: Dialect, service: Target, work
   for (const rowId of rows.filter((id) => wants(groupOf(id)))) {
     if (HTTP_ROWS.includes(rowId)) {
       await runHttpRow(rowId, urls, workload, settings, report);
-      // The peer right after, in the same conditions, so the ratio compares like with like.
-      if (rowId === 'token') await runPeerTokenRow(options, report);
+      // The peer and the floor right after, in the same conditions, so the ratios compare like with like.
+      if (rowId === 'token') await runTokenComparisonRows(options, report);
     } else if (rowId === 'timeclock') await runTimeclockRow(urls, workload, settings, report);
     else if (rowId === 'revenue') await runRevenueRows(urls[0]!, workload, settings, report);
     else if (rowId === 'changes') await runChangesRow(urls[0]!, workload, settings, report);
@@ -141,10 +142,13 @@ async function runDatabase(dialect: Dialect, columns: Column[]): Promise<LoadedC
       const workload = await prepareWorkload(database.url, dialect);
       company = workload.company;
       const settings = { databaseUrl: database.url, baseUrl: BENCH_BASE_URL, logLevel: options.logLevel, nodeOptions: options.serverNodeOptions };
+      // Each column's shares are of a baseline measured just before its rows: the machine drifts.
+      single.outcomes.set('bare', await measureBare());
       await runSingleColumn(single, dialect, settings, workload, database);
       if (dialect === 'postgres' && options.twoInstances && (wants('config') || wants('timeclock'))) {
         const double: Column = { id: 'postgres-2', title: 'PostgreSQL, 2 instances (same 2 cores)', outcomes: new Map(), scalesFrom: 'postgres' };
         await runColumnSafely(double, columns, async () => {
+          double.outcomes.set('bare', await measureBare());
           await withService(settings, 2, (two) => runColumn(double, dialect, two, workload, ['config', 'timeclock']));
         });
       }
@@ -177,16 +181,12 @@ async function main(): Promise<void> {
   const columns: Column[] = [];
   const loads: string[] = [];
   await requireWrk(log);
-  log('bare node:http baseline');
-  const bare = await measureBare();
   for (const dialect of options.databases) {
     log(`[${dialect}] fresh database`);
     const company = await runDatabase(dialect, columns);
     if (company) loads.push(`${TITLES[dialect].split(',')[0]}: ${company.shifts.toLocaleString('en-US')} shifts over ${company.days} days (from ${company.firstDate}) loaded through importCompanyData in ${company.seconds.toFixed(0)} s`);
   }
-  // The baseline is measured once; it sits in the first column.
-  if (columns.length === 0) columns.push({ id: 'bare', title: 'baseline', outcomes: new Map() });
-  columns[0]?.outcomes.set('bare', bare);
+  if (columns.length === 0) columns.push({ id: 'bare', title: 'baseline', outcomes: new Map([['bare', await measureBare()]]) });
 
   const notes = renderNotes(columns);
   const section = [

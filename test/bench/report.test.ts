@@ -18,6 +18,14 @@ test('a share-of-bare target is marked against the small-JSON baseline', () => {
   assert.match(rowOf(renderTable([below]), 'GET /company/configuration'), /50 % of bare · \*\*fail\*\*/);
 });
 
+test('each column takes its shares of its own bare measurement, or the first column\'s when it has none', () => {
+  const sqlite: Column = { id: 'sqlite', title: 'SQLite', outcomes: new Map([['bare', measured(40_000)], ['config', measured(26_000)]]) };
+  const postgres: Column = { id: 'postgres', title: 'PostgreSQL', outcomes: new Map([['bare', measured(30_000)], ['config', measured(19_500)]]) };
+  const double: Column = { id: 'postgres-2', title: 'PostgreSQL, 2 instances', outcomes: new Map([['config', measured(24_000)]]) };
+  const config = rowOf(renderTable([sqlite, postgres, double]), 'GET /company/configuration');
+  assert.match(config, /26,000\/s · p99 5\.0 ms · 65 % of bare · pass \| 19,500\/s · p99 5\.0 ms · 65 % of bare · pass \| 24,000\/s · p99 5\.0 ms · 60 % of bare · pass \|/);
+});
+
 test('the uncompressed feed is also set against the same body sent by a bare server in its own column', () => {
   const sqlite: Column = { id: 'sqlite', title: 'SQLite', outcomes: new Map([['bare', measured(40_000)], ['bare-feed', measured(1_600)], ['feed', measured(1_200)]]) };
   const postgres: Column = { id: 'postgres', title: 'PostgreSQL', outcomes: new Map([['bare-feed', measured(2_000)], ['feed', measured(1_000)]]) };
@@ -35,6 +43,14 @@ test('the token row is set against its peer, oidc-provider, in the same column: 
   assert.match(rowOf(table, 'POST /oauth/token'), /2,700\/s · p99 5\.0 ms · 6\.8 % of bare · ×0\.84 of oidc-provider · \*\*fail\*\*/);
   assert.match(rowOf(table, 'POST /oauth/token'), /×1\.03 of oidc-provider · pass/);
   assert.doesNotMatch(rowOf(table, 'peer: panva'), /of oidc-provider/);
+});
+
+test('the token row also shows its share of the signing floor measured in the same column', () => {
+  const column: Column = { id: 'sqlite', title: 'SQLite', outcomes: new Map([['bare', measured(40_000)], ['token', measured(6_000)], ['token-peer', measured(5_000)], ['token-floor', measured(12_000)]]) };
+  const table = renderTable([column]);
+  assert.match(rowOf(table, 'POST /oauth/token'), /×1\.20 of oidc-provider · 50 % of the signing floor · \*\*fail\*\*/);
+  assert.match(rowOf(table, 'floor: bare'), /12,000\/s · p99 5\.0 ms · 30 % of bare \|/);
+  assert.doesNotMatch(rowOf(table, 'peer: panva'), /signing floor/);
 });
 
 test('a row carries what it cost: service and PostgreSQL CPU, memory after it, event-loop p99', () => {

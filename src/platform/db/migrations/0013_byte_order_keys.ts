@@ -1,0 +1,23 @@
+// The inbound figures' indexed text columns compared byte by byte (collation "C") on PostgreSQL
+// (issue 16; docs/benchmarks.md, "Revenue batches", session 8). Under the database's default
+// collation every index comparison of a 5,000-item upsert went through the locale (strcoll on copies
+// of both strings): ~35 % of the backend's CPU in a profile, even for C.UTF-8, which PostgreSQL 15 does
+// not treat as "C". Byte order is also SQLite's, so both databases now read figures back in the same
+// order. Uniqueness is unchanged: a deterministic collation, as every libc one is, only equates equal
+// bytes. `company_id` keeps its collation: its WHERE-clause trigger (0012) pins the column, and equal
+// strings — all of one statement's — already take a memcmp fast path.
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
+
+const BYTE_ORDERED = ['id', 'stream', 'department_id', 'period_key', 'period_start', 'kind', 'category'];
+
+function setCollation(db: Kysely<unknown>, collation: 'C' | 'default') {
+  return sql`alter table inbound_items ${sql.join(BYTE_ORDERED.map((column) => sql`alter column ${sql.id(column)} type text collate ${sql.id(collation)}`))}`.execute(db);
+}
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) await setCollation(db, 'C');
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) await setCollation(db, 'default');
+}
