@@ -8,7 +8,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
+import type { AddressInfo } from 'node:net';
 import { ManualClock } from '../../src/platform/clock.ts';
+import { CachedAnswerLane } from '../../src/platform/cached-answer-lane.ts';
+import { cachedResponse } from '../../src/platform/response-cache.ts';
 import { startCompanyServer, signedInCompany, type CompanyServer } from '../support/company.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { mintTokens } from '../support/tenants.ts';
@@ -253,3 +256,28 @@ for (const [level, engaged] of [['info', false], ['warn', true]] as const) {
     }
   });
 }
+
+test('once Fastify starts closing, the lane hands every request over (Fastify answers 503 then)', async () => {
+  let preClose: ((done: () => void) => void) | undefined;
+  const lane = new CachedAnswerLane({ requestId: () => 'request-id-0001', observe: undefined });
+  lane.attach({ log: {}, addHook: (_name, hook) => (preClose = hook) });
+  lane.scope<string>({ principal: () => 'anyone', count: () => [] })(CONFIGURATION, () => cachedResponse('{}'));
+  const handedOver: string[] = [];
+  const server = lane.serverFactory((request, response) => {
+    handedOver.push(request.url ?? '');
+    response.writeHead(503).end();
+  }, { keepAliveTimeout: 5000, requestTimeout: 0, connectionTimeout: 0 });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const status = () => fetch(`http://127.0.0.1:${port}${CONFIGURATION}`).then((answer) => answer.status);
+  try {
+    assert.equal(await status(), 200);
+    assert.deepEqual(handedOver, []);
+    preClose?.(() => undefined);
+    assert.equal(await status(), 503);
+    assert.deepEqual(handedOver, [CONFIGURATION]);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
