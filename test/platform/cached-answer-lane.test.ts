@@ -8,7 +8,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
+import type { AddressInfo } from 'node:net';
 import { ManualClock } from '../../src/platform/clock.ts';
+import { CachedAnswerLane } from '../../src/platform/cached-answer-lane.ts';
+import { cachedResponse } from '../../src/platform/response-cache.ts';
 import { startCompanyServer, signedInCompany, type CompanyServer } from '../support/company.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { mintTokens } from '../support/tenants.ts';
@@ -232,24 +235,59 @@ function collectingLog(): { stream: Writable; lines: string[] } {
   return { stream, lines };
 }
 
+/** Ten configuration reads over one connection of a fresh server; the paths its lane answered. */
+async function laneAnswersOfTenReads(env: Record<string, string>, logStream?: Writable): Promise<string[]> {
+  const answers: string[] = [];
+  const server = await startTestServer(env, { logStream, cachedAnswerLane: { onAnswer: (path) => answers.push(path) } });
+  const to = side(server, answers);
+  try {
+    const { token } = await signedInCompany(server.ctx, { data: fullDay() });
+    for (let i = 0; i < 10; i++) assert.equal((await send(to, CONFIGURATION, { authorization: `Bearer ${token}` })).status, 200);
+    return answers;
+  } finally {
+    to.agent.destroy();
+    await server.close();
+  }
+}
+
+test('with REDIS_URL (the count is a promise) the lane answers nothing', async () => {
+  assert.deepEqual(await laneAnswersOfTenReads({ REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }), []);
+});
+
 for (const [level, engaged] of [['info', false], ['warn', true]] as const) {
   test(`with LOG_LEVEL=${level} the lane ${engaged ? 'answers' : 'stays out, and Fastify logs every request'}`, async () => {
     const log = collectingLog();
-    const answers: string[] = [];
-    const server = await startTestServer({ LOG_LEVEL: level }, { logStream: log.stream, cachedAnswerLane: { onAnswer: (path) => answers.push(path) } });
-    const to = side(server, answers);
-    try {
-      const { token } = await signedInCompany(server.ctx, { data: fullDay() });
-      for (let i = 0; i < 10; i++) assert.equal((await send(to, CONFIGURATION, { authorization: `Bearer ${token}` })).status, 200);
-      if (engaged) assert.ok(answers.length > 0, 'the lane answered none');
-      else {
-        assert.equal(answers.length, 0);
-        assert.equal(log.lines.filter((line) => line.includes('"incoming request"') && line.includes(CONFIGURATION)).length, 10);
-        assert.equal(log.lines.filter((line) => line.includes('"request completed"')).length, 10);
-      }
-    } finally {
-      to.agent.destroy();
-      await server.close();
+    const answers = await laneAnswersOfTenReads({ LOG_LEVEL: level }, log.stream);
+    if (engaged) assert.ok(answers.length > 0, 'the lane answered none');
+    else {
+      assert.deepEqual(answers, []);
+      assert.equal(log.lines.filter((line) => line.includes('"incoming request"') && line.includes(CONFIGURATION)).length, 10);
+      assert.equal(log.lines.filter((line) => line.includes('"request completed"')).length, 10);
     }
   });
 }
+
+test('once Fastify starts closing, the lane hands every request over (Fastify answers 503 then)', async () => {
+  let preClose: ((done: () => void) => void) | undefined;
+  const lane = new CachedAnswerLane({ requestId: () => 'request-id-0001', observe: undefined });
+  lane.attach({ log: {}, addHook: (_name, hook) => (preClose = hook) });
+  lane.scope<string>({ principal: () => 'anyone', count: () => [] })(CONFIGURATION, () => cachedResponse('{}'));
+  const handedOver: string[] = [];
+  const server = lane.serverFactory((request, response) => {
+    handedOver.push(request.url ?? '');
+    response.writeHead(503).end();
+  }, { keepAliveTimeout: 5000, requestTimeout: 0, connectionTimeout: 0 });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const status = () => fetch(`http://127.0.0.1:${port}${CONFIGURATION}`).then((answer) => answer.status);
+  try {
+    assert.equal(await status(), 200);
+    assert.deepEqual(handedOver, []);
+    preClose?.(() => undefined);
+    assert.equal(await status(), 503);
+    assert.deepEqual(handedOver, [CONFIGURATION]);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
