@@ -7,16 +7,20 @@
 const NEEDS_ESCAPE = /["\\]/;
 const ESCAPED = /["\\]/g;
 
-function quoted(value: string): string {
+/** One element of a text array literal: double-quoted (so commas, braces, spaces and the word NULL stay text) with `"` and `\` escaped; null as NULL. */
+export function textElement(value: string | null): string {
+  if (value === null) return 'NULL';
   return NEEDS_ESCAPE.test(value) ? `"${value.replace(ESCAPED, '\\$&')}"` : `"${value}"`;
 }
 
-/**
- * Text values as an array literal: each element double-quoted (so commas, braces, spaces and the
- * word NULL stay text) with `"` and `\` escaped; null as NULL. Cast it: `${literal}::text[]`.
- */
+/** Elements (textElement) as an array literal: for elements written ahead, while the database was busy with something else. */
+export function arrayOfElements(elements: readonly string[]): string {
+  return `{${elements.join(',')}}`;
+}
+
+/** Text values as an array literal (textElement). Cast it: `${literal}::text[]`. */
 export function textArray(values: ReadonlyArray<string | null>): string {
-  return `{${values.map((value) => (value === null ? 'NULL' : quoted(value))).join(',')}}`;
+  return arrayOfElements(values.map(textElement));
 }
 
 /** Integers (safe integers: minor units, epoch milliseconds) as an array literal; null as NULL. Cast it: `::bigint[]`. */
