@@ -97,7 +97,7 @@ export async function measureReadCpu(options: ReadCpuOptions): Promise<ReadCpuRe
   }
 }
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }

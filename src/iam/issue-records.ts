@@ -5,10 +5,10 @@
 // (client-cache.ts); this condition, in the statement that inserts the grant, is what makes a
 // change to the client act at once all the same.
 //
-// Bookkeeping a crash may take back (see `NO_FLUSH_WAIT_SQL`): on SQLite, the two inserts share one
-// grouped commit with the writes of the moment; on PostgreSQL, the tokens of the moment are stored
-// by one prepared statement (arrays unnested into both inserts) whose commit does not wait for the WAL flush:
-// one round trip for many tokens instead of one each.
+// Bookkeeping a crash may take back (see `NO_FLUSH_WAIT_SQL`), stored for the tokens of the moment
+// together: on SQLite, one multi-row insert of the grants and one of their audit entries, a single
+// write of one grouped commit; on PostgreSQL, one prepared statement (arrays unnested into both
+// inserts) whose commit does not wait for the WAL flush: one round trip for many tokens.
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import { NO_FLUSH_WAIT_SQL, bookkeepingCommit, grouped } from '../platform/db/durability.ts';
@@ -28,25 +28,51 @@ export interface ClientCredentialsIssue {
   address: string;
 }
 
-// SQLite: `is` compares nullable columns (null is null).
-const SQLITE_GRANT = `insert into grants (id, client_id, kind, auth_time, created_at, chain_expires_at, audience)
-select ?, id, 'client_credentials', ?, ?, ?, ? from api_clients
-where id = ? and disabled = 0 and secret_hash = ? and previous_secret_hash is ? and previous_secret_expires_at is ? and grants = ? and audiences = ?`;
-const SQLITE_AUDIT = `insert into audit_log (id, at, event, outcome, client_id, address, detail, organisation_id)
-values (?, ?, 'token_issued', 'success', ?, ?, 'client_credentials', ?)`;
+// SQLite: the tokens of the moment in a few statements, each with the rows of a power of two (at most
+// 64): a handful of texts for the statement cache, whatever the group's size. The grant is selected
+// from a VALUES list joined to the client's row; `is` compares nullable columns (null is null).
+const SQLITE_ROWS_PER_STATEMENT = 64;
+const SQLITE_GRANT_ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const SQLITE_AUDIT_ROW = "(?, ?, 'token_issued', 'success', ?, ?, 'client_credentials', ?)";
 
-async function storeOnSqlite(db: Db, issue: ClientCredentialsIssue): Promise<boolean> {
-  const { grantId, client, at, chainExpiresAt, audience, address } = issue;
-  const { version } = client;
-  return grouped(db, async (trx) => {
-    const granted = await trx.executeQuery(CompiledQuery.raw(SQLITE_GRANT, [
-      grantId, at, at, chainExpiresAt, audience,
-      client.id, version.secretHash, version.previousSecretHash, version.previousSecretExpiresAt, version.grants, version.audiences,
-    ]));
-    if (granted.numAffectedRows !== 1n) return false;
-    await trx.executeQuery(CompiledQuery.raw(SQLITE_AUDIT, [newId('aud', at), at, client.id, address, client.organisationId]));
-    return true;
-  });
+const sqliteGrants = (rows: number) => `insert into grants (id, client_id, kind, auth_time, created_at, chain_expires_at, audience)
+select r.column1, c.id, 'client_credentials', r.column2, r.column2, r.column3, r.column4
+from (values ${Array(rows).fill(SQLITE_GRANT_ROW).join(', ')}) r join api_clients c on c.id = r.column5
+where c.disabled = 0 and c.secret_hash = r.column6 and c.previous_secret_hash is r.column7
+  and c.previous_secret_expires_at is r.column8 and c.grants = r.column9 and c.audiences = r.column10
+returning id`;
+const sqliteAudits = (rows: number) => `insert into audit_log (id, at, event, outcome, client_id, address, detail, organisation_id)
+values ${Array(rows).fill(SQLITE_AUDIT_ROW).join(', ')}`;
+
+/** `items` in runs of a power of two, largest first, none over SQLITE_ROWS_PER_STATEMENT. */
+function powerOfTwoRuns<T>(items: readonly T[]): T[][] {
+  const runs: T[][] = [];
+  for (let at = 0; at < items.length;) {
+    let size = SQLITE_ROWS_PER_STATEMENT;
+    while (size > items.length - at) size /= 2;
+    runs.push(items.slice(at, at + size));
+    at += size;
+  }
+  return runs;
+}
+
+/** Stores `issues` in the caller's transaction; returns the grants stored. */
+async function storeOnSqlite(trx: Db, issues: readonly ClientCredentialsIssue[]): Promise<Set<string>> {
+  const stored = new Set<string>();
+  for (const run of powerOfTwoRuns(issues)) {
+    const values = run.flatMap(({ grantId, client: { id, version }, at, chainExpiresAt, audience }) => [
+      grantId, at, chainExpiresAt, audience, id,
+      version.secretHash, version.previousSecretHash, version.previousSecretExpiresAt, version.grants, version.audiences,
+    ]);
+    const { rows } = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(sqliteGrants(run.length), values));
+    for (const { id } of rows) stored.add(id);
+  }
+  const granted = issues.filter((issue) => stored.has(issue.grantId));
+  for (const run of powerOfTwoRuns(granted)) {
+    const values = run.flatMap(({ client, at, address }) => [newId('aud', at), at, client.id, address, client.organisationId]);
+    await trx.executeQuery(CompiledQuery.raw(sqliteAudits(run.length), values));
+  }
+  return stored;
 }
 
 // One text for any number of tokens (arrays, unnested into both inserts): a named prepared statement.
@@ -90,28 +116,29 @@ async function storeOnPostgres(db: Db, issues: readonly ClientCredentialsIssue[]
 }
 
 /**
- * On PostgreSQL, the issues that arrive while a statement is in flight wait and go together in the
- * next (platform/batcher.ts, with no size limit: the statement takes arrays): under load each
- * statement carries many tokens, and alone a token waits for no one.
+ * The issues that arrive while a group is being stored wait and go together in the next
+ * (platform/batcher.ts, with no size limit): under load each group carries many tokens, and alone a
+ * token waits for no one. On SQLite a group is one write of a grouped commit (durability.ts), on
+ * PostgreSQL one statement.
  */
-function postgresBatches(db: Db): Batcher<ClientCredentialsIssue, boolean> {
-  return new Batcher(async (issues) => {
-    const stored = await storeOnPostgres(db, issues);
-    return issues.map((issue) => ({ ok: true, value: stored.has(issue.grantId) }));
-  }, Number.POSITIVE_INFINITY);
+function storeGroup(db: Db): (issues: readonly ClientCredentialsIssue[]) => Promise<Set<string>> {
+  if (!sqliteHandleOf(db)) return (issues) => storeOnPostgres(db, issues);
+  return (issues) => grouped(db, (trx) => storeOnSqlite(trx, issues), issues.length * 2);
 }
 
 export class IssueRecords {
-  readonly #db: Db;
-  readonly #batches: Batcher<ClientCredentialsIssue, boolean> | undefined;
+  readonly #batches: Batcher<ClientCredentialsIssue, boolean>;
 
   constructor(db: Db) {
-    this.#db = db;
-    this.#batches = sqliteHandleOf(db) ? undefined : postgresBatches(db);
+    const store = storeGroup(db);
+    this.#batches = new Batcher(async (issues) => {
+      const stored = await store(issues);
+      return issues.map((issue) => ({ ok: true, value: stored.has(issue.grantId) }));
+    }, Number.POSITIVE_INFINITY);
   }
 
   /** Stores the grant and its audit entry; false, storing nothing, when the client's row changed since it was read. */
   store(issue: ClientCredentialsIssue): Promise<boolean> {
-    return this.#batches ? this.#batches.add(issue) : storeOnSqlite(this.#db, issue);
+    return this.#batches.add(issue);
   }
 }

@@ -253,11 +253,17 @@ function secretKey(clientId: string, digest: string): string {
   return `${clientId}|${digest}`;
 }
 
+/** Dotted decimal, each octet 0–255 without leading zeros: what ipaddr.js prints an IPv4 address as. */
+const CANONICAL_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
 /**
  * The address a limit counts: an IPv6 client holds at least a /64 (RFC 6177) and could rotate
  * through it, so its addresses count as that /64; an IPv4-mapped IPv6 address as the IPv4 one.
  */
 export function countedAddress(address: string): string {
+  // The common case, an IPv4 address in its canonical form, is its own counted address: ipaddr.js
+  // would parse and print it back the same (a fifth of client authentication's CPU per token).
+  if (CANONICAL_IPV4.test(address)) return address;
   if (!ipaddr.isValid(address)) return address;
   const parsed = ipaddr.process(address);
   if (parsed.kind() === 'ipv4') return parsed.toString();

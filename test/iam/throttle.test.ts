@@ -14,7 +14,8 @@ import { setGrantEnabled } from '../../src/iam/provisioning.ts';
 import { setClientDisabled } from '../../src/iam/client-admin.ts';
 import { OPERATOR } from '../../src/iam/audit.ts';
 import { EVERY_ORGANISATION } from '../../src/iam/organisation-scope.ts';
-import { FAILURE_WINDOW_MS, MemoryThrottleStore, RedisThrottleStore, Throttle, type ThrottleStore } from '../../src/iam/throttle.ts';
+import ipaddr from 'ipaddr.js';
+import { FAILURE_WINDOW_MS, MemoryThrottleStore, RedisThrottleStore, Throttle, countedAddress, type ThrottleStore } from '../../src/iam/throttle.ts';
 import { authorizeUrl, defaultParams, loginAndExchange, postToken, renewAtIdToken, submitLogin } from './helpers.ts';
 import { codeExchange, openLoginForm } from '../support/login.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
@@ -188,6 +189,15 @@ test('an IPv6 client counts as its /64 (an IPv4-mapped address as its IPv4 one):
   for (let i = 0; i < 5; i++) assert.equal((await s.fetch(url, { headers: from(`2001:db8:9:9::${i + 1}`).headers })).status, 200);
   assertRetryAfter(await s.fetch(url, { headers: from('2001:db8:9:9::99').headers }), 1, 60);
   assert.equal((await s.fetch(url, { headers: from('2001:db8:9:a::1').headers })).status, 200);
+});
+
+test('an IPv4 address counts as ipaddr.js prints it, whether written canonically or not', () => {
+  const addresses = ['0.0.0.0', '9.99.199.255', '10.0.0.1', '127.0.0.1', '192.168.250.249', '255.255.255.255', '010.0.0.1', '0x7f.0.0.1', '127.1', '256.0.0.1', '1.2.3.4.5', ' 1.2.3.4'];
+  for (const address of addresses) {
+    const expected = ipaddr.isValid(address) ? ipaddr.process(address).toString() : address;
+    assert.equal(countedAddress(address), expected, address);
+  }
+  assert.equal(countedAddress('::ffff:10.0.0.1'), '10.0.0.1');
 });
 
 test('a caller cannot escape the penalty by sending its own X-Forwarded-For (no TRUST_PROXY)', async () => {
