@@ -3,8 +3,8 @@
 // statements (multi-row upserts that write only what changed) whatever the batch size.
 import { sqliteHandleOf, type Db } from '../platform/db/database.ts';
 import { badRequest, type FieldError } from '../platform/errors.ts';
-import { toHundredths } from './decimal.ts';
-import { numberText } from './exact-json.ts';
+import { doubleToHundredths, toHundredths } from './decimal.ts';
+import { keptNumberText } from './exact-json.ts';
 import { periodReader } from './periods.ts';
 import type { InboundStream } from './tables.ts';
 import { durably } from '../platform/db/durability.ts';
@@ -59,7 +59,8 @@ export function batchTooLarge(count: number): never {
 
 /** Reads `holder[field]` in hundredths from the number's JSON text; undefined (and an error) when bad. */
 export function readHundredths(holder: object, field: string, value: number, path: string, errors: FieldError[], options: { min?: number } = {}): number | undefined {
-  const result = toHundredths(numberText(holder, field, value));
+  const kept = keptNumberText(holder, field);
+  const result = kept === undefined ? doubleToHundredths(value) : toHundredths(kept);
   if (!result.ok) {
     errors.push({ path: `${path}/${field}`, message: result.message });
     return undefined;
@@ -116,7 +117,8 @@ function ruleChecker<Item extends BatchItem>(rules: StreamRules<Item>, unknownDe
     const first = seen.get(key);
     if (first !== undefined) errors.push({ path, message: `has the same ${rules.keyFields} as /items/${first}` });
     else seen.set(key, index);
-    return errors.length > before ? undefined : { departmentId: item.departmentId, period, key, ...values };
+    if (errors.length > before) return undefined;
+    return { departmentId: item.departmentId, period, key, kind: values.kind, category: values.category, amountMinor: values.amountMinor, hoursCenti: values.hoursCenti };
   };
 }
 
