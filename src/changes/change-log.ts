@@ -13,7 +13,7 @@ import { watermarkOf } from './watermark.ts';
 import { pacer } from '../platform/cooperative.ts';
 import { runPrepared, type PreparedStatement } from '../platform/db/prepared.ts';
 import type { CompanyChangesTable } from './tables.ts';
-import { arrayOfElements, textElement } from '../platform/db/array-literal.ts';
+import { separatedTexts } from '../platform/db/array-literal.ts';
 
 export type ChangeResourceType = 'user' | 'contract' | 'shift' | 'department' | 'position' | 'shift_type' | 'contract_type' | 'revenue_item' | 'wage_budget_item' | 'timeclock_event';
 export type ChangeAction = 'created' | 'updated' | 'deleted';
@@ -119,11 +119,11 @@ export function changeBatch(trx: Connection, companyId: string, time: ChangeTime
 
 type ChangeRow = Insertable<CompanyChangesTable>;
 
-/** PostgreSQL: the varying columns of change rows, as array-literal elements (array-literal.ts). */
+/** PostgreSQL: the varying columns of change rows, gathered as they come. */
 interface ChangeColumns {
   types: string[];
   resourceIds: string[];
-  data: string[];
+  data: Array<string | null>;
 }
 
 function emptyColumns(): ChangeColumns {
@@ -132,9 +132,9 @@ function emptyColumns(): ChangeColumns {
 
 function columnsOf(rows: readonly ChangeRow[], into = emptyColumns()): ChangeColumns {
   for (const row of rows) {
-    into.types.push(textElement(row.type));
-    into.resourceIds.push(textElement(row.resource_id));
-    into.data.push(textElement(row.data ?? null));
+    into.types.push(row.type);
+    into.resourceIds.push(row.resource_id);
+    into.data.push(row.data ?? null);
   }
   return into;
 }
@@ -158,17 +158,18 @@ function changeRow(companyId: string, change: NewChange, occurredAt: string, rec
 const changeInsert = compiledRows((db: Db, rows: ChangeRow[]) => db.insertInto('company_changes').values(rows));
 
 /**
- * PostgreSQL: every row in one statement, the varying columns as one array literal each (as the
- * inbound upsert does, stored-figures.ts): a 1,000-row VALUES list of 6,000 parameters cost more to
- * bind and plan than to store, and node-postgres escaped every element of the arrays. The seqs are
+ * PostgreSQL: every row in one statement, the varying columns as one text each that PostgreSQL
+ * splits (separatedTexts: ids and JSON texts need no escaping that way): a 1,000-row VALUES list of
+ * 6,000 parameters cost more to bind and plan than to store, and node-postgres escaped every element
+ * of the arrays it was given. The seqs are
  * drawn by one call (`company_changes_next_seqs`, migration 0012: the writers' lock taken once, not
  * once a row as the column default does) and zipped with the rows by position, so they follow `rows`.
  */
 async function insertUnnested(trx: Connection, companyId: string, columns: ChangeColumns, occurredAt: string, recordedAt: number): Promise<void> {
   await sql`insert into company_changes (seq, company_id, type, resource_id, occurred_at, recorded_at, data)
     select c.seq, ${companyId}::text, c.type, c.resource_id, ${occurredAt}::text, ${recordedAt}::bigint, c.data
-    from rows from (company_changes_next_seqs(${columns.types.length}::integer), unnest(${arrayOfElements(columns.types)}::text[]),
-      unnest(${arrayOfElements(columns.resourceIds)}::text[]), unnest(${arrayOfElements(columns.data)}::text[])) as c(seq, type, resource_id, data)`.execute(trx);
+    from rows from (company_changes_next_seqs(${columns.types.length}::integer), unnest(string_to_array(${separatedTexts(columns.types)}::text, chr(30), '')),
+      unnest(string_to_array(${separatedTexts(columns.resourceIds)}::text, chr(30), '')), unnest(string_to_array(${separatedTexts(columns.data)}::text, chr(30), ''))) as c(seq, type, resource_id, data)`.execute(trx);
 }
 
 /**
