@@ -1,6 +1,7 @@
 // The application factory: everything but listen(). Tests build it on a fresh database and talk to it
 // over real HTTP; the server entry point builds it once and listens.
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { Writable } from 'node:stream';
 import Fastify, { type FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
@@ -11,6 +12,7 @@ import { installValidators } from '../platform/validation.ts';
 import { readJsonBodies } from '../platform/json-body.ts';
 import { answerClientError, capConnectionsPerAddress, serverOptions } from '../platform/connections.ts';
 import { refuseUnstorableText } from '../platform/unstorable-text.ts';
+import { CachedAnswerLane } from '../platform/cached-answer-lane.ts';
 import { registerOpenApi } from '../platform/openapi.ts';
 import { healthRoutes } from '../platform/health.ts';
 import { metricsRoutes, recordRequests } from '../platform/metrics-routes.ts';
@@ -33,6 +35,8 @@ export interface BuildOptions {
   logger?: false | { stream: Writable };
   /** Told of every route as it is added (the route-table test lists the app's routes this way). */
   onRoute?: (route: { method: string; url: string }) => void;
+  /** false: every request through Fastify (tests compare the two); `onAnswer` is told of each answer the lane gave. */
+  cachedAnswerLane?: false | { onAnswer: (path: string) => void };
 }
 
 // Codes and states in a logged URL would outlive the request: a code is a credential until used.
@@ -45,6 +49,12 @@ function requestForLog(request: FastifyRequest): Record<string, unknown> {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
+/** Honours a well-formed incoming X-Request-Id so a trace spans the load balancer and this service. */
+function requestIdOf(request: IncomingMessage): string {
+  const incoming = request.headers['x-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
 /**
  * A hop count trusts that many proxies next to the service, whatever their addresses. Given as a
  * function because Fastify 5 ignores forwarded headers for a numeric trustProxy; request.ip is the
@@ -55,21 +65,25 @@ function trustedProxies(setting: false | number | string): boolean | string | ((
 }
 
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
+  // Cached answers of the secured API sent without Fastify's lifecycle (src/platform/cached-answer-lane.ts).
+  const lane = options.cachedAnswerLane === false ? undefined : new CachedAnswerLane({
+    requestId: requestIdOf,
+    observe: ctx.metrics.exposed ? (route, status, seconds) => ctx.metrics.request('GET', route, status, seconds) : undefined,
+    onAnswer: options.cachedAnswerLane?.onAnswer,
+  });
   const app = Fastify({
     logger: options.logger === false ? false : { level: ctx.config.logLevel, serializers: { req: requestForLog }, ...(options.logger ? { stream: options.logger.stream } : {}) },
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Off unless TRUST_PROXY names the load balancer: request.ip keys the failed-login penalties.
     trustProxy: trustedProxies(ctx.config.trustProxy),
-    // Honour a well-formed incoming X-Request-Id so a trace spans the load balancer and this service.
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: answerFrameworkError,
     ...serverOptions(ctx.config),
     clientErrorHandler: answerClientError,
+    serverFactory: lane?.serverFactory,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  lane?.attach(app);
   // Behind a proxy every connection comes from the proxy's address: the cap belongs there then.
   capConnectionsPerAddress(app.server, ctx.config.trustProxy === false ? ctx.config.maxConnectionsPerAddress : 0);
 
@@ -98,7 +112,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const sso = ssoRuntime(ssoDeps(ctx), await loadSecretBox(ctx.db, ctx.config, (message) => app.log.warn(message)));
   await app.register(iamRoutes, { deps: identityDeps(ctx), federation: ssoFederation(sso) });
   await app.register(demoCallbackRoutes, { deps: demoCallbackDeps(ctx) });
-  await app.register(securedApi, { ctx });
+  await app.register(securedApi, { ctx, lane });
   await app.register(adminRoutes, { deps: adminDeps(ctx) });
   await app.register(webhookDelivery, { deps: webhookDeps(ctx) });
   await app.register(consoleRoutes, { deps: consoleDeps(ctx) });

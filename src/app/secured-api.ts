@@ -2,6 +2,7 @@
 // per-client rate limit for every route registered inside it.
 import type { App } from '../platform/http.ts';
 import type { AppContext } from './context.ts';
+import type { CachedAnswerLane } from '../platform/cached-answer-lane.ts';
 import { limitRequests, MemoryRateCounter, RedisRateCounter } from '../platform/rate-limit.ts';
 import { Authenticator, type Principal } from '../iam/bearer-authentication.ts';
 import { companyRoutes } from '../company/routes.ts';
@@ -11,7 +12,10 @@ import { changeRoutes } from '../changes/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { changeDeps, companyDeps, inboundDeps, timeclockDeps, webhookDeps } from './feature-options.ts';
 
-export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promise<void> {
+/** The per-client API limit's key. */
+const apiKey = (principal: Principal) => `api:${principal.clientId}`;
+
+export async function securedApi(app: App, { ctx, lane }: { ctx: AppContext; lane: CachedAnswerLane | undefined }): Promise<void> {
   const authenticator = new Authenticator(ctx);
   app.decorateRequest('principal', null as never);
   // Callback style: a token already verified is answered without a promise (the common case).
@@ -34,15 +38,20 @@ export async function securedApi(app: App, { ctx }: { ctx: AppContext }): Promis
     }, done);
   });
   // Redis down must not take the API down with it: the limit fails open (and /readyz reports it).
-  limitRequests(app, {
+  const countWithin = limitRequests(app, {
     max: ctx.config.rateLimitApiPerMinute,
     windowMs: 60_000,
-    counter: ctx.redis ? new RedisRateCounter(ctx.redis, 'wfs-rl-api:') : new MemoryRateCounter(),
-    key: (request) => `api:${request.principal.clientId}`,
+    counter: ctx.redis ? new RedisRateCounter(ctx.redis, 'wfs-rl-api:') : new MemoryRateCounter(() => ctx.clock.now()),
+    key: (request) => apiKey(request.principal),
     onError: (error) => app.log.warn({ err: error }, 'rate-limit store unavailable; API limit not applied'),
   });
+  // The lane answers a cached read only for a token this connection verified before and a count in memory.
+  const cachedAnswers = lane?.scope<Principal>({
+    principal: (request) => authenticator.rememberedPrincipal(request.socket, request.headers.authorization),
+    count: (principal) => countWithin(apiKey(principal)),
+  });
 
-  await app.register(companyRoutes, { deps: companyDeps(ctx) });
+  await app.register(companyRoutes, { deps: companyDeps(ctx), cachedAnswers });
   await app.register(inboundRoutes, { deps: inboundDeps(ctx) });
   await app.register(timeclockRoutes, { deps: timeclockDeps(ctx) });
   await app.register(changeRoutes, { deps: changeDeps(ctx) });

@@ -47,12 +47,22 @@ function feedWindow(day: string): FeedWindow {
   return window;
 }
 
-/** The requested day (default today), or 400 `date_out_of_range` outside the feed's window. */
-export function feedDate(requested: string | undefined, timezone: string, now = Date.now()): string {
+/** The requested day when it needs no checking — today when absent, a day of the window as written —, else undefined. */
+export function windowDate(requested: string | undefined, timezone: string, now: number): string | undefined {
   const day = today(timezone, now);
   if (requested === undefined) return day;
-  const { first, last, days } = feedWindow(day);
-  if (days.has(requested)) return requested;
+  return feedWindow(day).days.has(requested) ? requested : undefined;
+}
+
+/** The requested day (default today), or 400 `date_out_of_range` outside the feed's window. */
+export function feedDate(requested: string | undefined, timezone: string, now = Date.now()): string {
+  // An absent date is today's: only a requested one can fall outside.
+  return windowDate(requested, timezone, now) ?? checkedDate(requested ?? '', timezone, now);
+}
+
+/** A requested day not written as a day of the window: parsed, then in the window or 400. */
+function checkedDate(requested: string, timezone: string, now: number): string {
+  const { first, last } = feedWindow(today(timezone, now));
   const date = parseDate('date', requested).toISODate() ?? requested;
   if (date < first || date > last) {
     throw badRequest('date_out_of_range', `date must lie from ${first} to ${last} (today − ${FEED_DAYS_BACK} to today + ${FEED_DAYS_AHEAD}, ${timezone}).`, [

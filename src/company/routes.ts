@@ -5,6 +5,8 @@ import type { Db } from '../platform/db/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { CompanyCache } from '../tenancy/company-cache.ts';
 import type { ResponseCache } from '../platform/response-cache.ts';
+import type { CachedAnswerer } from '../platform/cached-answer-lane.ts';
+import type { Principal } from '../tenancy/principal.ts';
 import type { SortKey } from '../platform/collection.ts';
 import { pagedQuery, pagedResponses, replyPage, type Listing } from '../platform/paged-collection.ts';
 import { replyCached } from '../platform/response-cache.ts';
@@ -15,7 +17,7 @@ import { Configuration, getConfiguration } from './configuration.ts';
 import { ACTIVE_OR_FUTURE_END, CompanyUser, presentUser, userPosition, usersQuery } from './users.ts';
 import { Contract, contractPosition, contractsQuery, presentContract } from './contracts.ts';
 import { presentShift, Shift, shiftPosition, shiftsQuery } from './shifts.ts';
-import { feedDate, TimetableFeed, timetableFeed } from './feed.ts';
+import { feedDate, TimetableFeed, timetableFeed, windowDate } from './feed.ts';
 import { configurationExample, contractsExample, feedExample, timetableExample, usersExample } from './examples.ts';
 
 /** What the company routes need of the context (src/app/feature-options.ts builds it). */
@@ -26,6 +28,9 @@ export interface CompanyRouteDeps {
   readonly cursorKey: Buffer;
   readonly responseCache: ResponseCache;
 }
+
+/** How the secured API's cached-answer lane takes this feature's answerers (undefined: no lane). */
+export type CachedAnswers = (path: string, answerer: CachedAnswerer<Principal>) => void;
 
 const NO_LIMIT = Number.POSITIVE_INFINITY;
 
@@ -87,7 +92,12 @@ function collectionRoute<Row>(app: App, deps: CompanyRouteDeps, route: Collectio
   );
 }
 
-export async function companyRoutes(app: App, { deps }: { deps: CompanyRouteDeps }): Promise<void> {
+const configurationKey = (company: CompanyRecord) => `configuration|${company.id}|${company.dataVersion}`;
+const feedKey = (company: CompanyRecord, date: string) => `feed|${company.id}|${company.dataVersion}|${date}`;
+/** The feed's query as the cached-answer lane takes it: exactly one `date`, written as a day. */
+const FEED_QUERY = /^date=(\d{4}-\d{2}-\d{2})$/;
+
+export async function companyRoutes(app: App, { deps, cachedAnswers }: { deps: CompanyRouteDeps; cachedAnswers: CachedAnswers | undefined }): Promise<void> {
   app.get(
     '/api/v1/company/configuration',
     {
@@ -105,8 +115,7 @@ export async function companyRoutes(app: App, { deps }: { deps: CompanyRouteDeps
     // Not async: a cached company and answer are sent without a promise (response-cache.ts).
     (request, reply) => {
       const answer = (company: CompanyRecord) => {
-        const key = `configuration|${company.id}|${company.dataVersion}`;
-        return replyCached(request, reply, deps.responseCache, key, () => getConfiguration(deps.db, company));
+        return replyCached(request, reply, deps.responseCache, configurationKey(company), () => getConfiguration(deps.db, company));
       };
       const company = deps.companies.find(request.principal.companyId);
       return company instanceof Promise ? company.then(answer) : answer(company);
@@ -168,11 +177,22 @@ export async function companyRoutes(app: App, { deps }: { deps: CompanyRouteDeps
     (request, reply) => {
       const answer = (company: CompanyRecord) => {
         const date = feedDate(request.query.date, company.timezone, deps.clock.now());
-        const key = `feed|${company.id}|${company.dataVersion}|${date}`;
-        return replyCached(request, reply, deps.responseCache, key, () => timetableFeed(deps.db, company, date));
+        return replyCached(request, reply, deps.responseCache, feedKey(company, date), () => timetableFeed(deps.db, company, date));
       };
       const company = deps.companies.find(request.principal.companyId);
       return company instanceof Promise ? company.then(answer) : answer(company);
     },
   );
+
+  // The same answers from the cache without Fastify's lifecycle, when they are ready (cached-answer-lane.ts).
+  cachedAnswers?.('/api/v1/company/configuration', (principal, query) => {
+    const company = query === undefined ? deps.companies.fresh(principal.companyId) : undefined;
+    return company && deps.responseCache.get(configurationKey(company));
+  });
+  cachedAnswers?.('/api/v1/feeds/timetable', (principal, query) => {
+    const requested = query === undefined ? undefined : FEED_QUERY.exec(query)?.[1];
+    const company = query === undefined || requested ? deps.companies.fresh(principal.companyId) : undefined;
+    const date = company && windowDate(requested, company.timezone, deps.clock.now());
+    return company && date ? deps.responseCache.get(feedKey(company, date)) : undefined;
+  });
 }

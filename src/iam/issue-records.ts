@@ -6,12 +6,12 @@
 // change to the client act at once all the same.
 //
 // Bookkeeping a crash may take back (see `NO_FLUSH_WAIT_SQL`), stored for the tokens of the moment
-// together: on SQLite, one multi-row insert of the grants and one of their audit entries, a single
-// write of one grouped commit; on PostgreSQL, one prepared statement (arrays unnested into both
+// together: on SQLite, one multi-row insert of the grants and one of their audit entries in one
+// transaction (not synced, as `grouped()` writes are not); on PostgreSQL, one prepared statement (arrays unnested into both
 // inserts) whose commit does not wait for the WAL flush: one round trip for many tokens.
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
-import { NO_FLUSH_WAIT_SQL, bookkeepingCommit, grouped } from '../platform/db/durability.ts';
+import { NO_FLUSH_WAIT_SQL, bookkeepingCommit } from '../platform/db/durability.ts';
 import { runPrepared, type PreparedStatement } from '../platform/db/prepared.ts';
 import { sqliteHandleOf } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
@@ -118,12 +118,13 @@ async function storeOnPostgres(db: Db, issues: readonly ClientCredentialsIssue[]
 /**
  * The issues that arrive while a group is being stored wait and go together in the next
  * (platform/batcher.ts, with no size limit): under load each group carries many tokens, and alone a
- * token waits for no one. On SQLite a group is one write of a grouped commit (durability.ts), on
- * PostgreSQL one statement.
+ * token waits for no one. On SQLite a group is one transaction of its own — already the grouped
+ * commit of the moment's tokens, so not a write of `grouped()`, whose second wait for the end of a
+ * turn and per-write savepoint would add nothing — and on PostgreSQL one statement.
  */
 function storeGroup(db: Db): (issues: readonly ClientCredentialsIssue[]) => Promise<Set<string>> {
   if (!sqliteHandleOf(db)) return (issues) => storeOnPostgres(db, issues);
-  return (issues) => grouped(db, (trx) => storeOnSqlite(trx, issues), issues.length * 2);
+  return (issues) => bookkeepingCommit(db, issues.length * 2, () => db.transaction().execute((trx) => storeOnSqlite(trx, issues)));
 }
 
 export class IssueRecords {

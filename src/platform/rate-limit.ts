@@ -36,6 +36,21 @@ export class MemoryRateCounter implements RateCounter {
 
   count(key: string, windowMs: number): RateWindow {
     const now = this.#now();
+    const window = this.#window(key, windowMs, now);
+    window.count += 1;
+    return { count: window.count, ttlMs: window.startedAt + windowMs - now };
+  }
+
+  /** As count, when the count stays within `max`; over it, undefined and nothing counted. */
+  countWithin(key: string, windowMs: number, max: number): RateWindow | undefined {
+    const now = this.#now();
+    const open = this.#windows.get(key);
+    // An open window at its limit: the request would be over it (a new window starts at 1).
+    if (open && open.startedAt + windowMs > now && open.count >= max) return undefined;
+    return this.count(key, windowMs);
+  }
+
+  #window(key: string, windowMs: number, now: number): { count: number; startedAt: number } {
     let window = this.#windows.get(key);
     if (!window || window.startedAt + windowMs <= now) {
       window = { count: 0, startedAt: now };
@@ -43,8 +58,7 @@ export class MemoryRateCounter implements RateCounter {
       this.#windows.set(key, window);
       if (this.#windows.size > MEMORY_KEYS) this.#windows.delete(this.#windows.keys().next().value as string);
     }
-    window.count += 1;
-    return { count: window.count, ttlMs: window.startedAt + windowMs - now };
+    return window;
   }
 }
 
@@ -88,22 +102,34 @@ function overTheLimit(): Error {
 /** What a counter that failed leaves: no count, so the request passes (the limit fails open). */
 const OPEN: RateWindow = { count: 0, ttlMs: 0 };
 
+/** The X-RateLimit-* headers of a counted request, as name, value pairs in the order they are sent. */
+function rateHeaders(max: number, limit: string, { count, ttlMs }: RateWindow): string[] {
+  return ['x-ratelimit-limit', limit, 'x-ratelimit-remaining', String(Math.max(0, max - count)), 'x-ratelimit-reset', String(Math.ceil(ttlMs / 1000))];
+}
+
+/**
+ * Counts a request outside the hook (the cached-answer lane): its X-RateLimit-* headers when it was
+ * counted within the limit, synchronously; undefined, with nothing counted, when it would be over
+ * the limit or the count is not in memory (Redis) — the request then goes the hook's way.
+ */
+export type CountWithin = (key: string) => string[] | undefined;
+
 /**
  * Limits every route of `app` (an encapsulated scope), counted before the body is read: a client over
  * its limit costs no parsing, and every answer — a 400 for a bad body or query included — carries
  * the headers. An in-memory count is answered without a closure or a promise.
  */
-export function limitRequests(app: FastifyInstance, options: RateLimitOptions): void {
+export function limitRequests(app: FastifyInstance, options: RateLimitOptions): CountWithin {
   const { max, windowMs, counter, key, onError } = options;
   const limit = String(max);
-  const answer = (reply: FastifyReply, { count, ttlMs }: RateWindow, payload: RequestPayload, done: PreParsingDone): void => {
-    const reset = String(Math.ceil(ttlMs / 1000));
-    reply.header('x-ratelimit-limit', limit).header('x-ratelimit-remaining', String(Math.max(0, max - count))).header('x-ratelimit-reset', reset);
-    if (count <= max) {
+  const answer = (reply: FastifyReply, window: RateWindow, payload: RequestPayload, done: PreParsingDone): void => {
+    const headers = rateHeaders(max, limit, window);
+    for (let i = 0; i < headers.length; i += 2) reply.header(headers[i]!, headers[i + 1]);
+    if (window.count <= max) {
       done(null, payload);
       return;
     }
-    reply.header('retry-after', reset);
+    reply.header('retry-after', headers[5]);
     done(overTheLimit());
   };
   app.addHook('preParsing', (request, reply, payload, done) => {
@@ -126,4 +152,9 @@ export function limitRequests(app: FastifyInstance, options: RateLimitOptions): 
       },
     );
   });
+  if (!(counter instanceof MemoryRateCounter)) return () => undefined;
+  return (countKey) => {
+    const window = counter.countWithin(countKey, windowMs, max);
+    return window && rateHeaders(max, limit, window);
+  };
 }

@@ -148,17 +148,29 @@ async function replyBuilt(request: FastifyRequest, reply: FastifyReply, cache: R
   await replyWith(request, reply, cache, entry);
 }
 
+/** What a request gets of a cached entry: the coding negotiated, its ETag, and whether If-None-Match revalidates it. */
+export interface Representation {
+  coding: ContentCoding | undefined;
+  etag: string;
+  notModified: boolean;
+}
+
+export function representation(entry: CachedResponse, acceptEncoding: string | undefined, ifNoneMatch: string | undefined): Representation {
+  const coding = contentCoding(acceptEncoding, entry.body.length);
+  return { coding, etag: coding ? entry.etags[coding] : entry.etag, notModified: etagMatches(ifNoneMatch, entry.etag) };
+}
+
+/** The headers every answer from an entry carries, in the order they are sent (the cached-answer lane sends the same). */
+export const CACHED_HEADERS = { cacheControl: 'private, no-cache', vary: 'accept-encoding', contentType: 'application/json; charset=utf-8' } as const;
+
 function replyWith(request: FastifyRequest, reply: FastifyReply, cache: ResponseCache, entry: CachedResponse): Promise<void> | undefined {
-  const coding = contentCoding(request.headers['accept-encoding'], entry.body.length);
-  reply
-    .header('etag', coding ? entry.etags[coding] : entry.etag)
-    .header('cache-control', 'private, no-cache')
-    .header('vary', 'accept-encoding');
-  if (etagMatches(request.headers['if-none-match'], entry.etag)) {
+  const { coding, etag, notModified } = representation(entry, request.headers['accept-encoding'], request.headers['if-none-match']);
+  reply.header('etag', etag).header('cache-control', CACHED_HEADERS.cacheControl).header('vary', CACHED_HEADERS.vary);
+  if (notModified) {
     reply.code(304).send();
     return undefined;
   }
-  reply.type('application/json; charset=utf-8');
+  reply.type(CACHED_HEADERS.contentType);
   if (!coding) {
     reply.send(entry.body);
     return undefined;

@@ -43,10 +43,16 @@ export class CompanyCache {
    * new read.
    */
   find(companyId: string): CompanyRecord | Promise<CompanyRecord> {
-    const entry = this.#entries.get(companyId);
-    if (entry && this.#fresh(entry)) return entry.value;
+    const record = this.fresh(companyId);
+    if (record) return record;
     const reading = this.#reading.get(companyId);
     return reading && this.#fresh(reading) ? reading.value : this.#read(companyId);
+  }
+
+  /** The company's record from an entry young enough, or undefined (no read is started). */
+  fresh(companyId: string): CompanyRecord | undefined {
+    const entry = this.#entries.get(companyId);
+    return entry && this.#fresh(entry) ? entry.value : undefined;
   }
 
   #fresh(read: Read<unknown>): boolean {

@@ -35,8 +35,8 @@ export type CompanyServerOptions = CompanyOptions & { env?: Record<string, strin
 
 /** A fresh server (configured by `env`) with one signed-in company; the caller closes `server`. */
 export async function startCompanyServer(options: CompanyServerOptions = {}): Promise<CompanyServer> {
-  const { env, clock, inProcess, ...companyOptions } = options;
-  const server = await startTestServer(env, { clock, inProcess });
+  const { env, clock, inProcess, cachedAnswerLane, ...companyOptions } = options;
+  const server = await startTestServer(env, { clock, inProcess, cachedAnswerLane });
   try {
     return { server, ...(await signedInCompany(server.ctx, companyOptions)) };
   } catch (error) {

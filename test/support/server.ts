@@ -7,7 +7,7 @@ import { after, before } from 'node:test';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { closeContext, createContext } from '../../src/app/bootstrap.ts';
 import type { AppContext } from '../../src/app/context.ts';
-import { buildApp } from '../../src/app/app.ts';
+import { buildApp, type BuildOptions } from '../../src/app/app.ts';
 import type { App } from '../../src/platform/http.ts';
 import { migratedDatabase, TEST_PASSWORD_HASH_COST } from './database.ts';
 import { answeredInProcess, fetchAny, serveInProcess } from './in-process.ts';
@@ -29,6 +29,8 @@ export interface TestServerOptions {
   clock?: Clock;
   /** Answer in process through `app.inject()` instead of listening on a port. */
   inProcess?: boolean;
+  /** The app's cached-answer lane: off, or on with a listener told of each answer (BuildOptions). */
+  cachedAnswerLane?: BuildOptions['cachedAnswerLane'];
 }
 
 export async function freePort(): Promise<number> {
@@ -59,7 +61,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     DATABASE_URL: env.DATABASE_URL ?? database?.url ?? '',
   });
   const ctx = await createContext(config, { clock: options.clock });
-  const app = await buildApp(ctx, { logger: options.logStream ? { stream: options.logStream } : false });
+  const app = await buildApp(ctx, { logger: options.logStream ? { stream: options.logStream } : false, cachedAnswerLane: options.cachedAnswerLane });
   let stopServing: (() => void) | undefined;
   if (options.inProcess) {
     await app.ready();

@@ -49,8 +49,6 @@ type Write = (trx: Transaction<Database>) => Promise<unknown>;
 
 interface Job {
   write: Write;
-  /** The writes it carries, for /metrics (a group of tokens is one job). */
-  writes: number;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -74,9 +72,9 @@ class GroupCommitter {
     this.#durable = durable;
   }
 
-  run<T>(write: (trx: Transaction<Database>) => Promise<T>, writes: number): Promise<T> {
+  run<T>(write: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ write, writes, resolve, reject });
+      this.#queue.push({ write, resolve, reject });
       if (this.#flushing) return;
       this.#flushing = true;
       // node:sqlite answers synchronously, so a group commits within one turn of the event loop and
@@ -101,8 +99,7 @@ class GroupCommitter {
       }
       return outcomes;
     });
-    const writes = group.reduce((sum, job) => sum + job.writes, 0);
-    return timed(this.#db, this.#durable ? 'durable' : 'plain', writes, () => this.#durable ? syncedAfter(this.#db, commit) : commit(this.#db));
+    return timed(this.#db, this.#durable ? 'durable' : 'plain', group.length, () => this.#durable ? syncedAfter(this.#db, commit) : commit(this.#db));
   }
 
   async #flush(): Promise<void> {
@@ -145,18 +142,17 @@ export async function durableStatement<T>(db: Db, writes: number, commit: () => 
 /** Runs a small write durably: grouped with concurrent ones on SQLite, as is on PostgreSQL. */
 export async function durablyGrouped<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
   if (!sqliteHandleOf(db)) return timed(db, 'durable', 1, () => write(db));
-  return committerFor(db, true).run(write, 1);
+  return committerFor(db, true).run(write);
 }
 
 /**
  * Runs a small write in one commit with the writes that arrive with it on SQLite (not synced: for
  * what a power loss may take back, such as a token's grant); as is on PostgreSQL, where each
- * statement is its own round trip and grouping would only add BEGIN and COMMIT. `writes`: how many
- * writes it carries (rows of several requests stored at once), as /metrics counts them.
+ * statement is its own round trip and grouping would only add BEGIN and COMMIT.
  */
-export async function grouped<T>(db: Db, write: (db: Db) => Promise<T>, writes = 1): Promise<T> {
-  if (!sqliteHandleOf(db)) return timed(db, 'plain', writes, () => write(db));
-  return committerFor(db, false).run(write, writes);
+export async function grouped<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
+  if (!sqliteHandleOf(db)) return timed(db, 'plain', 1, () => write(db));
+  return committerFor(db, false).run(write);
 }
 
 /** An insert not yet run, built on whatever it is given: the database, a transaction or a WITH clause. */
@@ -171,7 +167,7 @@ export type PendingInsert = (creator: QueryCreator<Database>) => { [T in keyof D
  */
 export const NO_FLUSH_WAIT_SQL = "set_config('synchronous_commit', 'off', true)";
 
-/** Runs `commit` (a statement that commits `writes` rows of bookkeeping) and reports it to /metrics. */
+/** Runs `commit` (a statement or transaction that commits `writes` rows of bookkeeping) and reports it to /metrics. */
 export function bookkeepingCommit<T>(db: Db, writes: number, commit: () => Promise<T>): Promise<T> {
   return timed(db, 'plain', writes, commit);
 }
