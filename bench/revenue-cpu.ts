@@ -2,7 +2,10 @@
 // On a shared machine wall time says more about the neighbours than about the code, so this counts
 // the CPU one batch costs: the service's (`process.cpuUsage` around `ingestBatch`) and, on PostgreSQL,
 // its database backends' (/proc of this database's sessions only, so other people's databases on
-// the shared cluster do not count; 10 ms ticks). A fresh database, one company with 4 departments,
+// the shared cluster do not count). Both also as time spent waiting for a core (the run queue, from
+// /proc/<pid>/schedstat: the service's main thread, the backends): on a loaded machine that is most of
+// the difference between the wall time measured and the one a quiet machine would give.
+// A fresh database, one company with 4 departments,
 // the bench's own bodies (`revenueBatch`): "new" a fresh category per batch (5,000 inserts), "changed"
 // new amounts on the same keys (5,000 updates); one untimed batch, then `runs` timed ones.
 // Compare two builds by running this in each, alternating, back to back.
@@ -18,7 +21,7 @@ import { revenueRules } from '../src/inbound/revenue.ts';
 import { newId } from '../src/platform/ids.ts';
 import { freshBenchDatabase } from './databases.ts';
 import { BATCH_SIZE, revenueBatch } from './revenue.ts';
-import { cpuTicks, TICKS_PER_SECOND } from './resources.ts';
+import { readFileSync } from 'node:fs';
 import { percentile } from './measurement.ts';
 import type { Dialect } from './options.ts';
 
@@ -32,15 +35,31 @@ export interface BatchCpu {
   serviceCpuMs: number;
   /** 0 on SQLite, which runs in the service's process. */
   backendsCpuMs: number;
+  /** Time the service's main thread, and the backends, were ready to run but waited for a core. */
+  serviceWaitMs: number;
+  backendsWaitMs: number;
 }
 
-/** CPU ticks of this database's backends, by pid (none on SQLite). */
-async function backendTicks(monitor: pg.Client | undefined): Promise<number> {
-  if (!monitor) return 0;
+/** Milliseconds a thread has run, and waited in the run queue, from /proc/<pid>/schedstat; zeros once it is gone. */
+function schedstat(pid: number | 'thread-self'): { runMs: number; waitMs: number } {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { runMs: (run ?? 0) / 1e6, waitMs: (wait ?? 0) / 1e6 };
+  } catch {
+    return { runMs: 0, waitMs: 0 };
+  }
+}
+
+/** Run and run-queue milliseconds of this database's backends, summed (none on SQLite). */
+async function backendTimes(monitor: pg.Client | undefined): Promise<{ runMs: number; waitMs: number }> {
+  const total = { runMs: 0, waitMs: 0 };
+  if (!monitor) return total;
   const { rows } = await monitor.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
-  let ticks = 0;
-  for (const spent of cpuTicks(rows.map((row) => row.pid)).values()) ticks += spent;
-  return ticks;
+  for (const { runMs, waitMs } of rows.map((row) => schedstat(row.pid))) {
+    total.runMs += runMs;
+    total.waitMs += waitMs;
+  }
+  return total;
 }
 
 async function benchCompany(db: Db): Promise<{ companyId: string; departmentIds: string[] }> {
@@ -66,15 +85,17 @@ export async function measureBatchCpu(dialect: Dialect, postgresAdminUrl: string
     const batch = async (category: string, offset: number, expected: 'created' | 'updated') => {
       // As the route gets it: parsed from JSON text.
       const { items } = JSON.parse(JSON.stringify(revenueBatch(departmentIds, FIRST_DATE, category, offset))) as { items: unknown[] };
-      const backendsBefore = await backendTicks(monitor);
+      const backendsBefore = await backendTimes(monitor);
+      const serviceBefore = schedstat('thread-self');
       const cpuBefore = process.cpuUsage();
       const started = performance.now();
       const outcome = await ingestBatch(db, companyId, revenueRules, items);
       const wallMs = performance.now() - started;
       const cpu = process.cpuUsage(cpuBefore);
-      const backendsMs = ((await backendTicks(monitor)) - backendsBefore) * 1000 / TICKS_PER_SECOND;
+      const serviceWaitMs = schedstat('thread-self').waitMs - serviceBefore.waitMs;
+      const backendsAfter = await backendTimes(monitor);
       if (outcome[expected] !== BATCH_SIZE) throw new Error(`expected ${BATCH_SIZE} ${expected}, got ${JSON.stringify(outcome)}`);
-      return { wallMs, serviceCpuMs: (cpu.user + cpu.system) / 1000, backendsMs };
+      return { wallMs, serviceCpuMs: (cpu.user + cpu.system) / 1000, backendsMs: backendsAfter.runMs - backendsBefore.runMs, serviceWaitMs, backendsWaitMs: backendsAfter.waitMs - backendsBefore.waitMs };
     };
     const results: BatchCpu[] = [];
     for (const variant of ['new', 'changed'] as const) {
@@ -87,6 +108,8 @@ export async function measureBatchCpu(dialect: Dialect, postgresAdminUrl: string
         wallMs: percentile(samples.map((s) => s.wallMs), 50),
         serviceCpuMs: percentile(samples.map((s) => s.serviceCpuMs), 50),
         backendsCpuMs: percentile(samples.map((s) => s.backendsMs), 50),
+        serviceWaitMs: percentile(samples.map((s) => s.serviceWaitMs), 50),
+        backendsWaitMs: percentile(samples.map((s) => s.backendsWaitMs), 50),
       });
     }
     return results;
@@ -102,9 +125,9 @@ async function main(): Promise<void> {
   const dialect = values.db === 'sqlite' ? 'sqlite' : 'postgres';
   const results = await measureBatchCpu(dialect, process.env.WFS_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test', Number(values.runs));
   console.log(`${dialect}, load average ${loadavg()[0]?.toFixed(1)}: medians per 5,000-item batch`);
-  console.log('| variant | batches | wall ms | service ms CPU | backends ms CPU |');
-  console.log('|---|---|---|---|---|');
-  for (const r of results) console.log(`| ${r.variant} | ${r.batches} | ${r.wallMs.toFixed(0)} | ${r.serviceCpuMs.toFixed(0)} | ${r.backendsCpuMs.toFixed(0)} |`);
+  console.log('| variant | batches | wall ms | service ms CPU | backends ms CPU | service / backends ms waiting for a core |');
+  console.log('|---|---|---|---|---|---|');
+  for (const r of results) console.log(`| ${r.variant} | ${r.batches} | ${r.wallMs.toFixed(0)} | ${r.serviceCpuMs.toFixed(0)} | ${r.backendsCpuMs.toFixed(0)} | ${r.serviceWaitMs.toFixed(0)} / ${r.backendsWaitMs.toFixed(0)} |`);
 }
 
 if (import.meta.main) await main();

@@ -13,7 +13,7 @@ import { watermarkOf } from './watermark.ts';
 import { pacer } from '../platform/cooperative.ts';
 import { runPrepared, type PreparedStatement } from '../platform/db/prepared.ts';
 import type { CompanyChangesTable } from './tables.ts';
-import { textArray } from '../platform/db/array-literal.ts';
+import { separatedTexts } from '../platform/db/array-literal.ts';
 
 export type ChangeResourceType = 'user' | 'contract' | 'shift' | 'department' | 'position' | 'shift_type' | 'contract_type' | 'revenue_item' | 'wage_budget_item' | 'timeclock_event';
 export type ChangeAction = 'created' | 'updated' | 'deleted';
@@ -83,13 +83,65 @@ export async function recordChanges(trx: Connection, companyId: string, changes:
   const pace = pacer();
   for (let i = 0; i < changes.length; i += chunk) {
     const rows = changes.slice(i, i + chunk).map((change) => changeRow(companyId, change, occurredAt, time.at));
-    if (postgres) await insertUnnested(trx, companyId, rows, occurredAt, time.at);
+    if (postgres) await insertUnnested(trx, companyId, columnsOf(rows), occurredAt, time.at);
     else await trx.executeQuery(changeInsert(trx, rows));
     await pace();
   }
 }
 
+/**
+ * Changes of one company and time, serialised as they are added and recorded together (in `add`
+ * order) once the caller's other statements are done: so a caller can prepare them while PostgreSQL
+ * runs those statements, as the inbound batch does while it upserts its next rows. On SQLite, which
+ * runs every statement on the event loop, there is nothing to overlap: `record` is recordChanges.
+ */
+export interface ChangeBatch {
+  add(changes: readonly NewChange[]): void;
+  record(trx: Connection): Promise<void>;
+}
+
+export function changeBatch(trx: Connection, companyId: string, time: ChangeTime): ChangeBatch {
+  const gathered: NewChange[] = [];
+  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) return { add: (changes) => void gathered.push(...changes), record: (into) => recordChanges(into, companyId, gathered, time) };
+  const occurredAt = formatInstant(time.at, time.timezone);
+  const columns = emptyColumns();
+  return {
+    add: (changes) => void columnsOf(changes.map((change) => changeRow(companyId, change, occurredAt, time.at)), columns),
+    async record(into) {
+      const pace = pacer();
+      for (let i = 0; i < columns.types.length; i += UNNEST_CHUNK) {
+        await insertUnnested(into, companyId, sliceOf(columns, i, i + UNNEST_CHUNK), occurredAt, time.at);
+        await pace();
+      }
+    },
+  };
+}
+
 type ChangeRow = Insertable<CompanyChangesTable>;
+
+/** PostgreSQL: the varying columns of change rows, gathered as they come. */
+interface ChangeColumns {
+  types: string[];
+  resourceIds: string[];
+  data: Array<string | null>;
+}
+
+function emptyColumns(): ChangeColumns {
+  return { types: [], resourceIds: [], data: [] };
+}
+
+function columnsOf(rows: readonly ChangeRow[], into = emptyColumns()): ChangeColumns {
+  for (const row of rows) {
+    into.types.push(row.type);
+    into.resourceIds.push(row.resource_id);
+    into.data.push(row.data ?? null);
+  }
+  return into;
+}
+
+function sliceOf(columns: ChangeColumns, from: number, to: number): ChangeColumns {
+  return { types: columns.types.slice(from, to), resourceIds: columns.resourceIds.slice(from, to), data: columns.data.slice(from, to) };
+}
 
 function changeRow(companyId: string, change: NewChange, occurredAt: string, recordedAt: number): ChangeRow {
   return {
@@ -106,17 +158,18 @@ function changeRow(companyId: string, change: NewChange, occurredAt: string, rec
 const changeInsert = compiledRows((db: Db, rows: ChangeRow[]) => db.insertInto('company_changes').values(rows));
 
 /**
- * PostgreSQL: every row in one statement, the varying columns as one array literal each (as the
- * inbound upsert does, stored-figures.ts): a 1,000-row VALUES list of 6,000 parameters cost more to
- * bind and plan than to store, and node-postgres escaped every element of the arrays. The seqs are
+ * PostgreSQL: every row in one statement, the varying columns as one text each that PostgreSQL
+ * splits (separatedTexts: ids and JSON texts need no escaping that way): a 1,000-row VALUES list of
+ * 6,000 parameters cost more to bind and plan than to store, and node-postgres escaped every element
+ * of the arrays it was given. The seqs are
  * drawn by one call (`company_changes_next_seqs`, migration 0012: the writers' lock taken once, not
  * once a row as the column default does) and zipped with the rows by position, so they follow `rows`.
  */
-async function insertUnnested(trx: Connection, companyId: string, rows: readonly ChangeRow[], occurredAt: string, recordedAt: number): Promise<void> {
+async function insertUnnested(trx: Connection, companyId: string, columns: ChangeColumns, occurredAt: string, recordedAt: number): Promise<void> {
   await sql`insert into company_changes (seq, company_id, type, resource_id, occurred_at, recorded_at, data)
     select c.seq, ${companyId}::text, c.type, c.resource_id, ${occurredAt}::text, ${recordedAt}::bigint, c.data
-    from rows from (company_changes_next_seqs(${rows.length}::integer), unnest(${textArray(rows.map((row) => row.type))}::text[]),
-      unnest(${textArray(rows.map((row) => row.resource_id))}::text[]), unnest(${textArray(rows.map((row) => row.data ?? null))}::text[])) as c(seq, type, resource_id, data)`.execute(trx);
+    from rows from (company_changes_next_seqs(${columns.types.length}::integer), unnest(string_to_array(${separatedTexts(columns.types)}::text, chr(30), '')),
+      unnest(string_to_array(${separatedTexts(columns.resourceIds)}::text, chr(30), '')), unnest(string_to_array(${separatedTexts(columns.data)}::text, chr(30), ''))) as c(seq, type, resource_id, data)`.execute(trx);
 }
 
 /**

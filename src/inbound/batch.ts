@@ -3,20 +3,18 @@
 // statements (multi-row upserts that write only what changed) whatever the batch size.
 import { sqliteHandleOf, type Db } from '../platform/db/database.ts';
 import { badRequest, type FieldError } from '../platform/errors.ts';
-import { toHundredths } from './decimal.ts';
-import { numberText } from './exact-json.ts';
+import { doubleToHundredths, toHundredths } from './decimal.ts';
+import { keptNumberText } from './exact-json.ts';
 import { periodReader } from './periods.ts';
 import type { InboundStream } from './tables.ts';
 import { durably } from '../platform/db/durability.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { figureKey, storeFigures, type FigureDraft, type WrittenFigure } from './stored-figures.ts';
+import { figureKey, storeFigures, type FigureDraft } from './stored-figures.ts';
 import type { BatchOutcome as BatchOutcomeSchema, FigureRow } from './figures.ts';
 import type { Static, TSchema } from 'typebox';
 import { schemaChecker } from '../platform/validation.ts';
-import { recordChanges, type NewChange } from '../changes/change-log.ts';
+import { changeBatch } from '../changes/change-log.ts';
 import { announceChanges } from '../changes/notifier.ts';
-import type { Transaction } from 'kysely';
-import type { Database } from '../platform/db/schema.ts';
 import { companyTimezone } from '../tenancy/companies.ts';
 
 export const MAX_BATCH_ITEMS = 5000;
@@ -61,7 +59,8 @@ export function batchTooLarge(count: number): never {
 
 /** Reads `holder[field]` in hundredths from the number's JSON text; undefined (and an error) when bad. */
 export function readHundredths(holder: object, field: string, value: number, path: string, errors: FieldError[], options: { min?: number } = {}): number | undefined {
-  const result = toHundredths(numberText(holder, field, value));
+  const kept = keptNumberText(holder, field);
+  const result = kept === undefined ? doubleToHundredths(value) : toHundredths(kept);
   if (!result.ok) {
     errors.push({ path: `${path}/${field}`, message: result.message });
     return undefined;
@@ -118,7 +117,8 @@ function ruleChecker<Item extends BatchItem>(rules: StreamRules<Item>, unknownDe
     const first = seen.get(key);
     if (first !== undefined) errors.push({ path, message: `has the same ${rules.keyFields} as /items/${first}` });
     else seen.set(key, index);
-    return errors.length > before ? undefined : { departmentId: item.departmentId, period, key, ...values };
+    if (errors.length > before) return undefined;
+    return { departmentId: item.departmentId, period, key, kind: values.kind, category: values.category, amountMinor: values.amountMinor, hoursCenti: values.hoursCenti };
   };
 }
 
@@ -159,7 +159,8 @@ const byKey = (a: FigureDraft, b: FigureDraft) => (a.key < b.key ? -1 : a.key > 
  */
 export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: string, rules: StreamRules<Item>, items: readonly unknown[], options: { now?: number } = {}): Promise<BatchOutcome> {
   if (items.length > MAX_BATCH_ITEMS) batchTooLarge(items.length);
-  const { drafts, errors, badItems, malformed } = await validateBatch(db, companyId, rules, items);
+  // The zone the changes are written in, read while the items are checked (PostgreSQL: another connection).
+  const [{ drafts, errors, badItems, malformed }, timezone] = await Promise.all([validateBatch(db, companyId, rules, items), companyTimezone(db, companyId)]);
   if (errors.length > 0) throw badRequest(malformed ? 'validation_failed' : 'invalid_batch', `${badItems} of ${items.length} items are invalid; nothing was stored.`, errors);
   // Written in key order, so two concurrent batches lock shared rows in the same order (no deadlock).
   drafts.sort(byKey);
@@ -167,20 +168,19 @@ export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: str
   const now = options.now ?? Date.now();
   const onPostgres = sqliteHandleOf(db) === undefined;
   const outcome = await durably(db, (connection) => connection.transaction().execute(async (trx) => {
-    const written = await storeFigures(trx, onPostgres, companyId, rules.stream, drafts, now);
-    await logFigureChanges(trx, companyId, rules, written, now);
-    const created = written.filter((figure) => figure.created).length;
-    const updated = written.length - created;
+    // One change per created or updated figure, in the transaction that wrote them; unchanged ones log nothing.
+    const changes = changeBatch(trx, companyId, { at: now, timezone });
+    let created = 0;
+    let updated = 0;
+    await storeFigures(trx, onPostgres, companyId, rules.stream, drafts, now, (written) => {
+      changes.add(written.map(({ row, created: isNew }) => ({ resourceType: rules.resourceType, action: isNew ? 'created' : 'updated', resourceId: row.id, data: rules.present(row, timezone) })));
+      const fresh = written.filter((figure) => figure.created).length;
+      created += fresh;
+      updated += written.length - fresh;
+    });
+    await changes.record(trx);
     return { received: items.length, created, updated, unchanged: items.length - created - updated };
   }));
   if (outcome.created + outcome.updated > 0) announceChanges(db, companyId);
   return outcome;
-}
-
-/** One change per created or updated figure, in the transaction that wrote them; unchanged ones log nothing. */
-async function logFigureChanges<Item extends BatchItem>(trx: Transaction<Database>, companyId: string, rules: StreamRules<Item>, written: WrittenFigure[], now: number): Promise<void> {
-  if (written.length === 0) return;
-  const timezone = await companyTimezone(trx, companyId);
-  const changes = written.map(({ row, created }): NewChange => ({ resourceType: rules.resourceType, action: created ? 'created' : 'updated', resourceId: row.id, data: rules.present(row, timezone) }));
-  await recordChanges(trx, companyId, changes, { at: now, timezone });
 }

@@ -28,6 +28,19 @@ export function toHundredths(text: string): HundredthsResult {
   return { ok: true, value: Number(sign === '-' ? -magnitude : magnitude) };
 }
 
+/**
+ * toHundredths(String(value)) for a double, without reading text in the usual case (the regular
+ * expression and BigInt cost ~1 µs an amount, 5,000 of them a batch): the nearest integer to
+ * value × 100 is the answer when dividing it by 100 gives the double back, since below 10^13 no
+ * other decimal of at most 2 places rounds to the same double. Any other value takes the exact path.
+ */
+export function doubleToHundredths(value: number): HundredthsResult {
+  const hundredths = Math.round(value * 100);
+  // `+ 0` turns -0 into 0, as the text "0" would read.
+  if (Math.abs(hundredths) <= Number(MAX_HUNDREDTHS) && hundredths / 100 === value) return { ok: true, value: hundredths + 0 };
+  return toHundredths(String(value));
+}
+
 /** 1230 → 12.3 (a double whose shortest form is exactly the decimal, as JSON serialises it). */
 export function fromHundredths(hundredths: number): number {
   return hundredths / 100;

@@ -66,7 +66,10 @@ export function parseJsonKeepingNumbers(text: string, shape: Pick<JsonShape, 'in
   return body;
 }
 
-/** The text a number property was sent as when a double may not keep it; its shortest form otherwise. */
-export function numberText(holder: object, key: string, value: number): string {
-  return numberSources.get(holder)?.get(key) ?? String(value);
+/**
+ * The text a number property was sent as, when a double may not keep it; undefined for the others,
+ * whose shortest form (String) is the decimal sent — and for properties not parsed here.
+ */
+export function keptNumberText(holder: object, key: string): string | undefined {
+  return numberSources.get(holder)?.get(key);
 }

@@ -8,7 +8,12 @@
 // (measured: bind 15–27 ms, execute 17 ms), more than storing the rows. The arrays are written as
 // literals here (array-literal.ts), and the columns the whole batch shares are sent once. SQLite has no arrays and
 // plans parameters for free, so it keeps multi-row statements.
-import { sql, type Expression, type InsertQueryBuilder, type InsertResult, type Kysely, type Transaction } from 'kysely';
+//
+// PostgreSQL runs one statement at a time per connection, and the service used to wait for it: the
+// upsert split into a few statements keeps both busy — the service builds statement k+1, and turns
+// statement k's answer into figures (and their changes, the caller's `onWritten`), while PostgreSQL
+// runs statement k or k+1 (docs/benchmarks.md, "Revenue batches", session 8).
+import { sql, type CompiledQuery, type Expression, type InsertQueryBuilder, type InsertResult, type Kysely, type QueryResult, type Transaction } from 'kysely';
 import { compiledRows } from '../platform/db/compiled-once.ts';
 import type { Database } from '../platform/db/schema.ts';
 import type { InboundItemsTable, InboundStream } from './tables.ts';
@@ -23,6 +28,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  * ~40 ms; this many take a few, and the loop gets a turn between statements (CONTRACT §4: 50 ms).
  */
 const WRITE_CHUNK = 250;
+/** Rows per upsert on PostgreSQL: a batch of 5,000 in 4 statements, so that most of the service's work overlaps PostgreSQL's. */
+const PIPELINED_CHUNK = 1250;
 
 /** A validated figure, ready to store. */
 export interface FigureDraft {
@@ -134,25 +141,76 @@ export interface WrittenFigure {
   created: boolean;
 }
 
+export type StoredKey = Pick<InboundItemsTable, 'id' | 'department_id' | 'period_key' | 'kind' | 'category'>;
+
+function sameKey(row: InboundItemsTable, stored: StoredKey): boolean {
+  return row.period_key === stored.period_key && row.department_id === stored.department_id && row.kind === stored.kind && row.category === stored.category;
+}
+
+function writtenFigure(row: InboundItemsTable, id: string): WrittenFigure {
+  return id === row.id ? { row, created: true } : { row: { ...row, id }, created: false };
+}
+
 /**
- * Stores the drafts in their order — inserting the new ones, updating the changed ones, leaving the
- * same ones alone — and returns the written ones as stored. A stored figure keeps its id; every
- * other field of its row is the draft's (the key fixes department, date or week, kind and category).
- * A row that a concurrent batch inserted meanwhile is updated, not duplicated.
+ * The figures of `rows` that the upsert answered (`rows` and `drafts` from `from` on are the same
+ * figures), in their order. `returning` has no defined order, so each answer is matched to its row by
+ * key; both databases do answer in the rows' order, so the rows are walked along the answer first,
+ * comparing fields, and only an answer out of that order makes the keys of a look-up table (building
+ * them for every row cost SQLite ~5 ms of a 5,000-item batch).
  */
-export async function storeFigures(trx: Transaction<Database>, onPostgres: boolean, companyId: string, stream: InboundStream, drafts: FigureDraft[], now: number): Promise<WrittenFigure[]> {
-  const step = onPostgres ? drafts.length || 1 : WRITE_CHUNK;
+export function writtenFigures(rows: InboundItemsTable[], drafts: FigureDraft[], from: number, answer: QueryResult<StoredKey>): WrittenFigure[] {
   const written: WrittenFigure[] = [];
-  for (let i = 0; i < drafts.length; i += step) {
-    if (i > 0) await nextTurn();
-    const rows = drafts.slice(i, i + step).map((draft) => figureRow(companyId, stream, draft, now));
-    const upsert = onPostgres ? upsertChanged(trx.insertInto('inbound_items').columns(COLUMNS).expression(unnestedRows(rows)), 'is distinct from') : sqliteUpsert(trx, rows);
-    const storedIds = new Map((await trx.executeQuery(upsert)).rows.map((stored) => [figureKey(stored.department_id, stored.period_key, stored.kind, stored.category), stored.id]));
-    // In the drafts' order, whatever order `returning` gave.
-    rows.forEach((row, index) => {
-      const id = storedIds.get((drafts[i + index] as FigureDraft).key);
-      if (id !== undefined) written.push({ row: { ...row, id }, created: id === row.id });
-    });
+  let next = 0;
+  for (const stored of answer.rows) {
+    while (next < rows.length && !sameKey(rows[next] as InboundItemsTable, stored)) next += 1;
+    if (next === rows.length) return writtenByKey(rows, drafts, from, answer);
+    written.push(writtenFigure(rows[next] as InboundItemsTable, stored.id));
+    next += 1;
   }
   return written;
+}
+
+function writtenByKey(rows: InboundItemsTable[], drafts: FigureDraft[], from: number, answer: QueryResult<StoredKey>): WrittenFigure[] {
+  const storedIds = new Map(answer.rows.map((stored) => [figureKey(stored.department_id, stored.period_key, stored.kind, stored.category), stored.id]));
+  const written: WrittenFigure[] = [];
+  rows.forEach((row, index) => {
+    const id = storedIds.get((drafts[from + index] as FigureDraft).key);
+    if (id !== undefined) written.push(writtenFigure(row, id));
+  });
+  return written;
+}
+
+/**
+ * Stores the drafts in their order — inserting the new ones, updating the changed ones, leaving the
+ * same ones alone — and hands the written ones, as stored, to `onWritten`, a statement's worth at a
+ * time, in the drafts' order. A stored figure keeps its id; every other field of its row is the
+ * draft's (the key fixes department, date or week, kind and category). A row that a concurrent batch
+ * inserted meanwhile is updated, not duplicated.
+ */
+export async function storeFigures(trx: Transaction<Database>, onPostgres: boolean, companyId: string, stream: InboundStream, drafts: FigureDraft[], now: number, onWritten: (figures: WrittenFigure[]) => void): Promise<void> {
+  const step = onPostgres ? PIPELINED_CHUNK : WRITE_CHUNK;
+  const statement = (from: number) => {
+    const rows = drafts.slice(from, from + step).map((draft) => figureRow(companyId, stream, draft, now));
+    const upsert = onPostgres ? upsertChanged(trx.insertInto('inbound_items').columns(COLUMNS).expression(unnestedRows(rows)), 'is distinct from') : sqliteUpsert(trx, rows);
+    const query: CompiledQuery<StoredKey> = upsert.compile();
+    return { rows, from, query };
+  };
+  if (!onPostgres) {
+    for (let from = 0; from < drafts.length; from += step) {
+      if (from > 0) await nextTurn();
+      const { rows, query } = statement(from);
+      onWritten(writtenFigures(rows, drafts, from, await trx.executeQuery(query)));
+    }
+    return;
+  }
+  let current = statement(0);
+  let answer = trx.executeQuery(current.query);
+  for (let from = step; ; from += step) {
+    const next = from < drafts.length ? statement(from) : undefined;
+    const result = await answer;
+    if (next) answer = trx.executeQuery(next.query);
+    onWritten(writtenFigures(current.rows, drafts, current.from, result));
+    if (!next) return;
+    current = next;
+  }
 }

@@ -41,9 +41,18 @@ export function today(timezone: string, now = Date.now()): string {
   return day.date;
 }
 
-/** True when `value` is a real calendar date written as YYYY-MM-DD. */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * True when `value` is a real calendar date written as YYYY-MM-DD (proleptic Gregorian, as luxon).
+ * By arithmetic: luxon's parse cost ~3 µs, and a 5,000-item batch can name hundreds of days.
+ */
 export function isCalendarDate(value: string): boolean {
-  return DATE_TEXT.test(value) && DateTime.fromISO(value, { zone: 'UTC' }).isValid;
+  if (!DATE_TEXT.test(value)) return false;
+  const [year, month, day] = [Number(value.slice(0, 4)), Number(value.slice(5, 7)), Number(value.slice(8, 10))];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+  return days !== undefined && day >= 1 && day <= days;
 }
 
 /** Parses a YYYY-MM-DD that is a real calendar date, else a 400 naming the parameter. */

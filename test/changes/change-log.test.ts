@@ -130,6 +130,33 @@ test('revenue and wage-budget items are logged when created or updated, as their
   assert.deepEqual(rebuild(added, 'wage_budget_item'), byId(wageBudget.body.data));
 });
 
+test('a 5,000-item batch of new, changed and unchanged items logs each written item once, in key order, as read back', async () => {
+  const { baseUrl } = company.server;
+  const departmentId = await addDepartment(db(), company.tenant.companyId, 'Large');
+  const item = (i: number, amount: number) => ({ departmentId, date: '2026-10-01', kind: i % 2 === 0 ? 'realised' : 'prognosis', category: `c${String(Math.floor(i / 2)).padStart(4, '0')}`, amount });
+  const revenue = `${baseUrl}/api/v1/company/revenue`;
+  await postJson(revenue, company.token, { items: Array.from({ length: 4000 }, (_, i) => item(i, i)) });
+  const afterSeq = (await readChanges(db(), company.tenant.companyId, { afterSeq: 0, limit: 100_000 })).at(-1)?.seq ?? 0;
+  // Every third stored item changed, the rest the same, and 1,000 new ones: written by several statements on PostgreSQL.
+  const items = Array.from({ length: 5000 }, (_, i) => item(i, i % 3 === 0 || i >= 4000 ? i + 0.5 : i)).reverse();
+  const answer = await postJson<{ created: number; updated: number; unchanged: number }>(revenue, company.token, { items });
+  assert.deepEqual(answer.body, { received: 5000, created: 1000, updated: 1334, unchanged: 2666 });
+  const added = await readChanges(db(), company.tenant.companyId, { afterSeq, limit: 100_000 });
+  assert.equal(added.filter((c) => c.type === 'revenue_item.created').length, 1000);
+  assert.equal(added.filter((c) => c.type === 'revenue_item.updated').length, 1334);
+  // The upsert's key order (one day, one department): kind, then category.
+  const keys = added.map((c) => { const data = c.data as { kind: string; category: string }; return `${data.kind}/${data.category}`; });
+  assert.deepEqual(keys, [...keys].sort(), 'in key order');
+  const readBack: Array<{ id: string }> = [];
+  for (let cursor: string | null = ''; cursor !== null; ) {
+    const page: { body: { data: Array<{ id: string }>; nextCursor: string | null } } = await apiGet(baseUrl, company.token, `/company/revenue?from=2026-10-01&to=2026-10-01&departmentId=${departmentId}&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    readBack.push(...page.body.data);
+    cursor = page.body.nextCursor;
+  }
+  const stored = byId(readBack);
+  assert.deepEqual(rebuild(added, 'revenue_item'), new Map(added.map((c) => [c.resourceId, stored.get(c.resourceId)])));
+});
+
 test('a timeclock event is logged in the company of its person, as the 200 shows it', async () => {
   const { ctx, baseUrl } = company.server;
   // A second company of the same organisation: the terminal's token belongs to the first.

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fromHundredths, toHundredths } from '../../src/inbound/decimal.ts';
-import { parseJsonKeepingNumbers, numberText } from '../../src/inbound/exact-json.ts';
+import { doubleToHundredths, fromHundredths, toHundredths } from '../../src/inbound/decimal.ts';
+import { parseJsonKeepingNumbers, keptNumberText } from '../../src/inbound/exact-json.ts';
 import { measureJson } from '../../src/platform/json-body.ts';
 
 test('a JSON number text becomes exact hundredths', () => {
@@ -30,16 +30,23 @@ test('the parser keeps the text of each number a double cannot hold; the others 
   const item = body.items[0];
   assert.ok(item);
   assert.equal(item.amount, 1);
-  assert.equal(numberText(item, 'amount', item.amount as number), '1.0000000000000001');
-  assert.equal(numberText(item, 'big', item.big as number), '12345678901234567.89');
-  assert.equal(numberText(item, 'exp', item.exp as number), '1.5e1');
+  assert.equal(keptNumberText(item, 'amount'), '1.0000000000000001');
+  assert.equal(keptNumberText(item, 'big'), '12345678901234567.89');
+  assert.equal(keptNumberText(item, 'exp'), '1.5e1');
   assert.equal(item.exp, 15, 'a kept number is a number again');
-  assert.equal(toHundredths(numberText(item, 'hours', item.hours as number)).ok && item.hours, 7.5, '7.50 reads back as 7.5: the same decimal');
-  assert.equal(numberText(item, 'plain', item.plain as number), '-12.34');
-  assert.equal(numberText({ amount: 0.5 }, 'amount', 0.5), '0.5', 'falls back to the value when not parsed here');
+  assert.equal(keptNumberText(item, 'hours'), undefined, '7.50 is not kept: 7.5, its shortest form, is the same decimal');
+  assert.equal(item.hours, 7.5);
+  assert.equal(keptNumberText(item, 'plain'), undefined);
+  assert.equal(keptNumberText({ amount: 0.5 }, 'amount'), undefined, 'nothing kept for a value not parsed here');
   assert.deepEqual(parse('["\\u0000:1e5", 1e5]'), ['\u0000:1e5', 100000], 'a client string that looks like a marker stays a string');
   assert.throws(() => parseJsonKeepingNumbers('{"__proto__":{"x":1e5}}', measureJson('{"__proto__":{"x":1e5}}'), (text) => JSON.parse(text, (key, value: unknown) => {
     if (key === '__proto__') throw new SyntaxError('no');
     return value;
   })), SyntaxError);
+});
+
+test('a double reads as the same hundredths as its shortest text, on the quick path or not', () => {
+  const values = [0, -0, 0.1, 0.2, 0.1 + 0.2, 1.005, 1.15, 2.675, -0.07, 12.3, 12.34, 12.345, 1e-3, 5e-324, 0.01, 0.005, 0.015, 1234567.89, 99999999999.99, 1e13, 1e13 + 0.01, 1e13 - 0.01, -1e13, 1e14, 1e21, 123456789012.34, 4503599627370.49];
+  for (let i = 0; i < 20_000; i++) values.push(Math.round((Math.random() - 0.5) * 2e15) / 100, (Math.random() - 0.5) * 10 ** Math.floor(Math.random() * 16), Math.round(Math.random() * 1e6) / 1000);
+  for (const value of values) assert.deepEqual(doubleToHundredths(value), toHundredths(String(value)), String(value));
 });
