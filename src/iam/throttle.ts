@@ -11,6 +11,8 @@ import type { Redis } from 'ioredis';
 import ipaddr from 'ipaddr.js';
 import type { Clock } from '../platform/clock.ts';
 import { ExpiringCache } from '../platform/expiring-cache.ts';
+import { SingleFlight } from '../platform/single-flight.ts';
+import type { OAuthClient } from './clients.ts';
 
 export const FAILURE_WINDOW_MS = 15 * 60_000;
 export const FAILURES_BEFORE_PENALTY = 5;
@@ -165,6 +167,9 @@ export type LimitedEndpoint = 'token' | 'idToken' | 'login' | 'revoke';
 /** `retryAfter` in whole seconds, or undefined when the request may proceed. */
 export type Verdict = { retryAfter: number } | undefined;
 
+/** How a check of a client secret ended: refused by a penalty in force, or the client it authenticated (undefined: it failed). */
+export type SecretCheck = { blocked: { retryAfter: number } } | { client: OAuthClient | undefined };
+
 function retryAfter(until: number, now: number): { retryAfter: number } {
   return { retryAfter: Math.max(1, Math.ceil((until - now) / 1000)) };
 }
@@ -176,6 +181,8 @@ export class Throttle {
   readonly #onError: (error: unknown) => void;
   /** Client secrets (by digest) that passed their check on this instance lately; see `knownSecret`. */
   readonly #verified = new ExpiringCache<object>(MEMORY_STORE_MAX_ENTRIES);
+  /** Reserved checks of client secrets in flight on this instance; see `shareCheck`. */
+  readonly #checks = new SingleFlight<SecretCheck>();
 
   constructor(store: ThrottleStore, options: { perMinute: number; clock: Clock; onError: (error: unknown) => void }) {
     this.#store = store;
@@ -237,6 +244,17 @@ export class Throttle {
    */
   knownSecret(clientId: string, digest: string): boolean {
     return this.#verified.get(secretKey(clientId, digest), this.#clock.now()) !== undefined;
+  }
+
+  /**
+   * The reserved check of this client's secret (by `digest`) from `address` in flight on this
+   * instance, joined; or `check` started as it. So a fresh client's concurrent first requests reserve
+   * one attempt, not one each (past five, they were refused 429 though nothing failed); who joins a
+   * failed check counts its own failure (client-auth.ts), so repeating a guess costs as before.
+   * `source` tells checks on kept copies of the clients from checks on a fresh read apart.
+   */
+  shareCheck(source: 'kept' | 'fresh', clientId: string, address: string, digest: string, check: () => Promise<SecretCheck>): { joined: boolean; outcome: Promise<SecretCheck> } {
+    return this.#checks.run(`${source}|${secretKey(clientId, digest)}|${countedAddress(address)}`, check);
   }
 
   /** Remembers (or, after a failed check, forgets) that the secret with this digest is this client's. */

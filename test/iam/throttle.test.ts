@@ -112,6 +112,34 @@ for (const [store, env] of [['in memory', {}], ['in Redis', { REDIS_URL }]] as c
     assert.deepEqual(statusCounts(answers), { 401: 5, 429: 15 });
   });
 
+  test(`parallel first requests of a fresh client share one reserved check per secret: the right one passes for all, a wrong one counts for each (${store})`, async (t) => {
+    // One server for the three bursts, closed at once: the bursts fill its pool of PostgreSQL connections.
+    const s = await startTestServer(env, { inProcess: true, clock: clockAtStartOfMinute() });
+    t.after(() => s.close());
+    const fresh = async () => {
+      const tenant = await provisionTenant(s.ctx);
+      await setGrantEnabled(s.ctx.db, tenant.clientId, 'client_credentials', true);
+      const right = { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret };
+      return { tenant, right, wrong: { ...right, client_secret: 'wrong' } };
+    };
+    const burst = (bodies: Record<string, string>[]) => Promise.all(bodies.map((body) => postToken(s, body)));
+
+    const a = await fresh();
+    assert.deepEqual(statusCounts(await burst(Array(24).fill(a.right))), { 200: 24 }, '24 first requests with the right secret');
+
+    const b = await fresh();
+    assert.deepEqual(statusCounts(await burst(Array(24).fill(b.wrong))), { 401: 5, 429: 19 }, 'each request with the wrong secret counts');
+    const audited = await s.ctx.db.selectFrom('audit_log').select('outcome').where('client_id', '=', b.tenant.clientId).where('event', '=', 'client_authentication').execute();
+    assert.deepEqual(audited.map((row) => row.outcome).sort(), [...Array<string>(5).fill('failure'), ...Array<string>(19).fill('throttled')]);
+    assertRetryAfter(await postToken(s, b.right), 1, 1);
+
+    // Four wrong ones at most, a right one first: whatever the order of the checks, no penalty can be set.
+    const c = await fresh();
+    const mixed = Array.from({ length: 24 }, (_, i) => (i % 6 === 1 ? c.wrong : c.right));
+    const answers = await burst(mixed);
+    assert.deepEqual(answers.map((answer) => answer.status), mixed.map((body) => (body === c.right ? 200 : 401)), 'right and wrong secrets are never merged');
+  });
+
   test(`a client's own parallel requests with its secret, once it passed, are never penalised (${store})`, async () => {
     const s = await server(env, { clock: clockAtStartOfMinute() });
     const tenant = await provisionTenant(s.ctx);
