@@ -89,58 +89,17 @@ export async function recordChanges(trx: Connection, companyId: string, changes:
   }
 }
 
-/**
- * Changes of one company and time, serialised as they are added and recorded together (in `add`
- * order) once the caller's other statements are done: so a caller can prepare them while PostgreSQL
- * runs those statements, as the inbound batch does while it upserts its next rows. On SQLite, which
- * runs every statement on the event loop, there is nothing to overlap: `record` is recordChanges.
- */
-export interface ChangeBatch {
-  add(changes: readonly NewChange[]): void;
-  record(trx: Connection): Promise<void>;
-}
-
-export function changeBatch(trx: Connection, companyId: string, time: ChangeTime): ChangeBatch {
-  const gathered: NewChange[] = [];
-  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) return { add: (changes) => void gathered.push(...changes), record: (into) => recordChanges(into, companyId, gathered, time) };
-  const occurredAt = formatInstant(time.at, time.timezone);
-  const columns = emptyColumns();
-  return {
-    add: (changes) => void columnsOf(changes.map((change) => changeRow(companyId, change, occurredAt, time.at)), columns),
-    async record(into) {
-      const pace = pacer();
-      for (let i = 0; i < columns.types.length; i += UNNEST_CHUNK) {
-        await insertUnnested(into, companyId, sliceOf(columns, i, i + UNNEST_CHUNK), occurredAt, time.at);
-        await pace();
-      }
-    },
-  };
-}
-
 type ChangeRow = Insertable<CompanyChangesTable>;
 
-/** PostgreSQL: the varying columns of change rows, gathered as they come. */
+/** PostgreSQL: the varying columns of change rows. */
 interface ChangeColumns {
   types: string[];
   resourceIds: string[];
   data: Array<string | null>;
 }
 
-function emptyColumns(): ChangeColumns {
-  return { types: [], resourceIds: [], data: [] };
-}
-
-function columnsOf(rows: readonly ChangeRow[], into = emptyColumns()): ChangeColumns {
-  for (const row of rows) {
-    into.types.push(row.type);
-    into.resourceIds.push(row.resource_id);
-    into.data.push(row.data ?? null);
-  }
-  return into;
-}
-
-function sliceOf(columns: ChangeColumns, from: number, to: number): ChangeColumns {
-  return { types: columns.types.slice(from, to), resourceIds: columns.resourceIds.slice(from, to), data: columns.data.slice(from, to) };
+function columnsOf(rows: readonly ChangeRow[]): ChangeColumns {
+  return { types: rows.map((row) => row.type), resourceIds: rows.map((row) => row.resource_id), data: rows.map((row) => row.data ?? null) };
 }
 
 function changeRow(companyId: string, change: NewChange, occurredAt: string, recordedAt: number): ChangeRow {

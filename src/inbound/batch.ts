@@ -9,11 +9,13 @@ import { periodReader } from './periods.ts';
 import type { InboundStream } from './tables.ts';
 import { durably } from '../platform/db/durability.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { figureKey, storeFigures, type FigureDraft } from './stored-figures.ts';
+import { figureKey, storeFigures, type FigureDraft, type WrittenFigure } from './stored-figures.ts';
 import type { BatchOutcome as BatchOutcomeSchema, FigureRow } from './figures.ts';
 import type { Static, TSchema } from 'typebox';
 import { schemaChecker } from '../platform/validation.ts';
-import { changeBatch } from '../changes/change-log.ts';
+import { recordChanges, type ChangeTime, type NewChange } from '../changes/change-log.ts';
+import type { Transaction } from 'kysely';
+import type { Database } from '../platform/db/schema.ts';
 import { announceChanges } from '../changes/notifier.ts';
 import { companyTimezone } from '../tenancy/companies.ts';
 
@@ -168,19 +170,18 @@ export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: str
   const now = options.now ?? Date.now();
   const onPostgres = sqliteHandleOf(db) === undefined;
   const outcome = await durably(db, (connection) => connection.transaction().execute(async (trx) => {
-    // One change per created or updated figure, in the transaction that wrote them; unchanged ones log nothing.
-    const changes = changeBatch(trx, companyId, { at: now, timezone });
-    let created = 0;
-    let updated = 0;
-    await storeFigures(trx, onPostgres, companyId, rules.stream, drafts, now, (written) => {
-      changes.add(written.map(({ row, created: isNew }) => ({ resourceType: rules.resourceType, action: isNew ? 'created' : 'updated', resourceId: row.id, data: rules.present(row, timezone) })));
-      const fresh = written.filter((figure) => figure.created).length;
-      created += fresh;
-      updated += written.length - fresh;
-    });
-    await changes.record(trx);
+    const written = await storeFigures(trx, onPostgres, companyId, rules.stream, drafts, now);
+    await logFigureChanges(trx, companyId, rules, written, { at: now, timezone });
+    const created = written.filter((figure) => figure.created).length;
+    const updated = written.length - created;
     return { received: items.length, created, updated, unchanged: items.length - created - updated };
   }));
   if (outcome.created + outcome.updated > 0) announceChanges(db, companyId);
   return outcome;
+}
+
+/** One change per created or updated figure, in the transaction that wrote them; unchanged ones log nothing. */
+async function logFigureChanges<Item extends BatchItem>(trx: Transaction<Database>, companyId: string, rules: StreamRules<Item>, written: WrittenFigure[], time: ChangeTime): Promise<void> {
+  const changes = written.map(({ row, created }): NewChange => ({ resourceType: rules.resourceType, action: created ? 'created' : 'updated', resourceId: row.id, data: rules.present(row, time.timezone) }));
+  await recordChanges(trx, companyId, changes, time);
 }

@@ -8,11 +8,6 @@
 // (measured: bind 15–27 ms, execute 17 ms), more than storing the rows. The arrays are written as
 // literals here (array-literal.ts), and the columns the whole batch shares are sent once. SQLite has no arrays and
 // plans parameters for free, so it keeps multi-row statements.
-//
-// PostgreSQL runs one statement at a time per connection, and the service used to wait for it: the
-// upsert split into a few statements keeps both busy — the service builds statement k+1, and turns
-// statement k's answer into figures (and their changes, the caller's `onWritten`), while PostgreSQL
-// runs statement k or k+1 (docs/benchmarks.md, "Revenue batches", session 8).
 import { sql, type CompiledQuery, type Expression, type InsertQueryBuilder, type InsertResult, type Kysely, type QueryResult, type Transaction } from 'kysely';
 import { compiledRows } from '../platform/db/compiled-once.ts';
 import type { Database } from '../platform/db/schema.ts';
@@ -28,8 +23,6 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  * ~40 ms; this many take a few, and the loop gets a turn between statements (CONTRACT §4: 50 ms).
  */
 const WRITE_CHUNK = 250;
-/** Rows per upsert on PostgreSQL: a batch of 5,000 in 4 statements, so that most of the service's work overlaps PostgreSQL's. */
-const PIPELINED_CHUNK = 1250;
 
 /** A validated figure, ready to store. */
 export interface FigureDraft {
@@ -182,35 +175,19 @@ function writtenByKey(rows: InboundItemsTable[], drafts: FigureDraft[], from: nu
 
 /**
  * Stores the drafts in their order — inserting the new ones, updating the changed ones, leaving the
- * same ones alone — and hands the written ones, as stored, to `onWritten`, a statement's worth at a
- * time, in the drafts' order. A stored figure keeps its id; every other field of its row is the
- * draft's (the key fixes department, date or week, kind and category). A row that a concurrent batch
- * inserted meanwhile is updated, not duplicated.
+ * same ones alone — and returns the written ones as stored, in the drafts' order. A stored figure
+ * keeps its id; every other field of its row is the draft's (the key fixes department, date or week,
+ * kind and category). A row that a concurrent batch inserted meanwhile is updated, not duplicated.
  */
-export async function storeFigures(trx: Transaction<Database>, onPostgres: boolean, companyId: string, stream: InboundStream, drafts: FigureDraft[], now: number, onWritten: (figures: WrittenFigure[]) => void): Promise<void> {
-  const step = onPostgres ? PIPELINED_CHUNK : WRITE_CHUNK;
-  const statement = (from: number) => {
+export async function storeFigures(trx: Transaction<Database>, onPostgres: boolean, companyId: string, stream: InboundStream, drafts: FigureDraft[], now: number): Promise<WrittenFigure[]> {
+  const step = onPostgres ? drafts.length || 1 : WRITE_CHUNK;
+  const written: WrittenFigure[] = [];
+  for (let from = 0; from < drafts.length; from += step) {
+    if (from > 0) await nextTurn();
     const rows = drafts.slice(from, from + step).map((draft) => figureRow(companyId, stream, draft, now));
     const upsert = onPostgres ? upsertChanged(trx.insertInto('inbound_items').columns(COLUMNS).expression(unnestedRows(rows)), 'is distinct from') : sqliteUpsert(trx, rows);
     const query: CompiledQuery<StoredKey> = upsert.compile();
-    return { rows, from, query };
-  };
-  if (!onPostgres) {
-    for (let from = 0; from < drafts.length; from += step) {
-      if (from > 0) await nextTurn();
-      const { rows, query } = statement(from);
-      onWritten(writtenFigures(rows, drafts, from, await trx.executeQuery(query)));
-    }
-    return;
+    written.push(...writtenFigures(rows, drafts, from, await trx.executeQuery(query)));
   }
-  let current = statement(0);
-  let answer = trx.executeQuery(current.query);
-  for (let from = step; ; from += step) {
-    const next = from < drafts.length ? statement(from) : undefined;
-    const result = await answer;
-    if (next) answer = trx.executeQuery(next.query);
-    onWritten(writtenFigures(current.rows, drafts, current.from, result));
-    if (!next) return;
-    current = next;
-  }
+  return written;
 }
