@@ -125,10 +125,10 @@ for (const [store, env] of [['in memory', {}], ['in Redis', { REDIS_URL }]] as c
     const burst = (bodies: Record<string, string>[]) => Promise.all(bodies.map((body) => postToken(s, body)));
 
     const a = await fresh();
-    assert.deepEqual(statusCounts(await burst(Array(24).fill(a.right))), { 200: 24 }, '24 first requests with the right secret');
+    assert.deepEqual(statusCounts(await burst(Array.from({ length: 24 }, () => a.right))), { 200: 24 }, '24 first requests with the right secret');
 
     const b = await fresh();
-    assert.deepEqual(statusCounts(await burst(Array(24).fill(b.wrong))), { 401: 5, 429: 19 }, 'each request with the wrong secret counts');
+    assert.deepEqual(statusCounts(await burst(Array.from({ length: 24 }, () => b.wrong))), { 401: 5, 429: 19 }, 'each request with the wrong secret counts');
     const audited = await s.ctx.db.selectFrom('audit_log').select('outcome').where('client_id', '=', b.tenant.clientId).where('event', '=', 'client_authentication').execute();
     assert.deepEqual(audited.map((row) => row.outcome).sort(), [...Array<string>(5).fill('failure'), ...Array<string>(19).fill('throttled')]);
     assertRetryAfter(await postToken(s, b.right), 1, 1);
