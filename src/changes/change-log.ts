@@ -120,9 +120,9 @@ const changeInsert = compiledRows((db: Db, rows: ChangeRow[]) => db.insertInto('
  * PostgreSQL: every row in one statement, the varying columns as one text each that PostgreSQL
  * splits (separatedTexts: ids and JSON texts need no escaping that way): a 1,000-row VALUES list of
  * 6,000 parameters cost more to bind and plan than to store, and node-postgres escaped every element
- * of the arrays it was given. The seqs are
- * drawn by one call (`company_changes_next_seqs`, migration 0012: the writers' lock taken once, not
- * once a row as the column default does) and zipped with the rows by position, so they follow `rows`.
+ * of the arrays it was given. The seqs are drawn by one call (`company_changes_next_seqs`, migration
+ * 0012: the writers' lock taken once, not once a row as the column default does) and zipped with the
+ * rows by position, so they follow `rows`.
  */
 async function insertUnnested(trx: Connection, companyId: string, columns: ChangeColumns, occurredAt: string, recordedAt: number): Promise<void> {
   await sql`insert into company_changes (seq, company_id, type, resource_id, occurred_at, recorded_at, data)
