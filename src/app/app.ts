@@ -12,7 +12,7 @@ import { installValidators } from '../platform/validation.ts';
 import { readJsonBodies } from '../platform/json-body.ts';
 import { answerClientError, capConnectionsPerAddress, serverOptions } from '../platform/connections.ts';
 import { refuseUnstorableText } from '../platform/unstorable-text.ts';
-import { CachedAnswerLane } from '../platform/cached-answer-lane.ts';
+import { CachedAnswerLane, laneCanAnswer } from '../platform/cached-answer-lane.ts';
 import { registerOpenApi } from '../platform/openapi.ts';
 import { healthRoutes } from '../platform/health.ts';
 import { metricsRoutes, recordRequests } from '../platform/metrics-routes.ts';
@@ -66,10 +66,12 @@ function trustedProxies(setting: false | number | string): boolean | string | ((
 
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   // Cached answers of the secured API sent without Fastify's lifecycle (src/platform/cached-answer-lane.ts).
-  const lane = options.cachedAnswerLane === false ? undefined : new CachedAnswerLane({
+  const laneSettings = options.cachedAnswerLane;
+  const laneCouldAnswer = laneCanAnswer({ logLevel: options.logger === false ? undefined : ctx.config.logLevel, sharedRateLimit: ctx.redis !== undefined });
+  const lane = laneSettings === false || !laneCouldAnswer ? undefined : new CachedAnswerLane({
     requestId: requestIdOf,
     observe: ctx.metrics.exposed ? (route, status, seconds) => ctx.metrics.request('GET', route, status, seconds) : undefined,
-    onAnswer: options.cachedAnswerLane?.onAnswer,
+    onAnswer: laneSettings?.onAnswer,
   });
   const app = Fastify({
     logger: options.logger === false ? false : { level: ctx.config.logLevel, serializers: { req: requestForLog }, ...(options.logger ? { stream: options.logger.stream } : {}) },

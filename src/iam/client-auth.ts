@@ -77,7 +77,9 @@ async function checkSecret(
     if (blocked) return { blocked };
     const client = await verify();
     throttle.secretChecked(who.clientId, digest, client !== undefined);
-    return countedAfterCheck(throttle, who, { client });
+    // Its failure is counted now (it reserved nothing) and answered as the failure it is: 401, audited `failure`.
+    if (!client) await throttle.attempt(who.clientId, who.address);
+    return { client };
   }
   const { joined, outcome } = throttle.shareCheck(source, who.clientId, who.address, digest, () => reservedCheck(throttle, who, digest, verify));
   if (!joined) return outcome;
@@ -103,8 +105,8 @@ async function reservedCheck(throttle: Throttle, who: Who, digest: string | unde
 }
 
 /**
- * A request whose failed check reserved nothing of its own (a known secret, or one that joined
- * another's check) counts its failure now, refused as its reservation would have been past the penalty.
+ * A request that joined another's failed check reserved nothing of its own: it counts its failure
+ * now, refused as its reservation would have been past the penalty.
  */
 async function countedAfterCheck(throttle: Throttle, who: Who, check: SecretCheck): Promise<SecretCheck> {
   if ('blocked' in check || check.client) return check;

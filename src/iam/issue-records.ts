@@ -120,7 +120,9 @@ async function storeOnPostgres(db: Db, issues: readonly ClientCredentialsIssue[]
  * (platform/batcher.ts, with no size limit): under load each group carries many tokens, and alone a
  * token waits for no one. On SQLite a group is one transaction of its own — already the grouped
  * commit of the moment's tokens, so not a write of `grouped()`, whose second wait for the end of a
- * turn and per-write savepoint would add nothing — and on PostgreSQL one statement.
+ * turn and per-write savepoint would add nothing — and on PostgreSQL one statement. Either way a
+ * group is all or nothing: should one row fail (no constraint a token's rows could break is known),
+ * nothing of the group is stored and every token of it fails.
  */
 function storeGroup(db: Db): (issues: readonly ClientCredentialsIssue[]) => Promise<Set<string>> {
   if (!sqliteHandleOf(db)) return (issues) => storeOnPostgres(db, issues);

@@ -5,8 +5,8 @@
 // answer Fastify would send — the same status, headers in the same order and body, the same rate-limit
 // count and request-duration observation — and hands anything else to Fastify untouched, having
 // counted, written and logged nothing. What it cannot repeat, it leaves to Fastify: logging (it
-// engages only while the logger is above `info`), errors (401, 400, 429 …), HEAD, revalidation of a
-// representation not yet compressed, and every request while the server is closing.
+// engages only while the logger is above `info`), errors (401, 400, 429 …), HEAD, a representation
+// not yet made (the first compressed request of an entry), and every request while the server is closing.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FastifyServerFactory } from 'fastify';
 import { CACHED_HEADERS, representation, type CachedResponse } from './response-cache.ts';
@@ -54,6 +54,16 @@ interface ServerSettings {
 /** Logger levels at which Fastify writes no line per request (undefined: no logger at all). */
 const ABOVE_INFO = new Set([undefined, 'warn', 'error', 'fatal', 'silent']);
 
+/**
+ * Whether a lane could ever answer under these settings: a logger above `info` (or none) and the API
+ * rate limit counted in memory. Otherwise the app is built without one, so Fastify creates its own
+ * server as usual (with `HOST=localhost`, say, it listens on every address the name resolves to;
+ * behind a `serverFactory` Fastify binds the first only).
+ */
+export function laneCanAnswer(settings: { logLevel: string | undefined; sharedRateLimit: boolean }): boolean {
+  return ABOVE_INFO.has(settings.logLevel) && !settings.sharedRateLimit;
+}
+
 type Route = (request: IncomingMessage, response: ServerResponse, query: string | undefined, startedAt: number) => boolean;
 
 export class CachedAnswerLane {
@@ -68,7 +78,9 @@ export class CachedAnswerLane {
 
   /** Fastify's `serverFactory`: the HTTP server Fastify would create, with the lane in front of `handler`. */
   readonly serverFactory: FastifyServerFactory<Server> = (handler, options) => {
-    const settings = options as unknown as ServerSettings;
+    const settings = options as unknown as ServerSettings & { https?: unknown; http2?: unknown };
+    // The lane answers plain HTTP/1.1 (TLS ends at the load balancer): refuse to stand in front of anything else.
+    if (settings.https || settings.http2) throw new Error('the cached-answer lane serves plain HTTP/1.1 only');
     const server = createServer(settings.http ?? {}, (request, response) => {
       let answered = false;
       try {
@@ -137,8 +149,10 @@ export class CachedAnswerLane {
     }
     const status = body ? 200 : 304;
     response.writeHead(status, headers);
+    // Observed when the answer is handed to the system, as Fastify's onResponse hook is ('finish').
+    const observe = this.#options.observe;
+    if (observe) response.once('finish', () => observe(path, status, (performance.now() - startedAt) / 1000));
     response.end(body);
-    this.#options.observe?.(path, status, (performance.now() - startedAt) / 1000);
     this.#options.onAnswer?.(path);
   }
 }

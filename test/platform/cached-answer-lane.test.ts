@@ -10,7 +10,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { CachedAnswerLane } from '../../src/platform/cached-answer-lane.ts';
+import { CachedAnswerLane, laneCanAnswer } from '../../src/platform/cached-answer-lane.ts';
 import { cachedResponse } from '../../src/platform/response-cache.ts';
 import { startCompanyServer, signedInCompany, type CompanyServer } from '../support/company.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -266,6 +266,21 @@ for (const [level, engaged] of [['info', false], ['warn', true]] as const) {
     }
   });
 }
+
+test('the app stands a lane in front of Fastify only where one could answer: no logger or one above info, and the API count in memory', () => {
+  assert.equal(laneCanAnswer({ logLevel: undefined, sharedRateLimit: false }), true);
+  assert.equal(laneCanAnswer({ logLevel: 'warn', sharedRateLimit: false }), true);
+  assert.equal(laneCanAnswer({ logLevel: 'info', sharedRateLimit: false }), false);
+  assert.equal(laneCanAnswer({ logLevel: 'debug', sharedRateLimit: false }), false);
+  assert.equal(laneCanAnswer({ logLevel: 'warn', sharedRateLimit: true }), false);
+});
+
+test('the lane refuses to stand in front of an HTTPS or HTTP/2 server (it writes plain HTTP/1.1 answers)', () => {
+  const lane = new CachedAnswerLane({ requestId: () => 'request-id-0001', observe: undefined });
+  const settings = { keepAliveTimeout: 5000, requestTimeout: 0, connectionTimeout: 0 };
+  assert.throws(() => lane.serverFactory(() => undefined, { ...settings, https: {} } as never), /plain HTTP\/1\.1/);
+  assert.throws(() => lane.serverFactory(() => undefined, { ...settings, http2: true } as never), /plain HTTP\/1\.1/);
+});
 
 test('once Fastify starts closing, the lane hands every request over (Fastify answers 503 then)', async () => {
   let preClose: ((done: () => void) => void) | undefined;
