@@ -4,7 +4,7 @@
 // too (authorization code with PKCE, in a popup, through the demo's API Client), on either host name.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { useBrowser } from '../support/browser.ts';
 import { useCompanyServer } from '../support/company.ts';
 import { seedDemo } from '../../src/demo/seed.ts';
@@ -84,6 +84,22 @@ function watchProblems(page: Page, problems: string[]): void {
   });
 }
 
+/**
+ * Clicks `button` until `shown` appears: on a loaded machine the reference page can render its button
+ * before its script listens to it, and a click that early opens nothing.
+ */
+async function clickUntilShown(button: Locator, shown: Locator, deadline = Date.now() + 30_000): Promise<void> {
+  for (;;) {
+    await button.click({ timeout: Math.max(deadline - Date.now(), 1) });
+    try {
+      await shown.waitFor({ state: 'attached', timeout: 3_000 });
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+  }
+}
+
 function claims(jwt: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
 }
@@ -102,9 +118,9 @@ for (const host of ['localhost', '127.0.0.1']) {
       // The start-up box links the page with the demo client's id filled in.
       await page.goto(`${origin}/docs?client_id=${demo.clientId}#tag/company/GET/api/v1/company/configuration`);
       const introduction = page.getByRole('region', { name: 'Introduction' });
-      await introduction.getByRole('button', { name: 'Configure oauth' }).click({ timeout: 30_000 });
       const configure = page.getByRole('dialog', { name: 'Configure oauth' });
       const field = (label: string) => configure.locator('td', { has: page.locator('label', { hasText: label }) });
+      await clickUntilShown(introduction.getByRole('button', { name: 'Configure oauth' }), field('Client ID').locator('[contenteditable]'));
       assert.equal(await field('Client ID').locator('[contenteditable]').innerText(), demo.clientId);
       assert.equal(await field('Redirect URL').locator('[contenteditable]').innerText(), `${origin}/docs`);
       await configure.getByLabel('Client Secret').fill(demo.clientSecret);
