@@ -102,16 +102,17 @@ export function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
+/** The options of every side-by-side comparison of builds (this script and bench/token-cpu.ts). */
+export const SIDE_BY_SIDE_OPTIONS = {
+  build: { type: 'string' as const, multiple: true as const, default: ['.'] },
+  db: { type: 'string' as const, default: 'sqlite' },
+  rounds: { type: 'string' as const, default: '6' },
+  seconds: { type: 'string' as const, default: '3' },
+};
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: {
-      build: { type: 'string', multiple: true, default: ['.'] },
-      db: { type: 'string', default: 'sqlite' },
-      rows: { type: 'string', default: 'config,feed-br' },
-      rounds: { type: 'string', default: '6' },
-      seconds: { type: 'string', default: '3' },
-      'one-at-a-time': { type: 'boolean', default: false },
-    },
+    options: { ...SIDE_BY_SIDE_OPTIONS, rows: { type: 'string', default: 'config,feed-br' }, 'one-at-a-time': { type: 'boolean', default: false } },
   });
   await requireWrk((message) => console.error(message));
   const results = await measureReadCpu({

@@ -19,7 +19,7 @@ import { BENCH_BASE_URL, closeContext, openBenchContext, provisionBenchTenant } 
 import { measureLoad, requireWrk, type LoadRequest } from './load.ts';
 import { observer, parseCpuTicks, TICKS_PER_SECOND } from './resources.ts';
 import { BENCH_METRICS_TOKEN, startService, type Target } from './processes.ts';
-import { median } from './read-cpu.ts';
+import { SIDE_BY_SIDE_OPTIONS, median } from './read-cpu.ts';
 
 export interface TokenCpuOptions {
   builds: readonly string[];
@@ -122,14 +122,7 @@ export async function measureTokenCpu(options: TokenCpuOptions): Promise<TokenCp
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      build: { type: 'string', multiple: true, default: ['.'] },
-      db: { type: 'string', default: 'sqlite' },
-      rounds: { type: 'string', default: '6' },
-      seconds: { type: 'string', default: '3' },
-    },
-  });
+  const { values } = parseArgs({ options: SIDE_BY_SIDE_OPTIONS });
   await requireWrk((message) => console.error(message));
   const results = await measureTokenCpu({
     builds: values.build,

@@ -134,7 +134,7 @@ export interface WrittenFigure {
   created: boolean;
 }
 
-export type StoredKey = Pick<InboundItemsTable, 'id' | 'department_id' | 'period_key' | 'kind' | 'category'>;
+type StoredKey = Pick<InboundItemsTable, 'id' | 'department_id' | 'period_key' | 'kind' | 'category'>;
 
 function sameKey(row: InboundItemsTable, stored: StoredKey): boolean {
   return row.period_key === stored.period_key && row.department_id === stored.department_id && row.kind === stored.kind && row.category === stored.category;

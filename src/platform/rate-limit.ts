@@ -103,8 +103,13 @@ function overTheLimit(): Error {
 const OPEN: RateWindow = { count: 0, ttlMs: 0 };
 
 /** The X-RateLimit-* headers of a counted request, as name, value pairs in the order they are sent. */
-function rateHeaders(max: number, limit: string, { count, ttlMs }: RateWindow): string[] {
-  return ['x-ratelimit-limit', limit, 'x-ratelimit-remaining', String(Math.max(0, max - count)), 'x-ratelimit-reset', String(Math.ceil(ttlMs / 1000))];
+function rateHeaders(max: number, limit: string, window: RateWindow): string[] {
+  return ['x-ratelimit-limit', limit, 'x-ratelimit-remaining', String(Math.max(0, max - window.count)), 'x-ratelimit-reset', resetSeconds(window)];
+}
+
+/** Whole seconds until the window ends: X-RateLimit-Reset, and Retry-After over the limit. */
+function resetSeconds(window: RateWindow): string {
+  return String(Math.ceil(window.ttlMs / 1000));
 }
 
 /**
@@ -129,7 +134,7 @@ export function limitRequests(app: FastifyInstance, options: RateLimitOptions): 
       done(null, payload);
       return;
     }
-    reply.header('retry-after', headers[5]);
+    reply.header('retry-after', resetSeconds(window));
     done(overTheLimit());
   };
   app.addHook('preParsing', (request, reply, payload, done) => {
