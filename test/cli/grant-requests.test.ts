@@ -23,9 +23,10 @@ async function client(): Promise<{ organisationId: string; clientId: string; cli
 
 test('grant-requests lists the queue; approve-grant-request enables the grant; decline-grant-request keeps the reason', async () => {
   const acme = await client();
-  const ask = (grant: string, reason: string) => requestGrant(database.db, { clientId: acme.clientId, grant, reason, organisationId: acme.organisationId }, requester);
-  const sso = await ask('sso', 'staff sign in with Entra ID');
-  const machine = await ask('client_credentials', 'nightly export');
+  const ask = (grant: string, reason: string, now: number) => requestGrant(database.db, { clientId: acme.clientId, grant, reason, organisationId: acme.organisationId }, requester, now);
+  // A millisecond apart: made in the same millisecond, the two would tie and come back in id order.
+  const sso = await ask('sso', 'staff sign in with Entra ID', Date.now());
+  const machine = await ask('client_credentials', 'nightly export', Date.now() + 1);
 
   const listed = await wfsJson(database.url, ['grant-requests', '--status', 'pending']);
   const mine = (listed.requests as Record<string, unknown>[]).filter((r) => r.clientId === acme.clientId);
