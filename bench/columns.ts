@@ -109,7 +109,8 @@ async function measureTokenComparison(rowId: string, server: Target, request: Lo
 /**
  * The token row's comparisons, measured right after it with the same request shape and load: the
  * peer, oidc-provider's token endpoint (the client authenticating with its secret in the form body,
- * its JSON-less equivalent), then the floor (bench/token-floor-server.ts).
+ * its JSON-less equivalent) with its default opaque tokens and again signing ES256 JWTs, then the
+ * floor (bench/token-floor-server.ts).
  */
 export async function runTokenComparisonRows(options: BenchOptions, report: Report): Promise<void> {
   const client = { id: 'bench-peer-client', secret: 'bench-peer-secret-0123456789abcdef' };
@@ -119,7 +120,8 @@ export async function runTokenComparisonRows(options: BenchOptions, report: Repo
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.id, client_secret: client.secret }).toString(),
   };
-  await measureTokenComparison('token-peer', await startPeerServer(client), request, options, report);
+  await measureTokenComparison('token-peer', await startPeerServer(client, 'opaque'), request, options, report);
+  await measureTokenComparison('token-peer-jwt', await startPeerServer(client, 'jwt'), request, options, report);
   await measureTokenComparison('token-floor', await startTokenFloorServer(), request, options, report);
 }
 

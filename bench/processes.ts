@@ -45,9 +45,10 @@ export function startBareServer(bodyFile?: string): Promise<Target> {
 }
 
 /** oidc-provider with one client_credentials client (the peer of the token row). */
-export async function startPeerServer(client: { id: string; secret: string }): Promise<Target> {
+/** The token row's peer, oidc-provider; `tokenFormat` 'jwt' has it sign ES256 JWTs as the service does. */
+export async function startPeerServer(client: { id: string; secret: string }, tokenFormat: 'opaque' | 'jwt'): Promise<Target> {
   const [port] = await freePorts(1);
-  return startScript('./peer-server.ts', { ...process.env, PORT: String(port), PEER_CLIENT_ID: client.id, PEER_CLIENT_SECRET: client.secret });
+  return startScript('./peer-server.ts', { ...process.env, PORT: String(port), PEER_CLIENT_ID: client.id, PEER_CLIENT_SECRET: client.secret, PEER_TOKEN_FORMAT: tokenFormat });
 }
 
 /** The token row's floor: form body, claims, one ES256 signature on a worker thread, nothing else. */

@@ -68,6 +68,8 @@ interface Related {
   readonly reference: Outcome | undefined;
   readonly sameBody: Outcome | undefined;
   readonly peer: Outcome | undefined;
+  /** The peer signing ES256 JWTs, as the service does. */
+  readonly peerLikeForLike: Outcome | undefined;
   /** The floor of the row's job (the token's signature alone). */
   readonly floor: Outcome | undefined;
   /** For a row measured without a feature: the same measurement with it. */
@@ -103,6 +105,8 @@ function cell(row: Row, column: Column, outcome: Outcome | undefined, bare: numb
     if (bareSameBody) parts.push(`${number((m.perSecond / bareSameBody) * 100)} % of the same body from bare`);
     const peer = perSecondOf(related.peer);
     if (peer) parts.push(`×${number(m.perSecond / peer, 2)} of oidc-provider`);
+    const peerLikeForLike = perSecondOf(related.peerLikeForLike);
+    if (peerLikeForLike) parts.push(`×${number(m.perSecond / peerLikeForLike, 2)} of oidc-provider signing ES256 JWTs`);
     const floor = perSecondOf(related.floor);
     if (floor) parts.push(`${number((m.perSecond / floor) * 100)} % of the signing floor`);
     const withFeature = perSecondOf(related.withFeature);
@@ -149,6 +153,7 @@ export function renderTable(columns: readonly Column[]): string {
         reference,
         sameBody: row.sameBody ? c.outcomes.get(row.sameBody) : undefined,
         peer: row.peer ? c.outcomes.get(row.peer) : undefined,
+        peerLikeForLike: row.peerLikeForLike ? c.outcomes.get(row.peerLikeForLike) : undefined,
         floor: row.floor ? c.outcomes.get(row.floor) : undefined,
         withFeature: cost ? c.outcomes.get(cost.with) : undefined,
       };

@@ -4,6 +4,7 @@ import type { App } from '../platform/http.ts';
 import type { AppContext } from './context.ts';
 import type { CachedAnswerLane } from '../platform/cached-answer-lane.ts';
 import { limitRequests, MemoryRateCounter, RedisRateCounter } from '../platform/rate-limit.ts';
+import { repeatedWarning } from '../platform/repeated-warning.ts';
 import { Authenticator, type Principal } from '../iam/bearer-authentication.ts';
 import { companyRoutes } from '../company/routes.ts';
 import { inboundRoutes } from '../inbound/routes.ts';
@@ -43,7 +44,7 @@ export async function securedApi(app: App, { ctx, lane }: { ctx: AppContext; lan
     windowMs: 60_000,
     counter: ctx.redis ? new RedisRateCounter(ctx.redis, 'wfs-rl-api:') : new MemoryRateCounter(() => ctx.clock.now()),
     key: (request) => apiKey(request.principal),
-    onError: (error) => app.log.warn({ err: error }, 'rate-limit store unavailable; API limit not applied'),
+    onError: repeatedWarning(app.log, 'rate-limit store unavailable; API limit not applied', ctx.clock),
   });
   // The lane answers a cached read only for a token this connection verified before and a count in memory.
   const cachedAnswers = lane?.scope<Principal>({

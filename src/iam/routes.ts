@@ -1,6 +1,7 @@
 // The identity endpoints (contract: identity and access). Each endpoint lives in its own file beside this one; they
 // share one Throttle (per-client rate limits and failure penalties), kept in Redis when configured.
 import type { App } from '../platform/http.ts';
+import { repeatedWarning } from '../platform/repeated-warning.ts';
 import type { IdentityDeps } from './identity-deps.ts';
 import { discoveryRoutes } from './discovery.ts';
 import { authorizeRoutes } from './authorize.ts';
@@ -16,7 +17,7 @@ export async function iamRoutes(app: App, { deps, federation }: { deps: Identity
   const throttle = new Throttle(store, {
     perMinute: deps.config.rateLimitTokenPerMinute,
     clock: deps.clock,
-    onError: (error) => app.log.warn({ err: error }, 'rate-limit store unavailable; identity limits not applied'),
+    onError: repeatedWarning(app.log, 'rate-limit store unavailable; identity limits not applied', deps.clock),
   });
   await app.register(discoveryRoutes, { deps });
   await app.register(authorizeRoutes, { deps, throttle, federation });

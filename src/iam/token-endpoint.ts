@@ -9,6 +9,7 @@ import { scopeAcceptable, type OAuthClient } from './clients.ts';
 import { redeemAuthorizationCode } from './codes.ts';
 import { loadGrantContext, newGrantId, revokeGrantNow } from './grants.ts';
 import { ClientCache } from './client-cache.ts';
+import { ClientChanged, despiteClientChanges } from './client-changes.ts';
 import { IssueRecords } from './issue-records.ts';
 import { grantRefusal, issueIdToken, issueRefreshToken, tokenResponse } from './issuance.ts';
 import type { IssuerDeps } from './issuer.ts';
@@ -119,16 +120,6 @@ interface TokenDeps extends IssuerDeps {
   issues: IssueRecords;
 }
 
-/** A kept copy of the client refused the request, or its row changed before the grant's insert: check again on a fresh read. */
-class ClientChanged extends Error {
-  readonly clientId: string;
-
-  constructor(clientId: string) {
-    super('The client changed while its token was issued.');
-    this.clientId = clientId;
-  }
-}
-
 async function clientCredentialsGrant(deps: TokenDeps, { client, audience, address }: Exchange): Promise<TokenResponse> {
   // Everything the token says is known from the authenticated client: no need to read the grant back.
   const subject: TokenSubject = {
@@ -216,15 +207,8 @@ export async function tokenRoutes(app: App, { deps: issuer, throttle }: { deps: 
         }
         return GRANTS[grantType](deps, { client, body, audience, address: request.ip });
       };
-      let response: TokenResponse;
-      try {
-        response = await exchange(kept, false);
-      } catch (error) {
-        if (!(error instanceof ClientChanged)) throw error;
-        // The kept copy was stale: the same request again on a fresh read (already counted once).
-        clients.forget(error.clientId);
-        response = await exchange(undefined, true);
-      }
+      // A stale kept copy: the same request again on a fresh read (counted once, on the first try).
+      const response = await despiteClientChanges((fresh) => exchange(fresh ? undefined : kept, fresh), (clientId) => clients.forget(clientId));
       metrics.tokenIssued(grantType);
       return reply.headers(NO_STORE).send(response);
     },

@@ -1,14 +1,15 @@
 // The stored side of a batch: one upsert by key that writes only what is new or changed and answers
-// what it wrote. No read before the write: the database compares each item with the stored one
-// (`ON CONFLICT DO UPDATE … WHERE` the values differ), so a batch is one statement on PostgreSQL and
-// a few on SQLite, and a re-sent batch writes nothing.
+// what it wrote. No read of the rows before the write: the database compares each item with the
+// stored one (`ON CONFLICT DO UPDATE … WHERE` the values differ), so a batch is one statement on
+// PostgreSQL and a few on SQLite, and a re-sent batch writes nothing. (On PostgreSQL a batch of new
+// keys is a plain insert instead: insertedAsNew below.)
 //
 // On PostgreSQL the values travel as one array per column (`unnest`) instead of one parameter per
 // value: planning a 1,000-row VALUES list of 15,000 parameters took ~20 ms per statement there
 // (measured: bind 15–27 ms, execute 17 ms), more than storing the rows. The arrays are written as
 // literals here (array-literal.ts), and the columns the whole batch shares are sent once. SQLite has no arrays and
 // plans parameters for free, so it keeps multi-row statements.
-import { sql, type CompiledQuery, type Expression, type InsertQueryBuilder, type InsertResult, type Kysely, type QueryResult, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Expression, type InsertQueryBuilder, type InsertResult, type Kysely, type QueryResult, type Transaction } from 'kysely';
 import { compiledRows } from '../platform/db/compiled-once.ts';
 import type { Database } from '../platform/db/schema.ts';
 import type { InboundItemsTable, InboundStream } from './tables.ts';
@@ -173,6 +174,50 @@ function writtenByKey(rows: InboundItemsTable[], drafts: FigureDraft[], from: nu
   return written;
 }
 
+// PostgreSQL, a batch of new keys: a plain INSERT instead of the upsert. `ON CONFLICT` inserts each
+// row speculatively — a probe of the key index before the insert, then a second WAL record per row
+// to confirm it — which cost ~25 % of the statement for 5,000 new rows (docs/benchmarks.md,
+// "Revenue batches", session 9). Whether the batch is new is guessed from its first and last keys
+// (one index probe each); the guess is only a choice of statement: a stored key anywhere (stored
+// before, or by a concurrent batch, whose commit the insert waits for) fails the insert on the key
+// index, and the rows it wrote are rolled back to the savepoint before the upsert stores them all.
+const SAVEPOINT = CompiledQuery.raw('savepoint new_figures');
+const ROLLBACK_TO_SAVEPOINT = CompiledQuery.raw('rollback to savepoint new_figures');
+const RELEASE_SAVEPOINT = CompiledQuery.raw('release savepoint new_figures');
+
+function storedKeyViolation(error: unknown): boolean {
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  return code === '23505' && constraint === 'inbound_items_key';
+}
+
+/** Whether the first or the last of the rows (sorted by key) is stored already. */
+async function endsStored(trx: Transaction<Database>, rows: InboundItemsTable[]): Promise<boolean> {
+  const ends = [rows[0], rows[rows.length - 1]] as InboundItemsTable[];
+  const found = await trx
+    .selectFrom('inbound_items')
+    .select('id')
+    .where((eb) => eb.or(ends.map((row) => eb.and({ company_id: row.company_id, stream: row.stream, period_key: row.period_key, department_id: row.department_id, kind: row.kind, category: row.category }))))
+    .limit(1)
+    .execute();
+  return found.length > 0;
+}
+
+/** PostgreSQL: inserts the rows (at least one) when none is stored; false, having written nothing, when one is. */
+async function insertedAsNew(trx: Transaction<Database>, rows: InboundItemsTable[]): Promise<boolean> {
+  if (await endsStored(trx, rows)) return false;
+  await trx.executeQuery(SAVEPOINT);
+  let inserted = true;
+  try {
+    await trx.insertInto('inbound_items').columns(COLUMNS).expression(unnestedRows(rows)).execute();
+  } catch (error) {
+    if (!storedKeyViolation(error)) throw error;
+    await trx.executeQuery(ROLLBACK_TO_SAVEPOINT);
+    inserted = false;
+  }
+  await trx.executeQuery(RELEASE_SAVEPOINT);
+  return inserted;
+}
+
 /**
  * Stores the drafts in their order — inserting the new ones, updating the changed ones, leaving the
  * same ones alone — and returns the written ones as stored, in the drafts' order. A stored figure
@@ -185,6 +230,10 @@ export async function storeFigures(trx: Transaction<Database>, onPostgres: boole
   for (let from = 0; from < drafts.length; from += step) {
     if (from > 0) await nextTurn();
     const rows = drafts.slice(from, from + step).map((draft) => figureRow(companyId, stream, draft, now));
+    if (onPostgres && (await insertedAsNew(trx, rows))) {
+      written.push(...rows.map((row) => ({ row, created: true })));
+      continue;
+    }
     const upsert = onPostgres ? upsertChanged(trx.insertInto('inbound_items').columns(COLUMNS).expression(unnestedRows(rows)), 'is distinct from') : sqliteUpsert(trx, rows);
     const query: CompiledQuery<StoredKey> = upsert.compile();
     written.push(...writtenFigures(rows, drafts, from, await trx.executeQuery(query)));

@@ -53,6 +53,13 @@ test('the token row also shows its share of the signing floor measured in the sa
   assert.doesNotMatch(rowOf(table, 'peer: panva'), /signing floor/);
 });
 
+test('the token row also shows its ratio to the peer signing ES256 JWTs, as the service does; the verdict stays on the default peer', () => {
+  const outcomes = new Map([['bare', measured(40_000)], ['token', measured(6_000)], ['token-peer', measured(5_000)], ['token-peer-jwt', measured(4_000)]]);
+  const table = renderTable([{ id: 'sqlite', title: 'SQLite', outcomes }]);
+  assert.match(rowOf(table, 'POST /oauth/token'), /×1\.20 of oidc-provider · ×1\.50 of oidc-provider signing ES256 JWTs · \*\*fail\*\*/);
+  assert.match(rowOf(table, 'peer again'), /4,000\/s · p99 5\.0 ms · 10 % of bare \|/);
+});
+
 test('a row carries what it cost: service and PostgreSQL CPU, memory after it, event-loop p99', () => {
   const resources = { serviceCpu: 0.96, postgresCpu: 0.415, rssMiB: 261.6, loopP99Ms: 46.2 };
   const config = { measurement: { ...measured(20_000).measurement, resources } };

@@ -277,7 +277,19 @@ test('a company sees and changes only its own figures', async () => {
   assert.deepEqual((await list(`from=2026-05-05&to=2026-05-05&departmentId=${department}`)).body.data.map((i) => i.amount), [42]);
 });
 
-test('concurrent batches over the same keys, in opposite orders, both succeed and leave one row per key', async () => {
+/** The change-log entries of the department's figures, as `type` counts. */
+async function changeTypes(department: string): Promise<Record<string, number>> {
+  const rows = await company.server.ctx.db
+    .selectFrom('company_changes')
+    .innerJoin('inbound_items', 'inbound_items.id', 'company_changes.resource_id')
+    .select(['company_changes.type', (eb) => eb.fn.countAll<string>().as('n')])
+    .where('inbound_items.department_id', '=', department)
+    .groupBy('company_changes.type')
+    .execute();
+  return Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));
+}
+
+test('concurrent batches over the same new keys, in opposite orders, both succeed: one creates them, the other updates them', async () => {
   const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Busy');
   const items = Array.from({ length: 300 }, (_, i) => ({ departmentId: department, date: '2026-04-10', kind: 'realised', category: `c${i}`, amount: i }));
   const answers = await Promise.all([
@@ -285,6 +297,25 @@ test('concurrent batches over the same keys, in opposite orders, both succeed an
     postJson<Outcome>(url(), company.token, { items: [...items].reverse().map((item) => ({ ...item, amount: item.amount + 1 })) }),
   ]);
   assert.deepEqual(answers.map((a) => a.status), [200, 200]);
+  const outcomes = answers.map((a) => a.body).sort((a, b) => b.created - a.created);
+  assert.deepEqual(outcomes, [{ received: 300, created: 300, updated: 0, unchanged: 0 }, { received: 300, created: 0, updated: 300, unchanged: 0 }]);
   const rows = await company.server.ctx.db.selectFrom('inbound_items').select((eb) => eb.fn.countAll().as('n')).where('department_id', '=', department).executeTakeFirstOrThrow();
   assert.equal(Number(rows.n), 300);
+  assert.deepEqual(await changeTypes(department), { 'revenue_item.created': 300, 'revenue_item.updated': 300 });
+});
+
+test('a batch whose first and last keys are new but another is stored creates the new ones and updates the stored one', async () => {
+  // On PostgreSQL a batch with new ends is first tried as a plain insert; the stored key in between
+  // fails it, and the upsert stores the batch instead (stored-figures.ts).
+  const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Middle');
+  const item = (category: string, amount: number) => ({ departmentId: department, date: '2026-04-11', kind: 'realised', category, amount });
+  assert.deepEqual((await postJson<Outcome>(url(), company.token, { items: [item('b', 1), item('d', 4)] })).body, { received: 2, created: 2, updated: 0, unchanged: 0 });
+  const stored = await list(`from=2026-04-11&to=2026-04-11&departmentId=${department}`);
+  const answer = await postJson<Outcome>(url(), company.token, { items: [item('e', 5), item('b', 2), item('a', 0), item('d', 4)] });
+  assert.deepEqual(answer.body, { received: 4, created: 2, updated: 1, unchanged: 1 });
+  const after = await list(`from=2026-04-11&to=2026-04-11&departmentId=${department}`);
+  assert.deepEqual(after.body.data.map((figure) => [figure.category, figure.amount]).sort(), [['a', 0], ['b', 2], ['d', 4], ['e', 5]]);
+  const idOf = (page: typeof stored, category: string) => page.body.data.find((figure) => figure.category === category)?.id;
+  assert.equal(idOf(after, 'b'), idOf(stored, 'b'));
+  assert.deepEqual(await changeTypes(department), { 'revenue_item.created': 4, 'revenue_item.updated': 1 });
 });
