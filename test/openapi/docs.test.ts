@@ -53,7 +53,8 @@ test('/docs renders the operations and calls the API from the page, from another
   for (const tag of ['identity', 'company', 'inbound', 'timeclock']) assert.match(sidebar, new RegExp(tag));
   assert.equal(await page.getByText('Powered by Scalar').isVisible(), false, 'no vendor mark');
 
-  await page.locator('button', { hasText: 'Test Request' }).filter({ hasText: '/api/v1/company/configuration' }).click();
+  // Just rendered: the same early click as 'Configure oauth' below.
+  await clickUntilShown(page.locator('button', { hasText: 'Test Request' }).filter({ hasText: '/api/v1/company/configuration' }), page.getByRole('dialog', { name: 'API Client' }));
   await page.getByPlaceholder('Token').last().fill(company.token);
   const call = page.waitForResponse((answer) => answer.url() === `${origin}/api/v1/company/configuration`);
   await page.getByRole('button', { name: /Send Request/ }).click();
