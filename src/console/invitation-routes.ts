@@ -55,7 +55,7 @@ export async function invitationRoutes(app: App, { console: con }: { console: Co
     const { token } = request.params;
     const found = await invitation(token);
     if (!found.pendingTotpSecret) return reply.redirect(con.url(`/invitations/${token}`), 303);
-    await con.attempt(request);
+    await con.attempt(request, 'code');
     const created = await completeInvitation(deps.db, found, request.body.code ?? '', con.secrets, now());
     if (created) await con.succeeded(request);
     if (!created) return enrolPage(request, reply, token, found, openTotpSecret(con.secrets, found.pendingTotpSecret, found.email), 400, 'That code is not right. Check the time on your device and type the code the app shows now.');

@@ -48,9 +48,13 @@ export interface Console {
   /**
    * Failed passwords and TOTP codes (sign-in, step-up, enrolment) are penalised per address like API
    * User logins: an attempt is reserved (counted as failed) before the check, refused with 429 while a
-   * penalty is in force, and `succeeded` forgets the failures.
+   * penalty is in force, and `succeeded` forgets the failures of both steps.
+   *
+   * The sign-in's two steps count apart (`step`). Counted together, the correct password after a
+   * penalty would start the next one, and refuse the correct code that follows it with 429. A correct
+   * password forgets nothing, so knowing it does not buy more guesses at the code.
    */
-  attempt(request: FastifyRequest): Promise<void>;
+  attempt(request: FastifyRequest, step: SignInStep): Promise<void>;
   succeeded(request: FastifyRequest): Promise<void>;
   render(request: FastifyRequest, reply: FastifyReply, template: string, data: PageData, status?: number): Promise<FastifyReply>;
   /** Sets (or, with undefined, clears) the session cookie. */
@@ -64,8 +68,11 @@ export interface Console {
   stepUpDue(request: FastifyRequest, back: string): string | undefined;
 }
 
-/** The penalty key of the console's sign-ins (the throttle counts per key and address). */
-const THROTTLE_KEY = 'console';
+/** What an attempt checks: the sign-in's password alone, or a TOTP code (with a password on the step-up page). */
+export type SignInStep = 'password' | 'code';
+
+/** The penalty keys of the console's sign-in steps (the throttle counts per key and address). */
+const THROTTLE_KEYS: Record<SignInStep, string> = { password: 'console-password', code: 'console' };
 
 function tooManyAttempts(retryAfter: number): ProblemError {
   return new ProblemError({ code: 'too_many_requests', detail: `Too many failed attempts. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, headers: { 'Retry-After': String(retryAfter) } });
@@ -102,11 +109,13 @@ export async function consoleRoutes(app: App, { deps }: { deps: ConsoleDeps }): 
     deps,
     root,
     secrets: await loadSecretBox(deps.db, deps.config, (message) => app.log.warn(message)),
-    attempt: async (request) => {
-      const blocked = await throttle.attempt(THROTTLE_KEY, request.ip);
+    attempt: async (request, step) => {
+      const blocked = await throttle.attempt(THROTTLE_KEYS[step], request.ip);
       if (blocked) throw tooManyAttempts(blocked.retryAfter);
     },
-    succeeded: (request) => throttle.succeeded(THROTTLE_KEY, request.ip),
+    succeeded: async (request) => {
+      await Promise.all(Object.values(THROTTLE_KEYS).map((key) => throttle.succeeded(key, request.ip)));
+    },
     render: (request, reply, template, data, status) => renderPage(pages, request, reply, template, data, status),
     setSessionCookie: (reply, token) => {
       if (token === undefined) reply.clearCookie(cookieName, { path: '/', httpOnly: true, sameSite: 'lax', secure });

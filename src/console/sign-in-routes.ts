@@ -43,7 +43,7 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
 
   app.post('/console/login', { config: { consoleAccess: 'public' }, schema: { body: Form } }, async (request, reply) => {
     const { email = '', password = '' } = request.body;
-    await con.attempt(request);
+    await con.attempt(request, 'password');
     const user = await checkPassword(deps.db, email, password);
     if (!user) {
       await auditConsole(deps.db, { event: 'console_sign_in', outcome: 'failure', organisationId: null, actor: null, address: request.ip, detail: 'bad_password' }, now());
@@ -57,7 +57,7 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
 
   app.post('/console/login/code', { config: { consoleAccess: 'signing-in' }, schema: { body: Form } }, async (request, reply) => {
     const session = request.consoleSession!;
-    await con.attempt(request);
+    await con.attempt(request, 'code');
     const user = await consoleUserById(deps.db, session.user.id);
     const accepted = user !== undefined && (await acceptUserCode(deps.db, user, openTotpSecret(con.secrets, user.totp_secret, user.email), request.body.code ?? '', now()));
     const audit = { event: 'console_sign_in', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip } as const;
@@ -77,7 +77,7 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
   app.post('/console/step-up', { config: { consoleAccess: 'member' }, schema: { body: Form } }, async (request, reply) => {
     const session = request.consoleSession!;
     const next = safeNext(con.root, request.body.next);
-    await con.attempt(request);
+    await con.attempt(request, 'code');
     const user = await checkPassword(deps.db, session.user.email, request.body.password ?? '');
     const accepted = user?.id === session.user.id && (await acceptUserCode(deps.db, user, openTotpSecret(con.secrets, user.totp_secret, user.email), request.body.code ?? '', now()));
     const audit = { event: 'console_step_up', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip } as const;

@@ -141,6 +141,18 @@ describe('signing in', () => {
     clock.advance(2_000);
     assert.equal((await signIn(server, clock, admin)).answer.status, 303, 'the penalty lapses and a success clears it');
   });
+
+  test('after a penalty lapses, the right password and then the right code sign in at once', async () => {
+    const agent = new ConsoleAgent(server);
+    for (let i = 0; i < 5; i++) assert.equal((await agent.submit('/console/login', '/console/login', { email: admin.email, password: 'wrong password!' })).status, 401);
+    // A fresh TOTP step, long after the 1 s penalty: the penalty's record still lives, so the password's counted attempt starts the next one.
+    nextStep(clock);
+    assert.equal((await agent.submit('/console/login', '/console/login', { email: admin.email, password: admin.password })).status, 303);
+    clock.advance(1_000);
+    const answer = await agent.submit('/console/login/code', '/console/login/code', { code: await totpCode(admin.totpSecret, clock) });
+    assert.equal(answer.status, 303, 'the code is counted apart from the password, and its success clears both');
+    assert.equal((await new ConsoleAgent(server).submit('/console/login', '/console/login', { email: admin.email, password: 'wrong password!' })).status, 401, 'no penalty left');
+  });
 });
 
 describe('forms and roles', () => {
