@@ -28,6 +28,7 @@ import { loadSecretBox } from '../sso/secrets-key.ts';
 import { ssoRuntime } from '../sso/runtime.ts';
 import { ssoFederation } from '../sso/federation.ts';
 import { ssoAdminRoutes } from '../sso/admin-routes.ts';
+import { consoleAdminRoutes } from '../console/admin-routes.ts';
 import { adminDeps, consoleDeps, demoCallbackDeps, identityDeps, ssoDeps, webhookDeps } from './feature-options.ts';
 
 export interface BuildOptions {
@@ -119,5 +120,6 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(webhookDelivery, { deps: webhookDeps(ctx) });
   await app.register(consoleRoutes, { deps: consoleDeps(ctx) });
   await app.register(ssoAdminRoutes, { sso });
+  await app.register(consoleAdminRoutes, { deps: { db: ctx.db, config: ctx.config } });
   return app;
 }

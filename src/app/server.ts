@@ -1,6 +1,6 @@
 // Entry point of `npm start`: configuration, database (migrated), demo data on an empty database,
 // then listen. SIGTERM/SIGINT drain in-flight requests and close the database.
-import { ConfigError, loadConfig, type Config } from '../platform/config.ts';
+import { ConfigError, loadConfig, weakTokenWarnings, type Config } from '../platform/config.ts';
 import { closeContext, createContext } from './bootstrap.ts';
 import { buildApp } from './app.ts';
 import { prettyLogs } from './pretty-logs.ts';
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
   // Readable lines on a terminal; JSON lines (for the log collector) everywhere else.
   const app = await buildApp(ctx, process.stdout.isTTY ? { logger: { stream: prettyLogs() } } : {});
   if (!config.adminToken) app.log.info('ADMIN_TOKEN is unset: the operator API (/api/v1/admin) is off');
+  for (const warning of weakTokenWarnings(config)) app.log.warn(warning);
   if (config.baseUrl.startsWith('http://') && !/^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|$)/.test(config.baseUrl)) {
     app.log.warn('BASE_URL is plain http on a non-loopback host: tokens and secrets would cross the network unencrypted');
   }

@@ -4,8 +4,6 @@
 // of `wfs`.
 import { Option, type Command } from 'commander';
 import { operatorAction } from './output.ts';
-import { OPERATOR } from '../iam/audit.ts';
-import { auditConsole } from '../console/audit.ts';
 import { CONSOLE_ROLES, type ConsoleRole } from '../console/tables.ts';
 
 export function consoleCommands(program: Command): void {
@@ -16,10 +14,8 @@ export function consoleCommands(program: Command): void {
     .requiredOption('--email <email>', 'the person\'s email address (their console sign-in)')
     .addOption(new Option('--role <role>', 'what the person may do').choices(CONSOLE_ROLES).default('admin'))
     .action(operatorAction<{ org: string; email: string; role: ConsoleRole }>(async ({ db, config }, options) => {
-      const { inviteConsoleUser } = await import('../console/people.ts');
-      const now = Date.now();
-      const invitation = await inviteConsoleUser(db, { organisationId: options.org, email: options.email, role: options.role, invitedBy: null }, config.authUrl, now);
-      await auditConsole(db, { event: 'operator_change', outcome: 'success', organisationId: options.org, actor: OPERATOR, detail: 'console_user_invited', context: { email: invitation.email, role: options.role } }, now);
+      const { inviteAsOperator } = await import('../console/operator-invitation.ts');
+      const invitation = await inviteAsOperator(db, { organisationId: options.org, email: options.email, role: options.role }, config.authUrl);
       return {
         json: { inviteUrl: invitation.inviteUrl, expiresAt: invitation.expiresAt },
         summary: `Invited ${invitation.email} as ${options.role} to organisation ${options.org}; the link works once, until ${invitation.expiresAt}.`,
