@@ -3,6 +3,7 @@
 // polls woken by a commit, and 410 once retention removed a change a cursor still needed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { useCompanyServer, signedInCompany, startCompanyServer } from '../support/company.ts';
 import { importCompanyData } from '../../src/company/import.ts';
 import { baseDocument, shift, user } from '../company/fixtures.ts';
@@ -186,7 +187,12 @@ test('a cursor that a pruned change would still have had to return is 410 cursor
 
 test('a server shutting down answers its waiting long polls at once instead of holding the shutdown', async () => {
   const closing = await startCompanyServer({ name: 'Closing' });
+  // Closed once the server has the request, not only after a fixed sleep: one that has not arrived by
+  // then (a loaded machine) meets a closed port, or a 503, instead of a waiting long poll. The sleep
+  // after lets it reach its wait; one closed before it waits is answered at once as well.
+  const arrived = once(closing.server.app.server, 'request');
   const waiting = changes('wait=30', closing.token, closing.server.baseUrl);
+  await arrived;
   await new Promise((resolve) => setTimeout(resolve, 300));
   const started = performance.now();
   await closing.server.close();

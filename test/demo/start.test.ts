@@ -31,7 +31,8 @@ function occurrences(text: string, part: string): number {
   return text.split(part).length - 1;
 }
 
-test('npm start on an empty database prints working demo credentials once; a second start prints none', { timeout: 120_000 }, async () => {
+// Two server starts, each allowed the suite's readiness bound (test/support/processes.ts), and a login.
+test('npm start on an empty database prints working demo credentials once; a second start prints none', { timeout: 300_000 }, async () => {
   const database = await freshDatabase();
   let instance: Instance | undefined;
   try {

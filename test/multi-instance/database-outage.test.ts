@@ -137,7 +137,11 @@ describe('an instance that loses PostgreSQL mid-traffic', { skip: needsPostgres,
     let senders = PEOPLE.length + 1;
     const traffic = Promise.all([...PEOPLE.map(terminal), till()].map((sender) => sender.finally(() => (senders -= 1))));
 
-    await sleep(700);
+    // Cut once every sender has been answered 200 (or stopped: the assertions below name it), not after
+    // a fixed 700 ms: on a loaded machine the till's first batch may not be through by then, and the
+    // test wants two stored.
+    const flowing = () => [...accepted.values()].every((events) => events.length > 0) && batches.some((batch) => batch.status === 200);
+    await eventually('traffic flows before the cut', 30_000, async () => flowing() || senders < PEOPLE.length + 1);
     proxy.cut();
     const cutAt = Date.now();
     const [ready, company] = await Promise.all([

@@ -45,7 +45,7 @@ describe('migrating a shared PostgreSQL database', { skip: needsPostgres }, () =
       await client.end();
     }
     const [port = 0] = await freePorts(1);
-    const instance = await startInstance({ port, env: { DATABASE_URL: database.url }, readyTimeoutMs: 15_000 });
+    const instance = await startInstance({ port, env: { DATABASE_URL: database.url } });
     await instance.stop();
   });
 });

@@ -8,6 +8,7 @@ import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import { startInstance, type Instance } from '../support/processes.ts';
 import { openSharedDatabase, type SharedDatabase } from '../support/shared-database.ts';
 import { clockingStaff } from './staff.ts';
+import { eventually } from './client.ts';
 
 const ITEMS = 500;
 
@@ -22,7 +23,8 @@ describe('an instance stopped with SIGTERM', () => {
     company = await signedInCompany(shared.ctx, { timezone: 'UTC', data: clockingStaff([]) });
     const department = await shared.ctx.db.selectFrom('departments').select('id').where('company_id', '=', company.tenant.companyId).executeTakeFirstOrThrow();
     departmentId = department.id;
-    instance = await startInstance({ port: shared.ports[0], env: shared.env });
+    // At info, it logs each request as it arrives and the signal as it drains: what the test waits for.
+    instance = await startInstance({ port: shared.ports[0], env: { ...shared.env, LOG_LEVEL: 'info' } });
   });
 
   after(async () => {
@@ -39,12 +41,20 @@ describe('an instance stopped with SIGTERM', () => {
     // Half the body now: the request is in flight when the signal arrives.
     sender.enqueue(payload.subarray(0, payload.length / 2));
     const answer = fetch(`${instance.url}/api/v1/company/revenue`, { method: 'POST', headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json' }, body, duplex: 'half' });
-    await sleep(300);
+    // Waited for, not slept: on a loaded machine the instance may not have read the request 300 ms
+    // later, nor handled the signal 300 ms after it was sent.
+    const logged = (pattern: RegExp) => async () => pattern.test(instance.output());
+    await eventually('the instance has the request', 30_000, logged(/"url":"\/api\/v1\/company\/revenue".*"msg":"incoming request"/));
 
     const exited = instance.stop();
+    await eventually('the instance drains', 30_000, logged(/shutting down: draining requests/));
     await sleep(300);
     assert.ok(instance.alive(), 'still draining the request in flight');
-    await assert.rejects(fetch(`${instance.url}/healthz`), 'no new connections once draining');
+    // It stops listening as it begins to drain (a few turns of its loop after the log line).
+    await eventually('no new connections once draining', 5000, () => fetch(`${instance.url}/healthz`).then(async (response) => {
+      await response.body?.cancel();
+      return false;
+    }, () => true));
     sender.enqueue(payload.subarray(payload.length / 2));
     sender.close();
 

@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { loadConfig } from '../../src/platform/config.ts';
+import { eventually } from '../multi-instance/client.ts';
 
 let server: TestServer;
 const logLines: Array<{ level: number; msg: string }> = [];
@@ -93,9 +94,12 @@ test('a client dropping mid-body is logged at info as a closed request, never as
   const before = logLines.length;
   const socket = await open();
   socket.write(TOKEN_HEAD + 'grant_type=client_cre');
-  await sleep(100);
+  // Polled, not slept: a process descheduled past a fixed sleep runs the timer before the pending I/O,
+  // and a client gone before the server saw its request leaves no request to log.
+  const logged = (msg: string) => async () => logLines.slice(before).some((line) => line.msg === msg);
+  await eventually('the request arrived', 10_000, logged('incoming request'), 10);
   socket.destroy();
-  await sleep(300);
+  await eventually('the closed request is logged', 10_000, logged('client closed the connection before the request was complete'), 10);
   const lines = logLines.slice(before);
   assert.ok(lines.some((line) => line.msg === 'client closed the connection before the request was complete' && line.level === 30), JSON.stringify(lines));
   assert.ok(!lines.some((line) => line.level >= 50 || /database/.test(line.msg)), JSON.stringify(lines));
@@ -110,7 +114,9 @@ test('one address holds at most MAX_CONNECTIONS_PER_ADDRESS connections; one mor
   const first = held.shift() as Socket;
   first.destroy();
   await once(first, 'close');
-  await sleep(50);
+  // Until the server has seen that close, the address still holds four (see above on fixed sleeps).
+  const serverHolds = () => new Promise<number>((resolve, reject) => server.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+  await eventually('the server saw the close', 10_000, async () => (await serverHolds()) <= 3, 10);
   const again = await open();
   again.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
   const answer = await readUntilClosed(again, 2000);

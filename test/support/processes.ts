@@ -31,8 +31,14 @@ export interface InstanceOptions {
   /** Configuration variables (contract: addresses and configuration); DATABASE_URL is required. */
   env: Record<string, string>;
   port?: number;
-  readyTimeoutMs?: number;
 }
+
+/**
+ * A server process loads ~1,500 modules before it listens: a second or two of CPU, but on this
+ * 2-core machine under a whole suite (four test processes, their servers and browsers) 10–35 s went
+ * by, and `npm test` on a fresh clone has no compile cache yet. Only a bound on a hang, not a claim.
+ */
+const READY_TIMEOUT_MS = 90_000;
 
 // Children must not outlive a crashed test run and keep ports and database connections.
 const running = new Set<ChildProcess>();
@@ -111,7 +117,7 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
     },
   };
   try {
-    await waitUntilReady(url, child, () => captured, options.readyTimeoutMs ?? 30_000);
+    await waitUntilReady(url, child, () => captured, READY_TIMEOUT_MS);
   } catch (error) {
     await instance.stop();
     throw error;

@@ -84,6 +84,8 @@ describe('webhook delivery', () => {
     const first = await sendTest(server.baseUrl, await token(), endpoint.id);
     const second = await sendTest(server.baseUrl, await token(), endpoint.id);
     await receiver.waitFor(1);
+    // The attempt is logged after the answer arrives: waited for, as a fixed sleep may end first under load.
+    await eventually('the failure is logged', 5000, async () => (await deliveries(server.baseUrl, await token(), endpoint.id)).length === 1);
     await sleep(700);
     assert.deepEqual(receiver.received.map((message) => message.id), [first], 'the second waits behind the failing first');
     let [failed] = await deliveries(server.baseUrl, await token(), endpoint.id);
@@ -94,6 +96,7 @@ describe('webhook delivery', () => {
 
     clock.advance(5600);
     await receiver.waitFor(2);
+    await eventually('the second failure is logged', 5000, async () => (await deliveries(server.baseUrl, await token(), endpoint.id)).length === 2);
     await sleep(300);
     assert.deepEqual(receiver.received.map((message) => message.id), [first, first]);
     [failed] = await deliveries(server.baseUrl, await token(), endpoint.id);
