@@ -110,6 +110,29 @@ describe('webhook endpoints', () => {
     assert.equal(still.body.enabled, true, 'untouched by the other company');
   });
 
+  it('refuses an unknown query parameter with 400 on every webhook route, and changes nothing', async () => {
+    const { baseUrl } = company.server;
+    const mine = await createEndpoint(baseUrl, company.token, { url: 'http://127.0.0.1:9/strict' });
+    const paths: [string, string, unknown][] = [
+      ['POST', WEBHOOKS, { url: 'http://127.0.0.1:9/other' }],
+      ['GET', WEBHOOKS, undefined],
+      ['GET', `${WEBHOOKS}/${mine.id}`, undefined],
+      ['PATCH', `${WEBHOOKS}/${mine.id}`, { enabled: false }],
+      ['DELETE', `${WEBHOOKS}/${mine.id}`, undefined],
+      ['POST', `${WEBHOOKS}/${mine.id}/rotate-secret`, undefined],
+      ['POST', `${WEBHOOKS}/${mine.id}/test`, undefined],
+      ['GET', `${WEBHOOKS}/${mine.id}/deliveries`, undefined],
+      ['POST', `${WEBHOOKS}/${mine.id}/deliveries/whd_any/retry`, undefined],
+      ['POST', `${WEBHOOKS}/${mine.id}/replay`, { from: '2026-11-25T09:00:00Z', to: '2026-11-25T10:00:00Z' }],
+    ];
+    for (const [method, path, body] of paths) {
+      const response = await company.server.fetch(`${baseUrl}${path}?foo=1`, { method, headers: { authorization: `Bearer ${company.token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      assert.equal(response.status, 400, `${method} ${path}: ${await response.text()}`);
+    }
+    const still = await getJson<EndpointBody>(`${baseUrl}${WEBHOOKS}/${mine.id}`, company.token);
+    assert.deepEqual([still.status, still.body.enabled], [200, true]);
+  });
+
   it('needs a token', async () => {
     const response = await company.server.fetch(`${company.server.baseUrl}${WEBHOOKS}`);
     assert.equal(response.status, 401);
