@@ -16,7 +16,7 @@ export const TokenResponse = Type.Object(
 export type TokenResponse = Static<typeof TokenResponse>;
 
 const OAuthErrorBody = Type.Object({
-  error: Type.String({ description: 'RFC 6749 §5.2 / RFC 6750 §3.1 error code' }),
+  error: Type.String({ description: 'RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429' }),
   error_description: Type.String(),
 });
 

@@ -5665,7 +5665,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5679,7 +5679,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5694,7 +5694,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5742,7 +5742,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5756,7 +5756,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5771,7 +5771,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5829,7 +5829,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5843,7 +5843,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5858,7 +5858,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5872,7 +5872,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5886,7 +5886,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5901,7 +5901,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5988,7 +5988,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -6002,7 +6002,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -6017,7 +6017,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -6031,7 +6031,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -6045,7 +6045,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -6060,7 +6060,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
