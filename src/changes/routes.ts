@@ -5,7 +5,7 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../platform/http.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { ChangeNotifier } from './notifier.ts';
-import { problemResponses, withExamples } from '../platform/schemas.ts';
+import { NoQuery, problemResponses, withExamples } from '../platform/schemas.ts';
 import { PageQuery } from '../platform/paged-collection.ts';
 import { CHANGE_TYPES, readableSeq } from './change-log.ts';
 import { deltaPageRequest, headCursor, parseTypes, readDelta } from './delta.ts';
@@ -108,7 +108,7 @@ export async function changeRoutes(app: App, { deps }: { deps: ChangeRouteDeps }
         summary: 'A cursor at the newest change',
         description: 'Take it before a full read of the collections, then follow GET /api/v1/company/changes from it: nothing committed after it is missed. Takes no query parameters.',
         security: [{ idToken: [] }],
-        querystring: Type.Object({}, { additionalProperties: false }),
+        querystring: NoQuery,
         response: { 200: withExamples(Type.Object({ cursor: Type.String() }), headExample), ...problemResponses(400, 401, 429) },
       },
     },

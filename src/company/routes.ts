@@ -11,7 +11,7 @@ import type { SortKey } from '../platform/collection.ts';
 import { pagedQuery, pagedResponses, replyPage, type Listing } from '../platform/paged-collection.ts';
 import { replyCached } from '../platform/response-cache.ts';
 import { PeriodQuery, resolvePeriod, today, type Period } from '../platform/period.ts';
-import { NotModified, PATTERNS, problemResponses, withExamples } from '../platform/schemas.ts';
+import { NoQuery, NotModified, PATTERNS, problemResponses, withExamples } from '../platform/schemas.ts';
 import type { CompanyRecord } from '../tenancy/companies.ts';
 import { Configuration, getConfiguration } from './configuration.ts';
 import { ACTIVE_OR_FUTURE_END, CompanyUser, presentUser, userPosition, usersQuery } from './users.ts';
@@ -108,7 +108,7 @@ export async function companyRoutes(app: App, { deps, cachedAnswers }: { deps: C
         description: 'The token\'s company (id, name, time zone, currency, locale) and its departments, positions, shift types and contract types, ' +
           'each list ordered by name, then id. Their ids are the ones the other endpoints refer to. Takes no query parameters (an unknown one is `400 validation_failed`); answers `If-None-Match` with `304`. ' + COMPRESSION,
         security: [{ idToken: [] }],
-        querystring: Type.Object({}, { additionalProperties: false }),
+        querystring: NoQuery,
         response: { 200: withExamples(Configuration, configurationExample), 304: NotModified, ...problemResponses(400, 401, 429) },
       },
     },

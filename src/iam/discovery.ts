@@ -24,7 +24,7 @@ export function discoveryDocument(config: Pick<IdentityDeps['config'], 'issuer' 
     revocation_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
     code_challenge_methods_supported: ['S256'],
     scopes_supported: ['all', 'openid'],
-    claims_supported: ['iss', 'sub', 'aud', 'azp', 'exp', 'iat', 'auth_time', 'nonce', 'jti', 'sid', 'scope', 'company_id', 'org_id', 'email'],
+    claims_supported: ['iss', 'sub', 'aud', 'azp', 'exp', 'iat', 'auth_time', 'nonce', 'jti', 'sid', 'scope', 'company_id', 'org_id', 'email', 'amr', 'idp'],
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${config.baseUrl}/docs`,
   };

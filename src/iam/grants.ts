@@ -41,8 +41,9 @@ export function grantInsert(grant: NewGrant & { id: string }, now: number): Pend
     kind: grant.kind,
     auth_time: grant.authTime,
     created_at: now,
-    // The chain is capped from the login, not from when the code was exchanged.
-    chain_expires_at: grant.authTime + grant.chainMaxSeconds * 1000,
+    // The chain is capped from the login, not from when the code was exchanged; from the login's
+    // whole second, as the tokens' auth_time says, so no refresh token's exp passes auth_time + cap.
+    chain_expires_at: Math.floor(grant.authTime / 1000) * 1000 + grant.chainMaxSeconds * 1000,
     audience: grant.audience ?? null,
     revoked_at: null,
     revoked_reason: null,

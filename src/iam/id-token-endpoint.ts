@@ -1,6 +1,5 @@
 // idToken (contract: identity and access): `Authorization: Bearer <refresh_token>` → a new ID token, and a renewed
 // refresh token when the presented one is past half its life. POST as documented; GET also accepted.
-import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
 import type { IdentityDeps } from './identity-deps.ts';
@@ -9,10 +8,10 @@ import { oauth } from '../platform/errors.ts';
 import { bearerToken } from './bearer-authentication.ts';
 import { enforceRateLimit } from './client-auth.ts';
 import { NO_STORE, TokenResponse, oauthErrorResponses } from './oauth-schemas.ts';
+import { NoQuery } from '../platform/schemas.ts';
 import { RenewalRefused, renewTokens, verifyPresentedRefreshToken } from './renewal.ts';
 import type { Throttle } from './throttle.ts';
 
-const NoQuery = Type.Object({}, { additionalProperties: false });
 
 export async function idTokenRoutes(app: App, { deps, throttle }: { deps: IssuerDeps & Pick<IdentityDeps, 'metrics'>; throttle: Throttle }): Promise<void> {
   async function renew(request: FastifyRequest, reply: FastifyReply): Promise<TokenResponse> {

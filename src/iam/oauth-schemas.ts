@@ -16,13 +16,14 @@ export const TokenResponse = Type.Object(
 export type TokenResponse = Static<typeof TokenResponse>;
 
 const OAuthErrorBody = Type.Object({
-  error: Type.String({ description: 'RFC 6749 §5.2 / RFC 6750 §3.1 error code' }),
+  error: Type.String({ description: 'RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429' }),
   error_description: Type.String(),
 });
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'invalid_request, invalid_grant, invalid_scope, invalid_target, unauthorized_client or unsupported_grant_type',
   401: 'invalid_client (token, revoke) or invalid_token (idToken), with WWW-Authenticate',
+  413: 'invalid_request: the body is over 64 KiB',
   415: 'Body is neither JSON nor form-encoded',
   429: 'slow_down: over the client\'s per-minute budget, or penalised after failed client authentications; see Retry-After',
   503: 'Database unavailable; retry',

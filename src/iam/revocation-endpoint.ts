@@ -49,7 +49,7 @@ export async function revocationRoutes(app: App, { deps, throttle }: { deps: Rev
         security: [{ clientSecretBasic: [] }, {}],
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: RevocationRequest,
-        response: { 200: Type.Object({}, { description: 'Revoked, or nothing to revoke: an empty object' }), ...oauthErrorResponses(400, 401, 415, 429, 503) },
+        response: { 200: Type.Object({}, { description: 'Revoked, or nothing to revoke: an empty object' }), ...oauthErrorResponses(400, 401, 413, 415, 429, 503) },
       },
     },
     async (request, reply) => {

@@ -185,7 +185,7 @@ export async function tokenRoutes(app: App, { deps: issuer, throttle }: { deps: 
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         querystring: TokenQuery,
         body: TokenRequest,
-        response: { 200: TokenResponse, ...oauthErrorResponses(400, 401, 415, 429, 503) },
+        response: { 200: TokenResponse, ...oauthErrorResponses(400, 401, 413, 415, 429, 503) },
       },
     },
     async (request, reply) => {

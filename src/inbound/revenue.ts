@@ -13,7 +13,7 @@ export const RevenueItemInput = Type.Object(
   {
     ...FigureInputFields,
     kind: RevenueKind,
-    amount: Type.Number({ description: 'In the company currency, at most 2 decimals; negative for refunds.' }),
+    amount: Type.Number({ description: 'In the company currency, at most 2 decimals and at most 10^13 in absolute value; negative for refunds.' }),
     category: orNull(Type.String({ minLength: 1, maxLength: 100 }), 'Optional split of the revenue (e.g. "food"); part of the upsert key.'),
   },
   { additionalProperties: false },

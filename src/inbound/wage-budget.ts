@@ -10,7 +10,7 @@ import { FigureInputFields, FigureItem, presentFigure, type FigureRow } from './
 export const WageBudgetItemInput = Type.Object(
   {
     ...FigureInputFields,
-    amount: Type.Number({ minimum: 0, description: 'In the company currency, ≥ 0, at most 2 decimals.' }),
+    amount: Type.Number({ minimum: 0, description: 'In the company currency, ≥ 0, at most 2 decimals, at most 10^13.' }),
     hours: orNull(Type.Number({ minimum: 0 }), 'Budgeted hours, ≥ 0, at most 2 decimals.'),
   },
   { additionalProperties: false },

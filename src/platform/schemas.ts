@@ -85,8 +85,16 @@ const DESCRIPTIONS: Record<number, string> = {
 
 /** Response schemas for the given error statuses, each a problem+json body. */
 export function problemResponses(...statuses: number[]): Record<number, TSchema> {
-  return Object.fromEntries(statuses.map((s) => [s, { ...Problem, description: DESCRIPTIONS[s] ?? 'Error' }]));
+  return Object.fromEntries(statuses.map((s) => [s, problemResponse(DESCRIPTIONS[s] ?? 'Error')]));
 }
+
+/** A problem+json response with a description of its own (an operation whose status means something else there). */
+export function problemResponse(description: string): TSchema {
+  return { ...Problem, description };
+}
+
+/** The query string of an operation that takes no parameter: an unknown one is `400`, as everywhere. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 export function Collection<T extends TSchema>(item: T) {
   return Type.Object({

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { acceptJsonOnly, type App } from '../platform/http.ts';
 import type { WebhookDeps } from './deps.ts';
-import { Collection, problemResponses } from '../platform/schemas.ts';
+import { Collection, NoQuery, problemResponse, problemResponses } from '../platform/schemas.ts';
 import { pagedQuery } from '../platform/paged-collection.ts';
 import { formatInstant } from '../platform/local-time.ts';
 import { deleteEndpoint, findEndpoint, presentEndpoint } from './endpoints.ts';
@@ -33,8 +33,9 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
       tags: TAGS, operationId: 'createWebhookEndpoint', security: SECURITY,
       summary: 'Registers a webhook endpoint',
       description: 'The endpoint receives the changes committed after its creation (of `types`, or all). The URL must be https and resolve to public addresses only (`400 invalid_webhook_url`, `400 webhook_destination_refused`). The `secret` is shown only in this answer. ' + DELIVERY_RULES,
+      querystring: NoQuery,
       body: EndpointInput,
-      response: { 201: CreatedEndpoint, ...problemResponses(400, 401, 415, 429) },
+      response: { 201: CreatedEndpoint, ...problemResponses(400, 401, 413, 415, 429) },
     },
   }, async (request, reply) => {
     const caller = callerOf(deps, request);
@@ -56,7 +57,8 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
       tags: TAGS, operationId: 'getWebhookEndpoint', security: SECURITY,
       summary: 'Reads a webhook endpoint',
       params: EndpointParams,
-      response: { 200: Endpoint, ...problemResponses(401, 404, 429) },
+      querystring: NoQuery,
+      response: { 200: Endpoint, ...problemResponses(400, 401, 404, 429) },
     },
   }, async (request) => {
     const companyId = request.principal.companyId;
@@ -69,8 +71,9 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
       summary: 'Changes a webhook endpoint (URL, types, description, enabled)',
       description: '`enabled: false` pauses delivery; `enabled: true` resumes it with the first undelivered message, the failed one included, on a fresh retry schedule. A new URL is checked like at creation.',
       params: EndpointParams,
+      querystring: NoQuery,
       body: EndpointChanges,
-      response: { 200: Endpoint, ...problemResponses(400, 401, 404, 415, 429) },
+      response: { 200: Endpoint, ...problemResponses(400, 401, 404, 413, 415, 429) },
     },
   }, async (request) => {
     const caller = callerOf(deps, request);
@@ -83,7 +86,8 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
       tags: TAGS, operationId: 'deleteWebhookEndpoint', security: SECURITY,
       summary: 'Deletes a webhook endpoint, its queued messages and its delivery log',
       params: EndpointParams,
-      response: { 204: Type.Null({ description: 'Deleted.' }), ...problemResponses(401, 404, 429) },
+      querystring: NoQuery,
+      response: { 204: Type.Null({ description: 'Deleted.' }), ...problemResponses(400, 401, 404, 429) },
     },
   }, async (request, reply) => {
     await deleteEndpoint(deps.db, request.principal.companyId, request.params.id);
@@ -96,7 +100,8 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
       summary: 'Replaces the signing secret',
       description: 'Answers the new secret (shown only here). For 24 hours messages carry two signatures, space separated in `webhook-signature`: one with the new secret, one with the previous; a receiver holding either verifies them.',
       params: EndpointParams,
-      response: { 200: RotatedSecret, ...problemResponses(401, 404, 409, 429) },
+      querystring: NoQuery,
+      response: { 200: RotatedSecret, ...problemResponses(400, 401, 404, 409, 413, 415, 429) },
     },
   }, async (request) => {
     const caller = callerOf(deps, request);
@@ -110,7 +115,8 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
       summary: 'Sends a webhook.test message',
       description: 'Queues a `webhook.test` message (whatever the endpoint\'s types), delivered like any other, behind a failing message if there is one; see the deliveries for its outcome.',
       params: EndpointParams,
-      response: { 202: Accepted, ...problemResponses(401, 404, 429) },
+      querystring: NoQuery,
+      response: { 202: Accepted, ...problemResponses(400, 401, 404, 413, 415, 429) },
     },
   }, async (request, reply) => {
     const messageId = await sendTestMessage(callerOf(deps, request), request.params.id);
@@ -134,7 +140,8 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
       summary: 'Sends a delivery\'s message again',
       description: 'A message still waiting for its next attempt is tried at once; one already delivered (or given up) is queued again with its original `webhook-id`. `410 message_expired` when its change is older than the change log keeps.',
       params: DeliveryParams,
-      response: { 202: Accepted, ...problemResponses(401, 404, 410, 429) },
+      querystring: NoQuery,
+      response: { 202: Accepted, ...problemResponses(400, 401, 404, 413, 415, 429), 410: problemResponse('Gone: the message\'s change is older than the change log keeps (code message_expired)') },
     },
   }, async (request, reply) => {
     const messageId = await retryEndpointDelivery(callerOf(deps, request), request.params.id, request.params.deliveryId);
@@ -147,8 +154,9 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
       summary: 'Sends the changes of a period again',
       description: 'Queues the changes that occurred from `from` (inclusive) to `to` (exclusive) and that the endpoint\'s types select, with their original ids, in `seq` order. Only changes the log still keeps (CHANGES_RETENTION_SECONDS) can be replayed.',
       params: EndpointParams,
+      querystring: NoQuery,
       body: ReplayPeriod,
-      response: { 202: Queued, ...problemResponses(400, 401, 404, 415, 429) },
+      response: { 202: Queued, ...problemResponses(400, 401, 404, 413, 415, 429) },
     },
   }, async (request, reply) => {
     const queued = await replayPeriod(callerOf(deps, request), request.params.id, request.body);

@@ -4,10 +4,31 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { useCompanyServer, signedInCompany } from '../support/company.ts';
+import type { TestServer } from '../support/server.ts';
 import { getJson, postJson, type ProblemBody } from '../support/http.ts';
 import { WEBHOOKS, createEndpoint, patchEndpoint, type EndpointBody } from './helpers.ts';
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
+
+type Route = [method: string, path: string, body: unknown];
+
+/** Every route of one endpoint, with a body that would change something where it takes one. */
+function endpointRoutes(id: string): Route[] {
+  return [
+    ['GET', `${WEBHOOKS}/${id}`, undefined],
+    ['PATCH', `${WEBHOOKS}/${id}`, { enabled: false }],
+    ['DELETE', `${WEBHOOKS}/${id}`, undefined],
+    ['POST', `${WEBHOOKS}/${id}/rotate-secret`, undefined],
+    ['POST', `${WEBHOOKS}/${id}/test`, undefined],
+    ['GET', `${WEBHOOKS}/${id}/deliveries`, undefined],
+    ['POST', `${WEBHOOKS}/${id}/deliveries/whd_any/retry`, undefined],
+    ['POST', `${WEBHOOKS}/${id}/replay`, { from: '2026-11-25T09:00:00Z', to: '2026-11-25T10:00:00Z' }],
+  ];
+}
+
+function send(server: TestServer, token: string, method: string, path: string, body: unknown): Promise<Response> {
+  return server.fetch(`${server.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+}
 
 describe('webhook endpoints', () => {
   const company = useCompanyServer({ env: { WEBHOOK_ALLOW_INSECURE: '1' }, inProcess: true });
@@ -90,24 +111,26 @@ describe('webhook endpoints', () => {
     const { baseUrl } = company.server;
     const other = await signedInCompany(company.server.ctx, { name: 'Other' });
     const theirs = await createEndpoint(baseUrl, other.token, { url: 'http://127.0.0.1:9/theirs' });
-    const paths: [string, string, unknown][] = [
-      ['GET', `${WEBHOOKS}/${theirs.id}`, undefined],
-      ['PATCH', `${WEBHOOKS}/${theirs.id}`, { enabled: false }],
-      ['DELETE', `${WEBHOOKS}/${theirs.id}`, undefined],
-      ['POST', `${WEBHOOKS}/${theirs.id}/rotate-secret`, undefined],
-      ['POST', `${WEBHOOKS}/${theirs.id}/test`, undefined],
-      ['GET', `${WEBHOOKS}/${theirs.id}/deliveries`, undefined],
-      ['POST', `${WEBHOOKS}/${theirs.id}/deliveries/whd_any/retry`, undefined],
-      ['POST', `${WEBHOOKS}/${theirs.id}/replay`, { from: '2026-11-25T09:00:00Z', to: '2026-11-25T10:00:00Z' }],
-    ];
-    for (const [method, path, body] of paths) {
-      const response = await company.server.fetch(`${baseUrl}${path}`, { method, headers: { authorization: `Bearer ${company.token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    for (const [method, path, body] of endpointRoutes(theirs.id)) {
+      const response = await send(company.server, company.token, method, path, body);
       assert.equal(response.status, 404, `${method} ${path}: ${await response.text()}`);
     }
     const listed = await getJson<{ data: EndpointBody[] }>(`${baseUrl}${WEBHOOKS}`, company.token);
     assert.ok(!listed.body.data.some((endpoint) => endpoint.id === theirs.id));
     const still = await getJson<EndpointBody>(`${baseUrl}${WEBHOOKS}/${theirs.id}`, other.token);
     assert.equal(still.body.enabled, true, 'untouched by the other company');
+  });
+
+  it('refuses an unknown query parameter with 400 on every webhook route, and changes nothing', async () => {
+    const { baseUrl } = company.server;
+    const mine = await createEndpoint(baseUrl, company.token, { url: 'http://127.0.0.1:9/strict' });
+    const routes: Route[] = [['POST', WEBHOOKS, { url: 'http://127.0.0.1:9/other' }], ['GET', WEBHOOKS, undefined], ...endpointRoutes(mine.id)];
+    for (const [method, path, body] of routes) {
+      const response = await send(company.server, company.token, method, `${path}?foo=1`, body);
+      assert.equal(response.status, 400, `${method} ${path}: ${await response.text()}`);
+    }
+    const still = await getJson<EndpointBody>(`${baseUrl}${WEBHOOKS}/${mine.id}`, company.token);
+    assert.deepEqual([still.status, still.body.enabled], [200, true]);
   });
 
   it('needs a token', async () => {

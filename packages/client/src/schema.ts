@@ -3964,7 +3964,7 @@ export interface operations {
                  */
                 "application/json": {
                     items: {
-                        /** @description In the company currency, at most 2 decimals; negative for refunds. */
+                        /** @description In the company currency, at most 2 decimals and at most 10^13 in absolute value; negative for refunds. */
                         amount: number;
                         /** @description Optional split of the revenue (e.g. "food"); part of the upsert key. */
                         category?: string | null;
@@ -4442,7 +4442,7 @@ export interface operations {
                  */
                 "application/json": {
                     items: {
-                        /** @description In the company currency, ≥ 0, at most 2 decimals. */
+                        /** @description In the company currency, ≥ 0, at most 2 decimals, at most 10^13. */
                         amount: number;
                         /** @description Day (YYYY-MM-DD, company time zone), from 2000-01-01 to 2099-12-31. Exactly one of date and week. */
                         date?: string | null;
@@ -4656,6 +4656,19 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body is not application/json */
             415: {
                 headers: {
@@ -4710,6 +4723,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description Not found within the token's reach */
             404: {
@@ -4750,6 +4776,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             401: components["responses"]["Unauthorized"];
             /** @description Not found within the token's reach */
@@ -4846,6 +4885,19 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body is not application/json */
             415: {
                 headers: {
@@ -4974,6 +5026,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description Not found within the token's reach */
             404: {
@@ -4988,8 +5053,34 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Gone: the cursor is past retention (code cursor_expired); read the collections again */
+            /** @description Gone: the message's change is older than the change log keeps (code message_expired) */
             410: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -5076,6 +5167,19 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body is not application/json */
             415: {
                 headers: {
@@ -5123,6 +5227,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description Not found within the token's reach */
             404: {
@@ -5139,6 +5256,32 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -5182,9 +5325,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description Invalid request (problem+json, code names the rule) */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description Not found within the token's reach */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -5483,7 +5665,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5497,7 +5679,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5512,7 +5694,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5560,7 +5742,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5574,7 +5756,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5589,7 +5771,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5647,7 +5829,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5661,13 +5843,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description invalid_request: the body is over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        error: string;
+                        error_description: string;
+                    };
+                };
+            };
             /** @description Body is neither JSON nor form-encoded */
             415: {
                 headers: {
@@ -5676,7 +5872,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5690,7 +5886,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5705,7 +5901,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5792,7 +5988,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5806,13 +6002,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description invalid_request: the body is over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        error: string;
+                        error_description: string;
+                    };
+                };
+            };
             /** @description Body is neither JSON nor form-encoded */
             415: {
                 headers: {
@@ -5821,7 +6031,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5835,7 +6045,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
@@ -5850,7 +6060,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
                         error: string;
                         error_description: string;
                     };
