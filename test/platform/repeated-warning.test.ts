@@ -1,12 +1,12 @@
 // A dependency that fails on every request (Redis down under the rate limits) must not write a log
 // line per request: the first failure is logged, later ones at most once a minute with the count of
 // those left out.
-import { test, after } from 'node:test';
+import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { REPEATED_WARNING_INTERVAL_MS, repeatedWarning } from '../../src/platform/repeated-warning.ts';
-import { startTestServer } from '../support/server.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
 import { mintTokens, provisionTenant } from '../support/tenants.ts';
 import { postToken } from '../iam/helpers.ts';
 import { setGrantEnabled } from '../../src/iam/provisioning.ts';
@@ -36,8 +36,13 @@ test('the first failure is logged at once; the next ones within the interval onl
 const lines: string[] = [];
 const stream = new PassThrough();
 stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
-// Port 9 (discard) has no Redis: every count fails, and the limits fail open.
-const server = await startTestServer({ LOG_LEVEL: 'info', REDIS_URL: 'redis://127.0.0.1:9' }, { logStream: stream, inProcess: true });
+// Port 9 (discard) has no Redis: every count fails, and the limits fail open. Started in a hook, not by
+// a top-level await: under `npm test` (scripts/test-together.ts) a test registered after such an await
+// is cancelled ("did not finish before its parent").
+let server: TestServer;
+before(async () => {
+  server = await startTestServer({ LOG_LEVEL: 'info', REDIS_URL: 'redis://127.0.0.1:9' }, { logStream: stream, inProcess: true });
+});
 after(() => server.close());
 
 test('with Redis unreachable, twenty token requests and twenty API reads answer and leave one warning per limit, not one per request', async () => {
