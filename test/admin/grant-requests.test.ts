@@ -27,9 +27,10 @@ async function admin(method: string, path: string, body?: unknown): Promise<{ st
 
 test('list, approve and decline grant requests over HTTP', async () => {
   const tenant = await provisionTenant(server.ctx);
-  const ask = (grant: string) => requestGrant(server.ctx.db, { clientId: tenant.clientId, grant, reason: `need ${grant}`, organisationId: tenant.organisationId }, requester);
-  const first = await ask('client_credentials');
-  const second = await ask('sso');
+  const ask = (grant: string, now: number) => requestGrant(server.ctx.db, { clientId: tenant.clientId, grant, reason: `need ${grant}`, organisationId: tenant.organisationId }, requester, now);
+  // A millisecond apart: made in the same millisecond, the two would tie and come back in id order.
+  const first = await ask('client_credentials', Date.now());
+  const second = await ask('sso', Date.now() + 1);
 
   const listed = await admin('GET', `/grant-requests?status=pending&clientId=${tenant.clientId}`);
   assert.equal(listed.status, 200);
