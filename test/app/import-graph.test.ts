@@ -26,8 +26,9 @@ const LAYERS: Record<string, readonly string[]> = {
   demo: [...FLOOR, 'iam', 'company', 'console'],
   // Single sign-on: a way into identity, with operator endpoints of its own.
   sso: [...FLOOR, 'iam', 'admin'],
-  // The customer console: pages over identity, single sign-on and webhooks (its wfs command lives in cli/).
-  console: [...FLOOR, 'iam', 'sso', 'webhooks'],
+  // The customer console: pages over identity, single sign-on and webhooks (its wfs command lives in
+  // cli/), and, like sso, an operator endpoint of its own (invitations) behind admin's guard.
+  console: [...FLOOR, 'iam', 'sso', 'webhooks', 'admin'],
   cli: [...FLOOR, 'iam', 'company', 'admin', 'demo', 'console', 'sso', 'webhooks'],
 };
 /**
