@@ -55,7 +55,7 @@ export function operatorSchema(operationId: string, summary: string, status: 200
 /** What the operator API needs of the context (src/app/feature-options.ts builds it). */
 export interface AdminRouteDeps {
   readonly db: Db;
-  readonly config: Pick<Config, 'adminToken' | 'refreshTokenTtl' | 'accessTokenTtl' | 'clockSkewSeconds' | 'databaseUrl' | 'dbStatementTimeoutMs'>;
+  readonly config: Pick<Config, 'adminToken' | 'authUrl' | 'refreshTokenTtl' | 'accessTokenTtl' | 'clockSkewSeconds' | 'databaseUrl' | 'dbStatementTimeoutMs'>;
 }
 
 export async function adminRoutes(app: App, { deps }: { deps: AdminRouteDeps }): Promise<void> {

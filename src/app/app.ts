@@ -120,6 +120,6 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(webhookDelivery, { deps: webhookDeps(ctx) });
   await app.register(consoleRoutes, { deps: consoleDeps(ctx) });
   await app.register(ssoAdminRoutes, { sso });
-  await app.register(consoleAdminRoutes, { deps: { db: ctx.db, config: ctx.config } });
+  await app.register(consoleAdminRoutes, { deps: adminDeps(ctx) });
   return app;
 }

@@ -2,11 +2,9 @@
 // ADMIN_TOKEN, answering the same JSON.
 import { Type } from 'typebox';
 import type { App } from '../platform/http.ts';
-import type { Db } from '../platform/db/database.ts';
-import type { Config } from '../platform/config.ts';
 import { Id, TypedEmail } from '../platform/schemas.ts';
 import { requireOperator } from '../admin/guard.ts';
-import { operatorSchema } from '../admin/routes.ts';
+import { operatorSchema, type AdminRouteDeps } from '../admin/routes.ts';
 import { inviteAsOperator } from './operator-invitation.ts';
 import { CONSOLE_ROLES } from './tables.ts';
 
@@ -24,12 +22,7 @@ const CreatedInvitation = Type.Object({
   expiresAt: Type.String({ format: 'date-time', description: '72 hours after the invitation' }),
 });
 
-export interface ConsoleAdminDeps {
-  readonly db: Db;
-  readonly config: Pick<Config, 'adminToken' | 'authUrl'>;
-}
-
-export async function consoleAdminRoutes(app: App, { deps }: { deps: ConsoleAdminDeps }): Promise<void> {
+export async function consoleAdminRoutes(app: App, { deps }: { deps: AdminRouteDeps }): Promise<void> {
   app.addHook('onRequest', async (request) => requireOperator(deps.config.adminToken, request));
 
   app.post('/api/v1/admin/console-invitations', { schema: { body: NewInvitation, ...operatorSchema('adminInviteConsoleUser', 'Invite a person to an organisation\'s customer console (single-use link, valid 72 hours)', 201, CreatedInvitation, 400, 409) } },

@@ -12,7 +12,6 @@ import { NoQuery } from '../platform/schemas.ts';
 import { RenewalRefused, renewTokens, verifyPresentedRefreshToken } from './renewal.ts';
 import type { Throttle } from './throttle.ts';
 
-
 export async function idTokenRoutes(app: App, { deps, throttle }: { deps: IssuerDeps & Pick<IdentityDeps, 'metrics'>; throttle: Throttle }): Promise<void> {
   async function renew(request: FastifyRequest, reply: FastifyReply): Promise<TokenResponse> {
     const token = bearerToken(request);
