@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestServer } from '../support/server.ts';
+import { mintTokens, provisionTenant } from '../support/tenants.ts';
 
 const server = useTestServer({}, { inProcess: true });
 const ORIGIN = 'https://spa.customer.example';
@@ -37,4 +38,12 @@ test('the login page sends no CORS header, to a GET or a preflight', async () =>
   assert.notEqual(preflight.status, 204);
   assert.equal(preflight.headers.get('access-control-allow-origin'), null);
   assert.equal(preflight.headers.get('access-control-allow-methods'), null);
+});
+
+test('claims_supported lists every claim an ID token carries, and amr and idp of single sign-on (CONTRACT §8)', async () => {
+  const tenant = await provisionTenant(server.ctx);
+  const { id_token: idToken } = await mintTokens(server.ctx, tenant);
+  const claims = Object.keys(JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString()) as object);
+  const metadata = (await (await server.fetch(`${server.baseUrl}/api/v1/iam/.well-known/openid-configuration`)).json()) as { claims_supported: string[] };
+  for (const claim of [...claims, 'amr', 'idp']) assert.ok(metadata.claims_supported.includes(claim), claim);
 });
