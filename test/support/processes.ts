@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './server.ts';
+import { freePort, onFreePort } from './server.ts';
 import { TEST_PASSWORD_HASH_COST } from './database.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -83,11 +83,19 @@ async function waitUntilReady(url: string, child: ChildProcess, output: () => st
   throw new Error(`server at ${url} was not ready within ${timeoutMs} ms:\n${output()}`);
 }
 
+/**
+ * A server process on `options.port`, or on a free port: tried again on another when the one chosen
+ * was taken before the process bound it (server.ts: onFreePort). A given port is the caller's to
+ * choose again (a cluster's load balancer knows its instances' ports).
+ */
 export async function startInstance(options: InstanceOptions): Promise<Instance> {
   if (!options.env.DATABASE_URL) throw new Error('startInstance needs env.DATABASE_URL');
-  const port = options.port ?? (await freePort());
+  return options.port === undefined ? onFreePort((port) => startInstanceOn(port, options.env)) : startInstanceOn(options.port, options.env);
+}
+
+async function startInstanceOn(port: number, env: Record<string, string>): Promise<Instance> {
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [SERVER], { cwd: ROOT, env: childEnvironment({ BASE_URL: url, ...options.env, PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SERVER], { cwd: ROOT, env: childEnvironment({ BASE_URL: url, ...env, PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let captured = '';
   const keep = (chunk: Buffer) => {
@@ -120,7 +128,8 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
     await waitUntilReady(url, child, () => captured, READY_TIMEOUT_MS);
   } catch (error) {
     await instance.stop();
-    throw error;
+    // A port taken meanwhile: the process says so as it exits (listen EADDRINUSE).
+    throw captured.includes('EADDRINUSE') ? Object.assign(error as Error, { code: 'EADDRINUSE' }) : error;
   }
   return instance;
 }

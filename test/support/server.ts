@@ -45,12 +45,53 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Whether `error` says the port was taken (a listen's own error, or a child's that said so). */
+export const addressInUse = (error: unknown) => (error as { code?: unknown } | undefined)?.code === 'EADDRINUSE';
+
+/**
+ * `start(port)` on a free port. freePort() releases the port before the server binds it, and in
+ * that window another process (a parallel suite's server, or any outgoing connection, whose local
+ * port comes from the same range) may take it: a start that fails with EADDRINUSE is tried again on
+ * another port, up to `attempts` times.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    try {
+      return await start(port);
+    } catch (error) {
+      if (attempt >= attempts || !addressInUse(error)) throw error;
+    }
+  }
+}
+
 /** `env` overrides configuration variables (contract: addresses and configuration), e.g. `{ AUTH_CODE_TTL: '1' }`. */
 export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const database = env.DATABASE_URL ? undefined : await migratedDatabase();
-  // In process the port only names the server (BASE_URL): one no socket and no other app here answers.
+  try {
+    const serving = options.inProcess ? await serveOn(await inProcessPort(), env, options, database?.url) : await onFreePort((port) => serveOn(port, env, options, database?.url));
+    return {
+      ...serving,
+      close: async () => {
+        await serving.close();
+        await database?.drop();
+      },
+    };
+  } catch (error) {
+    await database?.drop();
+    throw error;
+  }
+}
+
+/** In process the port only names the server (BASE_URL): one no socket and no other app here answers. */
+async function inProcessPort(): Promise<number> {
   let port = await freePort();
   while (answeredInProcess(`http://localhost:${port}`)) port = await freePort();
+  return port;
+}
+
+/** The app on `port`, listening or in process; on a failure to listen, closed again. */
+async function serveOn(port: number, env: Record<string, string>, options: TestServerOptions, databaseUrl: string | undefined): Promise<TestServer> {
   const config = loadConfig({
     RATE_LIMIT_TOKEN_PER_MINUTE: '100000',
     RATE_LIMIT_API_PER_MINUTE: '100000',
@@ -58,16 +99,22 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     PASSWORD_HASH_COST: TEST_PASSWORD_HASH_COST,
     ...env,
     PORT: String(port),
-    DATABASE_URL: env.DATABASE_URL ?? database?.url ?? '',
+    DATABASE_URL: env.DATABASE_URL ?? databaseUrl ?? '',
   });
   const ctx = await createContext(config, { clock: options.clock });
   const app = await buildApp(ctx, { logger: options.logStream ? { stream: options.logStream } : false, cachedAnswerLane: options.cachedAnswerLane });
   let stopServing: (() => void) | undefined;
-  if (options.inProcess) {
-    await app.ready();
-    stopServing = serveInProcess(app, [config.baseUrl, config.authUrl]);
-  } else {
-    await app.listen({ port, host: '127.0.0.1' });
+  try {
+    if (options.inProcess) {
+      await app.ready();
+      stopServing = serveInProcess(app, [config.baseUrl, config.authUrl]);
+    } else {
+      await app.listen({ port, host: '127.0.0.1' });
+    }
+  } catch (error) {
+    await app.close();
+    await closeContext(ctx);
+    throw error;
   }
   return {
     baseUrl: config.baseUrl,
@@ -79,7 +126,6 @@ export async function startTestServer(env: Record<string, string> = {}, options:
       stopServing?.();
       await app.close();
       await closeContext(ctx);
-      await database?.drop();
     },
   };
 }
