@@ -67,8 +67,12 @@ function clientWentAway(request: FastifyRequest, error: FastifyError): boolean {
   return !request.raw.complete && (error.code === 'ECONNRESET' || error.message === 'aborted');
 }
 
+/** SQLite's SQLITE_BUSY and SQLITE_LOCKED: another connection (another instance on the same file) held the write lock past busy_timeout. */
+const SQLITE_LOCK_ERRORS = [5, 6];
+
 function isDatabaseDown(error: unknown): boolean {
-  const code = (error as { code?: string } | null)?.code ?? '';
+  const { code = '', errcode } = (error as { code?: string; errcode?: number } | null) ?? {};
+  if (code === 'ERR_SQLITE_ERROR') return SQLITE_LOCK_ERRORS.includes(errcode ?? 0);
   return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003'].includes(code)
     || /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|not queryable|Query read timeout/i.test((error as Error | null)?.message ?? '');
 }

@@ -87,3 +87,16 @@ test('two operators deciding one request at once: exactly one wins', async () =>
   const enabled = (await getClient(server.ctx.db, tenant.organisationId, tenant.clientId)).grants.includes('refresh_token');
   assert.equal(enabled, stored?.status === 'approved', 'the grant is on exactly when the approval won');
 });
+
+test('requests made in the same millisecond list newest first', async (t) => {
+  const tenant = await provisionTenant(server.ctx);
+  const { db } = server.ctx;
+  // The clock stands still: the requests tie on createdAt and on their ids' time, and the order
+  // they were made in must still break the tie.
+  t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+  const made = [];
+  for (const grant of ['client_credentials', 'refresh_token', 'sso']) {
+    made.push(await requestGrant(db, { clientId: tenant.clientId, grant, reason: `need ${grant}`, organisationId: tenant.organisationId }, admin));
+  }
+  assert.deepEqual((await listGrantRequests(db, { clientId: tenant.clientId })).map((r) => r.grant), made.map((r) => r.grant).reverse());
+});
