@@ -19,7 +19,7 @@ import { claimPending } from './pending.ts';
 import { matchApiUser } from './matching.ts';
 import { loadEndpoint } from './providers.ts';
 import { SsoFailure } from './relying-party.ts';
-import { BROWSER_COOKIE, type SsoRuntime } from './runtime.ts';
+import type { SsoRuntime } from './runtime.ts';
 
 const CallbackQuery = Type.Object(
   {
@@ -83,7 +83,7 @@ export async function callbackRoutes(app: App, { runtime, throttle }: { runtime:
   }, async (request, reply) => {
     const { state } = request.query;
     if (!state) return fail(request, reply, 'missing_state', {});
-    const claim = await claimPending(deps.db, box, state, request.cookies[BROWSER_COOKIE]);
+    const claim = await claimPending(deps.db, box, state, request.cookies[runtime.cookie.name]);
     const clientId = claim.ok ? claim.pending.clientId : claim.clientId;
     // Counted as a failed login of the client from this address until it succeeds (CONTRACT §8: SSO
     // failures count toward the per-address penalty); refused while a penalty is in force.
