@@ -76,6 +76,11 @@ async function storeOnSqlite(trx: Db, issues: readonly ClientCredentialsIssue[])
 }
 
 // One text for any number of tokens (arrays, unnested into both inserts): a named prepared statement.
+// `for share of c`: the client's row is read locked. Without it a disable or an immediate rotation
+// committing while this statement runs revokes the grants it can see, not the one inserted here from
+// the row as it was (READ COMMITTED), and that token lived on until it expired. Now the change waits
+// for this commit and then revokes the grant too, or commits first and this row is checked again
+// against it (and not stored). SQLite has one writer at a time: no such interleaving.
 const POSTGRES_ISSUES: PreparedStatement = {
   name: 'iam_client_credentials_issues',
   text: `with request as (
@@ -91,6 +96,7 @@ const POSTGRES_ISSUES: PreparedStatement = {
     and c.previous_secret_hash is not distinct from r.previous_secret_hash
     and c.previous_secret_expires_at is not distinct from r.previous_secret_expires_at
     and c.grants = r.grants and c.audiences = r.audiences
+  for share of c
   returning id
 ), audited as (
   insert into audit_log (id, at, event, outcome, client_id, address, detail, organisation_id)

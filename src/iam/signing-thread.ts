@@ -22,15 +22,23 @@ interface Waiting {
   input: string;
   resolve(signature: string): void;
   reject(error: unknown): void;
+  /** Lost once already to a thread that died: lost again, it fails. */
+  retried?: boolean;
 }
 
-class SigningThread {
+export class SigningThread {
+  readonly #workerUrl: URL;
   #worker: Worker | undefined;
   /** Keys by kid that the current worker holds. */
   #sentKeys = new Map<string, KeyObject>();
   #queue: Waiting[] = [];
   #inFlight = new Map<number, Waiting[]>();
   #nextId = 1;
+
+  /** `workerUrl`: the thread's script (signing-worker.ts; a test may wrap it). */
+  constructor(workerUrl = new URL('./signing-worker.ts', import.meta.url)) {
+    this.#workerUrl = workerUrl;
+  }
 
   /** The base64url ES256 (IEEE P1363) signature of `input` with `key`. */
   sign(kid: string, key: KeyObject, input: string): Promise<string> {
@@ -44,6 +52,10 @@ class SigningThread {
   #send(): void {
     const batch = this.#queue;
     this.#queue = [];
+    this.#post(batch);
+  }
+
+  #post(batch: Waiting[]): void {
     const worker = this.#thread();
     const keys: SigningRequest['keys'] = [];
     for (const { kid, key } of batch) {
@@ -61,7 +73,7 @@ class SigningThread {
 
   #thread(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(new URL('./signing-worker.ts', import.meta.url));
+    const worker = new Worker(this.#workerUrl);
     worker.unref();
     worker.on('message', (answer: SigningAnswer) => this.#settle(answer));
     worker.on('error', (error) => this.#fail(worker, error));
@@ -83,13 +95,21 @@ class SigningThread {
     batch.forEach((waiting, i) => waiting.resolve(answer.signatures[i] ?? ''));
   }
 
-  /** The thread died: what it held fails, and the next signature starts a new one. */
+  /**
+   * The thread died: each batch it held is signed again, as it was, on a new thread; a signature
+   * lost to a second death fails (a batch that kills every thread must not restart them forever).
+   */
   #fail(worker: Worker, error: unknown): void {
     if (this.#worker !== worker) return;
     this.#worker = undefined;
-    const lost = [...this.#inFlight.values()].flat();
+    const lost = [...this.#inFlight.values()];
     this.#inFlight.clear();
-    for (const waiting of lost) waiting.reject(error);
+    for (const batch of lost) {
+      for (const waiting of batch) if (waiting.retried) waiting.reject(error);
+      const again = batch.filter((waiting) => !waiting.retried);
+      for (const waiting of again) waiting.retried = true;
+      if (again.length > 0) this.#post(again);
+    }
   }
 }
 

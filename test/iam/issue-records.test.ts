@@ -3,7 +3,9 @@
 // was checked get their grant and audit entry; the others store nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { testDialect } from '../support/database.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { findClient, type OAuthClient } from '../../src/iam/clients.ts';
 import { newGrantId } from '../../src/iam/grants.ts';
@@ -49,4 +51,22 @@ test('an issue alone is stored alone', async () => {
   const tenant = await provisionTenant(server.ctx);
   assert.equal(await new IssueRecords(server.ctx.db).store(issue(await clientOf(tenant), '192.0.2.1')), true);
   assert.deepEqual(await storedFor(tenant), { grants: 1, audited: ['192.0.2.1'] });
+});
+
+// A disable (or an immediate rotation) updates the client's row and then revokes the grants it can
+// see. A grant inserted from the row as it was before that commit, by a statement the revocation
+// cannot see yet, would outlive the disable: so the insert read-locks the row and waits.
+test('a grant stored while a disable is in flight waits for its commit and is then not stored', { skip: testDialect !== 'postgres' && 'PostgreSQL only: SQLite has one writer at a time' }, async () => {
+  const tenant = await provisionTenant(server.ctx);
+  const client = await clientOf(tenant);
+  const records = new IssueRecords(server.ctx.db);
+  let storing: Promise<boolean> = Promise.resolve(true);
+  await server.ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('api_clients').set({ disabled: 1 }).where('id', '=', tenant.clientId).execute();
+    storing = records.store(issue(client, '192.0.2.7'));
+    const first = await Promise.race([storing.then(() => 'stored'), sleep(500).then(() => 'waiting')]);
+    assert.equal(first, 'waiting', 'the grant waits for the disable to commit');
+  });
+  assert.equal(await storing, false);
+  assert.deepEqual(await storedFor(tenant), { grants: 0, audited: [] });
 });
