@@ -40,12 +40,15 @@ export interface BuildOptions {
   cachedAnswerLane?: false | { onAnswer: (path: string) => void };
 }
 
-// Codes and states in a logged URL would outlive the request: a code is a credential until used.
+// Codes and states in a logged URL would outlive the request: a code is a credential until used,
+// and so is a console invitation's token (whoever reads it could accept the invitation first).
 const LOGGED_QUERY_SECRETS = /([?&](?:code|state)=)[^&]*/g;
+const LOGGED_PATH_SECRETS = /(\/console\/invitations\/)[^/?#]+/g;
 
-/** The request as each log line shows it, without the authorization code of a callback URL. */
+/** The request as each log line shows it, without the authorization code of a callback URL or an invitation's token. */
 function requestForLog(request: FastifyRequest): Record<string, unknown> {
-  return { method: request.method, url: request.url.replace(LOGGED_QUERY_SECRETS, '$1[redacted]'), host: request.headers.host, remoteAddress: request.ip };
+  const url = request.url.replace(LOGGED_QUERY_SECRETS, '$1[redacted]').replace(LOGGED_PATH_SECRETS, '$1[redacted]');
+  return { method: request.method, url, host: request.headers.host, remoteAddress: request.ip };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;

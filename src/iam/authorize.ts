@@ -156,18 +156,22 @@ export async function authorizeRoutes(app: App, { deps, throttle, federation }: 
         return showForm(request, reply, auth, 403, { email, message: SSO_WITHOUT_GRANT });
       }
       const verified = await verifyApiUser(deps.db, auth.client.id, email, secret ?? '');
-      if (!verified.ok) {
-        await recordAudit(deps.db, { event: 'login', outcome: 'failure', ...who, userId: verified.userId, detail: verified.reason });
+      const now = deps.clock.now();
+      // A secret reset (or the user disabled) during the slow check refuses the code: the login
+      // fails as with a wrong secret, and counts as one.
+      const code = verified.ok
+        ? await issueAuthorizationCode(
+          deps.db,
+          { clientId: auth.client.id, userId: verified.userId, redirectUri: auth.redirectUri, nonce: auth.nonce, codeChallenge: auth.codeChallenge, authTime: now, proof: { secretHash: verified.secretHash } },
+          deps.config.authCodeTtl,
+          now,
+        )
+        : undefined;
+      if (code === undefined) {
+        await recordAudit(deps.db, { event: 'login', outcome: 'failure', ...who, userId: verified.userId, detail: verified.ok ? 'secret_changed' : verified.reason });
         return showForm(request, reply, auth, 401, { email, message: GENERIC_FAILURE });
       }
       await throttle.succeeded(who.clientId, who.address);
-      const now = deps.clock.now();
-      const code = await issueAuthorizationCode(
-        deps.db,
-        { clientId: auth.client.id, userId: verified.userId, redirectUri: auth.redirectUri, nonce: auth.nonce, codeChallenge: auth.codeChallenge, authTime: now },
-        deps.config.authCodeTtl,
-        now,
-      );
       await recordAudit(deps.db, { event: 'login', outcome: 'success', ...who, userId: verified.userId });
       return reply.redirect(withParams(auth.redirectUri, { code, state: auth.state, iss: deps.config.issuer }), 302);
     },

@@ -2,7 +2,7 @@
 // client, redirect URI, user, nonce and PKCE challenge, valid AUTH_CODE_TTL seconds and usable once.
 // "Once" is enforced by a conditional UPDATE whose affected-row count decides the winner, so it holds
 // across instances; a second use revokes the grant the first use created (RFC 6749 §4.1.2).
-import type { Db } from '../platform/db/database.ts';
+import { onPostgres, type Db } from '../platform/db/database.ts';
 import { newSecret, safeEqual, sha256 } from '../platform/ids.ts';
 import { createGrant, newGrantId, revokeGrants, type Federation } from './grants.ts';
 
@@ -13,31 +13,58 @@ export interface NewCode {
   nonce: string | null;
   codeChallenge: string | null;
   authTime: number;
-  /** Set when the login came through an SSO provider. */
-  federation?: Federation | null;
+  /** What the login was checked against; the code is stored only while it still holds. */
+  proof: LoginProof;
 }
 
-export async function issueAuthorizationCode(db: Db, code: NewCode, ttlSeconds: number, now = Date.now()): Promise<string> {
+/**
+ * A secret login: the user's secret hash as read for the check. An SSO login: the provider it came
+ * through (its issuer becomes the tokens' `idp`).
+ */
+export type LoginProof = { secretHash: string } | { federation: Federation };
+
+/**
+ * Stores a code for a login checked a moment ago (a secret check is slow on purpose): only if the
+ * user is still enabled and still holds what the login was checked against (the same secret hash,
+ * or the SSO provider still there), else undefined and nothing stored. One conditional insert, so a
+ * reset, disabling or provider removal that finished during the check leaves no code behind; on
+ * PostgreSQL it holds a share lock on those rows until it commits, so one still under way either
+ * waits for the code and then voids it, or commits first and the insert finds no row.
+ */
+export async function issueAuthorizationCode(db: Db, code: NewCode, ttlSeconds: number, now = Date.now()): Promise<string | undefined> {
   const value = newSecret(32);
-  await db
+  const { proof } = code;
+  const federation = 'federation' in proof ? proof.federation : null;
+  const result = await db
     .insertInto('authorization_codes')
-    .values({
-      code_hash: sha256(value),
-      client_id: code.clientId,
-      user_id: code.userId,
-      redirect_uri: code.redirectUri,
-      nonce: code.nonce,
-      code_challenge: code.codeChallenge,
-      auth_time: code.authTime,
-      created_at: now,
-      expires_at: now + ttlSeconds * 1000,
-      used_at: null,
-      grant_id: null,
-      sso_provider_id: code.federation?.providerId ?? null,
-      idp: code.federation?.issuer ?? null,
+    .columns(['code_hash', 'client_id', 'user_id', 'redirect_uri', 'nonce', 'code_challenge', 'auth_time', 'created_at', 'expires_at', 'used_at', 'grant_id', 'sso_provider_id', 'idp'])
+    .expression((eb) => {
+      let checked = eb
+        .selectFrom('api_users as u')
+        .select([
+          eb.val(sha256(value)).as('code_hash'),
+          eb.val(code.clientId).as('client_id'),
+          'u.id as user_id',
+          eb.val(code.redirectUri).as('redirect_uri'),
+          eb.val(code.nonce).as('nonce'),
+          eb.val(code.codeChallenge).as('code_challenge'),
+          eb.val(code.authTime).as('auth_time'),
+          eb.val(now).as('created_at'),
+          eb.val(now + ttlSeconds * 1000).as('expires_at'),
+          eb.val(null).as('used_at'),
+          eb.val(null).as('grant_id'),
+          eb.val(federation?.providerId ?? null).as('sso_provider_id'),
+          eb.val(federation?.issuer ?? null).as('idp'),
+        ])
+        .where('u.id', '=', code.userId)
+        .where('u.disabled', '=', 0);
+      checked = 'secretHash' in proof
+        ? checked.where('u.secret_hash', '=', proof.secretHash)
+        : checked.innerJoin('sso_providers as p', (join) => join.on('p.id', '=', proof.federation.providerId));
+      return onPostgres(db) ? checked.forShare() : checked;
     })
-    .execute();
-  return value;
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1 ? value : undefined;
 }
 
 /** What an integrator needs to see about a code without exchanging it (the demo callback page). */

@@ -5,27 +5,22 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { safeEqual } from '../platform/ids.ts';
+import { originCookie, type OriginCookie } from '../platform/origin-cookie.ts';
 
 const COOKIE = 'wfs_login_csrf';
 const VALUE = /^[A-Za-z0-9_-]{43}$/;
 
 export class LoginCsrf {
   readonly #key: Buffer;
-  readonly #path: string;
-  readonly #secure: boolean;
-
-  readonly #cookie: string;
+  readonly #cookie: OriginCookie;
 
   /**
-   * `authUrl`: the public address of the login pages (the cookie is scoped to the form's path).
+   * `authUrl`: the public address of the login pages (over http the cookie is scoped to the form's path).
    * `form`: another page's form (the console's sign-in): its path under authUrl and its own cookie.
    */
   constructor(key: Buffer, authUrl: string, form: { path: string; cookie: string } = { path: '/oauth/authorize', cookie: COOKIE }) {
-    const url = new URL(authUrl);
     this.#key = key;
-    this.#path = `${url.pathname.replace(/\/+$/, '')}${form.path}`;
-    this.#secure = url.protocol === 'https:';
-    this.#cookie = form.cookie;
+    this.#cookie = originCookie(form.cookie, authUrl, form.path);
   }
 
   #sign(value: string): string {
@@ -34,16 +29,17 @@ export class LoginCsrf {
 
   /** The hidden-field value for the form; sets the cookie unless the browser already has a good one. */
   issue(request: FastifyRequest, reply: FastifyReply): string {
-    let value = request.cookies[this.#cookie];
+    const { name, path, secure } = this.#cookie;
+    let value = request.cookies[name];
     if (!value || !VALUE.test(value)) {
       value = randomBytes(32).toString('base64url');
-      reply.setCookie(this.#cookie, value, { path: this.#path, httpOnly: true, sameSite: 'lax', secure: this.#secure, maxAge: 3600 });
+      reply.setCookie(name, value, { path, httpOnly: true, sameSite: 'lax', secure, maxAge: 3600 });
     }
     return this.#sign(value);
   }
 
   valid(request: FastifyRequest, field: string | undefined): boolean {
-    const value = request.cookies[this.#cookie];
+    const value = request.cookies[this.#cookie.name];
     if (!value || !VALUE.test(value) || !field) return false;
     return safeEqual(this.#sign(value), field);
   }

@@ -3,7 +3,8 @@
 import type { Db } from '../platform/db/database.ts';
 import { unknownUserHash, verifyUserSecret } from './secrets.ts';
 
-export type LoginResult = { ok: true; userId: string } | { ok: false; userId: string | null; reason: 'unknown_email' | 'wrong_secret' | 'user_disabled' };
+/** On success, the secret hash the secret was checked against: the code is stored only while the user still holds it. */
+export type LoginResult = { ok: true; userId: string; secretHash: string } | { ok: false; userId: string | null; reason: 'unknown_email' | 'wrong_secret' | 'user_disabled' };
 
 export async function verifyApiUser(db: Db, clientId: string, email: string, secret: string): Promise<LoginResult> {
   const normalised = email.trim().toLowerCase();
@@ -14,5 +15,5 @@ export async function verifyApiUser(db: Db, clientId: string, email: string, sec
   if (!user) return { ok: false, userId: null, reason: 'unknown_email' };
   if (!matches) return { ok: false, userId: user.id, reason: 'wrong_secret' };
   if (user.disabled === 1) return { ok: false, userId: user.id, reason: 'user_disabled' };
-  return { ok: true, userId: user.id };
+  return { ok: true, userId: user.id, secretHash: user.secret_hash };
 }

@@ -2,7 +2,7 @@
 // what it wrote. No read of the rows before the write: the database compares each item with the
 // stored one (`ON CONFLICT DO UPDATE … WHERE` the values differ), so a batch is one statement on
 // PostgreSQL and a few on SQLite, and a re-sent batch writes nothing. (On PostgreSQL a batch of new
-// keys is a plain insert instead: insertedAsNew below.)
+// keys is a plain insert instead: insertedAsNew below; on SQLite each chunk of new keys is.)
 //
 // On PostgreSQL the values travel as one array per column (`unnest`) instead of one parameter per
 // value: planning a 1,000-row VALUES list of 15,000 parameters took ~20 ms per statement there
@@ -106,6 +106,9 @@ function figureRow(companyId: string, stream: InboundStream, draft: FigureDraft,
   };
 }
 
+/** The columns of the upsert key (the unique index `inbound_items_key`), in its order. */
+const KEY_COLUMNS = ['company_id', 'stream', 'period_key', 'department_id', 'kind', 'category'] as const;
+
 /**
  * The upsert of figures by their key: a stored figure is updated only when its values differ, and
  * only the rows inserted or updated are answered — with their key, to find their draft, since the
@@ -115,7 +118,7 @@ function upsertChanged(insert: InsertQueryBuilder<Database, 'inbound_items', Ins
   return insert
     .onConflict((oc) =>
       oc
-        .columns(['company_id', 'stream', 'period_key', 'department_id', 'kind', 'category'])
+        .columns([...KEY_COLUMNS])
         .doUpdateSet((eb) => ({
           amount_minor: eb.ref('excluded.amount_minor'),
           hours_centi: eb.ref('excluded.hours_centi'),
@@ -174,20 +177,28 @@ function writtenByKey(rows: InboundItemsTable[], drafts: FigureDraft[], from: nu
   return written;
 }
 
-// PostgreSQL, a batch of new keys: a plain INSERT instead of the upsert. `ON CONFLICT` inserts each
-// row speculatively — a probe of the key index before the insert, then a second WAL record per row
-// to confirm it — which cost ~25 % of the statement for 5,000 new rows (docs/benchmarks.md,
-// "Revenue batches", session 9). Whether the batch is new is guessed from its first and last keys
-// (one index probe each); the guess is only a choice of statement: a stored key anywhere (stored
-// before, or by a concurrent batch, whose commit the insert waits for) fails the insert on the key
-// index, and the rows it wrote are rolled back to the savepoint before the upsert stores them all.
+// New keys: a plain INSERT instead of the upsert, which checks every row against the key index
+// before inserting it and answers what it wrote. On PostgreSQL `ON CONFLICT` inserts each row
+// speculatively — a probe of the key index, then a second WAL record per row to confirm it — ~25 % of
+// the statement for 5,000 new rows (docs/benchmarks.md, "Revenue batches", session 9); on SQLite the
+// upsert's conflict handling and its answer (every row written, then an object of five strings
+// each) were ~20 % of the statements' CPU (session 10). Whether rows are new is only guessed; a stored key among them (stored before, or
+// on PostgreSQL by a concurrent batch, whose commit the insert waits for) fails the insert on the key
+// index, which writes nothing, and the upsert stores the rows instead.
+//
+// PostgreSQL, one statement per batch: the guess is the batch's first and last keys (one index probe
+// each), and the insert runs in a savepoint, so a failed one is undone.
 const SAVEPOINT = CompiledQuery.raw('savepoint new_figures');
 const ROLLBACK_TO_SAVEPOINT = CompiledQuery.raw('rollback to savepoint new_figures');
 const RELEASE_SAVEPOINT = CompiledQuery.raw('release savepoint new_figures');
 
+/** SQLite names the columns of the unique index a row broke; these are `inbound_items_key`'s. */
+const SQLITE_KEY_VIOLATION = `UNIQUE constraint failed: ${KEY_COLUMNS.map((column) => `inbound_items.${column}`).join(', ')}`;
+
 function storedKeyViolation(error: unknown): boolean {
-  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
-  return code === '23505' && constraint === 'inbound_items_key';
+  const { code, constraint, errcode, message } = error as { code?: unknown; constraint?: unknown; errcode?: unknown; message?: unknown };
+  // PostgreSQL's unique_violation; SQLite's SQLITE_CONSTRAINT_UNIQUE.
+  return (code === '23505' && constraint === 'inbound_items_key') || (errcode === 2067 && message === SQLITE_KEY_VIOLATION);
 }
 
 /** Whether the first or the last of the rows (sorted by key) is stored already. */
@@ -218,6 +229,23 @@ async function insertedAsNew(trx: Transaction<Database>, rows: InboundItemsTable
   return inserted;
 }
 
+// SQLite, a statement per chunk: each chunk is tried as new until one holds a stored key; a failed
+// statement undoes only its own rows (SQLite's ABORT), so the chunks inserted before it stay, rightly
+// answered as created, and that chunk and the rest go to the upsert. A changed batch's first insert
+// fails at its first row; a mixed one wastes at most one chunk's rows.
+const sqliteInsert = compiledRows((db: Kysely<Database>, rows: InboundItemsTable[]) => db.insertInto('inbound_items').values(rows));
+
+/** SQLite: inserts the rows when none is stored; false, having written nothing, when one is. */
+async function sqliteInsertedAsNew(trx: Transaction<Database>, rows: InboundItemsTable[]): Promise<boolean> {
+  try {
+    await trx.executeQuery(sqliteInsert(trx, rows).compile());
+    return true;
+  } catch (error) {
+    if (!storedKeyViolation(error)) throw error;
+    return false;
+  }
+}
+
 /**
  * Stores the drafts in their order — inserting the new ones, updating the changed ones, leaving the
  * same ones alone — and returns the written ones as stored, in the drafts' order. A stored figure
@@ -227,10 +255,12 @@ async function insertedAsNew(trx: Transaction<Database>, rows: InboundItemsTable
 export async function storeFigures(trx: Transaction<Database>, onPostgres: boolean, companyId: string, stream: InboundStream, drafts: FigureDraft[], now: number): Promise<WrittenFigure[]> {
   const step = onPostgres ? drafts.length || 1 : WRITE_CHUNK;
   const written: WrittenFigure[] = [];
+  let newSoFar = true;
   for (let from = 0; from < drafts.length; from += step) {
     if (from > 0) await nextTurn();
     const rows = drafts.slice(from, from + step).map((draft) => figureRow(companyId, stream, draft, now));
-    if (onPostgres && (await insertedAsNew(trx, rows))) {
+    newSoFar &&= await (onPostgres ? insertedAsNew(trx, rows) : sqliteInsertedAsNew(trx, rows));
+    if (newSoFar) {
       written.push(...rows.map((row) => ({ row, created: true })));
       continue;
     }

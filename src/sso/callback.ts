@@ -19,7 +19,7 @@ import { claimPending } from './pending.ts';
 import { matchApiUser } from './matching.ts';
 import { loadEndpoint } from './providers.ts';
 import { SsoFailure } from './relying-party.ts';
-import { BROWSER_COOKIE, type SsoRuntime } from './runtime.ts';
+import type { SsoRuntime } from './runtime.ts';
 
 const CallbackQuery = Type.Object(
   {
@@ -47,6 +47,7 @@ const EXPLANATIONS: Record<string, { status: number; text: string }> = {
   hosted_domain_mismatch: { status: 403, text: 'That Google account does not belong to your organisation\'s Google Workspace domain.' },
   user_linked_elsewhere: { status: 403, text: 'The matching API User is already linked to another account of an identity provider.' },
   user_disabled: { status: 403, text: 'The API User is disabled.' },
+  sign_in_withdrawn: { status: 403, text: 'While this sign-in was being checked, your organisation removed its identity provider or disabled the API User: nothing was issued.' },
 };
 
 interface FailureContext {
@@ -82,7 +83,7 @@ export async function callbackRoutes(app: App, { runtime, throttle }: { runtime:
   }, async (request, reply) => {
     const { state } = request.query;
     if (!state) return fail(request, reply, 'missing_state', {});
-    const claim = await claimPending(deps.db, box, state, request.cookies[BROWSER_COOKIE]);
+    const claim = await claimPending(deps.db, box, state, request.cookies[runtime.cookie.name]);
     const clientId = claim.ok ? claim.pending.clientId : claim.clientId;
     // Counted as a failed login of the client from this address until it succeeds (CONTRACT §8: SSO
     // failures count toward the per-address penalty); refused while a penalty is in force.
@@ -117,12 +118,13 @@ export async function callbackRoutes(app: App, { runtime, throttle }: { runtime:
     const match = await matchApiUser(deps.db, auth.client.id, provider, identity);
     if (!match.ok) return fail(request, reply, match.reason, { ...who, userId: match.userId });
 
-    await throttle.succeeded(auth.client.id, request.ip);
     const code = await issueAuthorizationCode(
       deps.db,
-      { clientId: auth.client.id, userId: match.userId, redirectUri: auth.redirectUri, nonce: auth.nonce, codeChallenge: auth.codeChallenge, authTime: Date.now(), federation: { providerId: provider.id, issuer: provider.issuer } },
+      { clientId: auth.client.id, userId: match.userId, redirectUri: auth.redirectUri, nonce: auth.nonce, codeChallenge: auth.codeChallenge, authTime: Date.now(), proof: { federation: { providerId: provider.id, issuer: provider.issuer } } },
       deps.config.authCodeTtl,
     );
+    if (code === undefined) return fail(request, reply, 'sign_in_withdrawn', { ...who, userId: match.userId });
+    await throttle.succeeded(auth.client.id, request.ip);
     await recordAudit(deps.db, { event: 'sso_login', outcome: 'success', clientId: auth.client.id, userId: match.userId, address: request.ip, detail: match.linked ? `linked:${provider.id}` : provider.id });
     return reply.headers(pageSecurityHeaders()).redirect(withParams(auth.redirectUri, { code, state: auth.state, iss: deps.config.issuer }), 302);
   });

@@ -156,12 +156,15 @@ export async function removeSsoProvider(db: Db, providerId: string, scope: { org
   if (scope.organisationId !== undefined && row.organisation_id !== scope.organisationId) throw notFound(`No SSO provider ${providerId}.`);
   const actor = scope.actor ?? OPERATOR;
   const revoked = await db.transaction().execute(async (trx) => {
-    await voidPendingCodes(trx, { ssoProviderId: providerId }, now);
-    const grants = await revokeGrants(trx, { ssoProviderId: providerId }, 'sso_provider_removed', now);
+    // The provider's row goes before its codes are voided: on PostgreSQL an SSO login storing its
+    // code (codes.ts, a share lock on this row) then either committed first, and its code is voided
+    // below, or waits for this removal and finds no provider.
     await trx.deleteFrom('sso_pending').where('provider_id', '=', providerId).execute();
     await trx.deleteFrom('sso_links').where('provider_id', '=', providerId).execute();
     await trx.deleteFrom('sso_domains').where('provider_id', '=', providerId).execute();
     await trx.deleteFrom('sso_providers').where('id', '=', providerId).execute();
+    await voidPendingCodes(trx, { ssoProviderId: providerId }, now);
+    const grants = await revokeGrants(trx, { ssoProviderId: providerId }, 'sso_provider_removed', now);
     await recordAudit(trx, { event: changeEvent(actor), outcome: 'success', organisationId: row.organisation_id, actor, detail: 'sso_provider_removed', context: { providerId, revokedGrants: grants.length } }, now);
     return grants;
   });

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
+import { originCookie, type OriginCookie } from '../platform/origin-cookie.ts';
 import { PENDING_TTL_MS } from './pending.ts';
 import { RelyingParty } from './relying-party.ts';
 
@@ -21,26 +22,25 @@ export interface SsoRuntime {
   deps: SsoDeps;
   box: SecretBox;
   rp: RelyingParty;
-  /** Path and security of the flow cookie: the login page sets it, the callback reads it. */
-  cookie: { path: string; secure: boolean };
+  /** The flow cookie (name, path, security): the login page sets it, the callback reads it. */
+  cookie: OriginCookie;
 }
 
 export function ssoRuntime(deps: SsoDeps, box: SecretBox): SsoRuntime {
-  const authUrl = new URL(deps.config.authUrl);
   return {
     deps,
     box,
     rp: new RelyingParty({ allowInsecure: deps.config.ssoAllowInsecure, redirectUri: `${deps.config.authUrl}/oauth/sso/callback` }),
-    cookie: { path: `${authUrl.pathname.replace(/\/+$/, '')}/oauth`, secure: authUrl.protocol === 'https:' },
+    cookie: originCookie(BROWSER_COOKIE, deps.config.authUrl, '/oauth'),
   };
 }
 
 /** The browser's flow binding: reused when it has one, so flows in several tabs all complete. */
 export function browserBinding(request: FastifyRequest, reply: FastifyReply, cookie: SsoRuntime['cookie']): string {
-  const present = request.cookies[BROWSER_COOKIE];
+  const present = request.cookies[cookie.name];
   if (present && BINDING.test(present)) return present;
   const value = randomBytes(32).toString('base64url');
-  reply.setCookie(BROWSER_COOKIE, value, { path: cookie.path, httpOnly: true, sameSite: 'lax', secure: cookie.secure, maxAge: PENDING_TTL_MS / 1000 });
+  reply.setCookie(cookie.name, value, { path: cookie.path, httpOnly: true, sameSite: 'lax', secure: cookie.secure, maxAge: PENDING_TTL_MS / 1000 });
   return value;
 }
 

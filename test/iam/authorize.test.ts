@@ -250,9 +250,9 @@ test('with AUTH_URL apart from BASE_URL, discovery, the form action and the CSRF
     const form = await openLoginForm(`${separate.baseUrl}/oauth/authorize?${new URLSearchParams(defaultParams(local)).toString()}`);
     assert.equal(form.response.status, 200);
     assert.match(form.html, /<form method="post" action="https:\/\/login\.example\.com\/wfs\/oauth\/authorize">/);
+    // Over https a __Host- cookie: from this origin only, so a sibling subdomain cannot plant one.
     const cookie = form.response.headers.get('set-cookie') ?? '';
-    assert.match(cookie, /Path=\/wfs\/oauth\/authorize/);
-    assert.match(cookie, /Secure/);
+    assert.match(cookie, /^__Host-wfs_login_csrf=[^;]+; Max-Age=3600; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
     assert.match(form.response.headers.get('content-security-policy') ?? '', /form-action 'self' https:\/\/login\.example\.com https:\/\/app\.example\.com;/);
     const response = await separate.fetch(`${separate.baseUrl}/oauth/authorize`, {
       method: 'POST',

@@ -305,8 +305,8 @@ test('concurrent batches over the same new keys, in opposite orders, both succee
 });
 
 test('a batch whose first and last keys are new but another is stored creates the new ones and updates the stored one', async () => {
-  // On PostgreSQL a batch with new ends is first tried as a plain insert; the stored key in between
-  // fails it, and the upsert stores the batch instead (stored-figures.ts).
+  // A batch with new ends is first tried as a plain insert (on SQLite, its first chunk); the stored key
+  // in between fails it, and the upsert stores the batch instead (stored-figures.ts).
   const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Middle');
   const item = (category: string, amount: number) => ({ departmentId: department, date: '2026-04-11', kind: 'realised', category, amount });
   assert.deepEqual((await postJson<Outcome>(url(), company.token, { items: [item('b', 1), item('d', 4)] })).body, { received: 2, created: 2, updated: 0, unchanged: 0 });
@@ -318,4 +318,22 @@ test('a batch whose first and last keys are new but another is stored creates th
   const idOf = (page: typeof stored, category: string) => page.body.data.find((figure) => figure.category === category)?.id;
   assert.equal(idOf(after, 'b'), idOf(stored, 'b'));
   assert.deepEqual(await changeTypes(department), { 'revenue_item.created': 4, 'revenue_item.updated': 1 });
+});
+
+test('on SQLite, chunks of new keys are inserted until one holds a stored key; that chunk and the rest are upserted', async () => {
+  // 600 items are three statements of 250 on SQLite: the first is inserted as new, the second fails
+  // at the stored c400 and is upserted with the third (on PostgreSQL, the whole batch is).
+  const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Chunks');
+  const item = (i: number, amount: number) => ({ departmentId: department, date: '2026-04-12', kind: 'realised', category: `c${String(i).padStart(3, '0')}`, amount });
+  assert.deepEqual((await postJson<Outcome>(url(), company.token, { items: [item(400, 1), item(410, 2)] })).body, { received: 2, created: 2, updated: 0, unchanged: 0 });
+  const stored = await list(`from=2026-04-12&to=2026-04-12&departmentId=${department}`);
+  const items = Array.from({ length: 600 }, (_, i) => item(i, i === 400 ? 3 : i === 410 ? 2 : i));
+  const answer = await postJson<Outcome>(url(), company.token, { items: items.reverse() });
+  assert.deepEqual(answer.body, { received: 600, created: 598, updated: 1, unchanged: 1 });
+  const after = await list(`from=2026-04-12&to=2026-04-12&departmentId=${department}&limit=1000`);
+  assert.equal(after.body.data.length, 600);
+  const byCategory = new Map(after.body.data.map((figure) => [figure.category, figure]));
+  assert.deepEqual([399, 400, 401, 410].map((i) => byCategory.get(`c${i}`)?.amount), [399, 3, 401, 2]);
+  for (const category of ['c400', 'c410']) assert.equal(byCategory.get(category)?.id, stored.body.data.find((figure) => figure.category === category)?.id);
+  assert.deepEqual(await changeTypes(department), { 'revenue_item.created': 600, 'revenue_item.updated': 1 });
 });

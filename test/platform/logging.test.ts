@@ -41,3 +41,14 @@ test('every request line names its request id, and no code, secret or token is e
     assert.ok(!everything.includes(secret), `the ${name} appears in the logs`);
   }
 });
+
+test('a console invitation\'s token, a credential until accepted, is not logged', async () => {
+  const token = 'inv-token-that-must-not-be-logged';
+  await server.fetch(`${server.baseUrl}/console/invitations/${token}`);
+  await server.fetch(`${server.baseUrl}/console/invitations/${token}/code`, { method: 'POST' });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.ok(!lines.some((line) => line.includes(token)), 'the token appears in no log line');
+  const urls = lines.map((line) => (JSON.parse(line) as { req?: { url: string } }).req?.url);
+  assert.ok(urls.includes('/console/invitations/[redacted]'), 'the request is logged, without its token');
+  assert.ok(urls.includes('/console/invitations/[redacted]/code'));
+});

@@ -159,7 +159,7 @@ describe('webhook destinations without WEBHOOK_ALLOW_INSECURE', () => {
   });
 
   it('refuses loopback, private, link-local and other non-public addresses', async () => {
-    for (const host of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.10', '169.254.169.254', '100.64.0.1', '0.0.0.0', '[::1]', '[fd00::1]', '[fe80::1]', '[::ffff:127.0.0.1]', '224.0.0.1']) {
+    for (const host of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.10', '169.254.169.254', '100.64.0.1', '0.0.0.0', '[::1]', '[fd00::1]', '[fe80::1]', '[::ffff:127.0.0.1]', '[::127.0.0.1]', '[::a9fe:a9fe]', '224.0.0.1']) {
       assert.equal((await refusal(`https://${host}/hooks`)).code, 'webhook_destination_refused', host);
     }
   });

@@ -1,7 +1,7 @@
 // One Kysely handle over either dialect, chosen by DATABASE_URL (contract: addresses and configuration).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { NodeSqliteDatabase } from './sqlite-dialect.ts';
 import type { Database } from './schema.ts';
@@ -44,6 +44,11 @@ export function sqliteHandleOf(db: Db): NodeSqliteDatabase | undefined {
 export async function whileMainConnectionWaits<T>(db: Db, work: () => Promise<T>): Promise<T> {
   if (!sqliteHandleOf(db)) return work();
   return db.connection().execute(work);
+}
+
+/** Whether `db` talks to PostgreSQL: unlike `sqliteHandleOf`, true of its transactions as well. */
+export function onPostgres(db: Db): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 const pgPools = new WeakMap<Db, pg.Pool>();
