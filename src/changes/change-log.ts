@@ -4,7 +4,7 @@
 // Reading is safe by construction: on PostgreSQL only changes up to the watermark (watermark.ts) are
 // returned, so no change can commit later with a seq below one already handed out; SQLite has one
 // writer at a time, so its seq order is commit order. docs/changes.md gives the proof.
-import { PostgresAdapter, sql, type Compilable, type Insertable, type Selectable, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Insertable, type Selectable, type Transaction } from 'kysely';
 import { compiledRows } from '../platform/db/compiled-once.ts';
 import { sqliteHandleOf, type Db } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
@@ -14,6 +14,7 @@ import { pacer } from '../platform/cooperative.ts';
 import { runPrepared, type PreparedStatement } from '../platform/db/prepared.ts';
 import type { CompanyChangesTable } from './tables.ts';
 import { separatedTexts } from '../platform/db/array-literal.ts';
+import { powerOfTwoRuns } from '../platform/db/row-runs.ts';
 
 export type ChangeResourceType = 'user' | 'contract' | 'shift' | 'department' | 'position' | 'shift_type' | 'contract_type' | 'revenue_item' | 'wage_budget_item' | 'timeclock_event';
 export type ChangeAction = 'created' | 'updated' | 'deleted';
@@ -131,20 +132,23 @@ async function insertUnnested(trx: Connection, companyId: string, columns: Chang
       unnest(string_to_array(${separatedTexts(columns.resourceIds)}::text, chr(30), '')), unnest(string_to_array(${separatedTexts(columns.data)}::text, chr(30), ''))) as c(seq, type, resource_id, data)`.execute(trx);
 }
 
-/**
- * Runs one insert and records `change` with it inside the caller's transaction (on SQLite, the grouped
- * commit of durability.ts), so both commit or neither does.
- */
-export async function insertWithChange(trx: Connection, insert: Compilable, companyId: string, change: NewChange, time: ChangeTime): Promise<void> {
-  await trx.executeQuery(insert);
-  await recordChanges(trx, companyId, [change], time);
-}
-
 /** A change with its company and time: for a statement that logs changes of several companies at once. */
 export interface CompanyChange {
   companyId: string;
   change: NewChange;
   time: ChangeTime;
+}
+
+/** Rows per SQLite insert of `recordCompanyChanges`: runs of a power of two, so a handful of compiled templates. */
+const COMPANY_CHANGE_ROWS = 64;
+
+/**
+ * SQLite: logs `changes` (of any companies, in this order) inside the caller's transaction, many rows
+ * per statement: the change rows of a group of writes stored together (a timeclock group, store.ts).
+ */
+export async function recordCompanyChanges(trx: Connection, changes: readonly CompanyChange[]): Promise<void> {
+  const rows = changes.map(({ companyId, change, time }) => changeRow(companyId, change, formatInstant(time.at, time.timezone), time.at));
+  for (const run of powerOfTwoRuns(rows, COMPANY_CHANGE_ROWS)) await trx.executeQuery(changeInsert(trx, run));
 }
 
 const withChanges = new Map<string, PreparedStatement>();

@@ -16,6 +16,7 @@ import { runPrepared, type PreparedStatement } from '../platform/db/prepared.ts'
 import { sqliteHandleOf } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
 import { Batcher } from '../platform/batcher.ts';
+import { powerOfTwoRuns } from '../platform/db/row-runs.ts';
 import type { OAuthClient } from './clients.ts';
 
 export interface ClientCredentialsIssue {
@@ -44,22 +45,10 @@ returning id`;
 const sqliteAudits = (rows: number) => `insert into audit_log (id, at, event, outcome, client_id, address, detail, organisation_id)
 values ${Array(rows).fill(SQLITE_AUDIT_ROW).join(', ')}`;
 
-/** `items` in runs of a power of two, largest first, none over SQLITE_ROWS_PER_STATEMENT. */
-function powerOfTwoRuns<T>(items: readonly T[]): T[][] {
-  const runs: T[][] = [];
-  for (let at = 0; at < items.length;) {
-    let size = SQLITE_ROWS_PER_STATEMENT;
-    while (size > items.length - at) size /= 2;
-    runs.push(items.slice(at, at + size));
-    at += size;
-  }
-  return runs;
-}
-
 /** Stores `issues` in the caller's transaction; returns the grants stored. */
 async function storeOnSqlite(trx: Db, issues: readonly ClientCredentialsIssue[]): Promise<Set<string>> {
   const stored = new Set<string>();
-  for (const run of powerOfTwoRuns(issues)) {
+  for (const run of powerOfTwoRuns(issues, SQLITE_ROWS_PER_STATEMENT)) {
     const values = run.flatMap(({ grantId, client: { id, version }, at, chainExpiresAt, audience }) => [
       grantId, at, chainExpiresAt, audience, id,
       version.secretHash, version.previousSecretHash, version.previousSecretExpiresAt, version.grants, version.audiences,
@@ -68,7 +57,7 @@ async function storeOnSqlite(trx: Db, issues: readonly ClientCredentialsIssue[])
     for (const { id } of rows) stored.add(id);
   }
   const granted = issues.filter((issue) => stored.has(issue.grantId));
-  for (const run of powerOfTwoRuns(granted)) {
+  for (const run of powerOfTwoRuns(granted, SQLITE_ROWS_PER_STATEMENT)) {
     const values = run.flatMap(({ client, at, address }) => [newId('aud', at), at, client.id, address, client.organisationId]);
     await trx.executeQuery(CompiledQuery.raw(sqliteAudits(run.length), values));
   }

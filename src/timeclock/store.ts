@@ -1,21 +1,24 @@
 // Where the timeclock's rules (record.ts) read and write: a person with their latest event, an event
 // stored under an eventId, and the append of an event with its change-log entry.
 //
-// SQLite answers in-process, so each look-up is one compiled statement and each append joins the
-// grouped, synced commit of durability.ts. On PostgreSQL a statement's fixed cost — a round trip,
-// parse and plan, and for a write the commit's WAL flush — is most of a small write's cost, and the
-// database's CPU bounds the event rate. So concurrent look-ups go to the database as one prepared
-// statement, and concurrent appends as another: one statement (and one flush) for the whole group,
-// each event's outcome its own. An append whose (person, sequence) or (organisation, eventId) is
+// SQLite answers in-process, so each look-up is one compiled statement. On PostgreSQL a statement's
+// fixed cost — a round trip, parse and plan, and for a write the commit's WAL flush — is most of a
+// small write's cost, and the database's CPU bounds the event rate. So concurrent look-ups go to the
+// database as one prepared statement. On both, concurrent appends are stored together (a statement's
+// and a commit's fixed costs are most of a small write's on SQLite too): on PostgreSQL one statement
+// (and one flush), on SQLite one synced transaction of a few multi-row inserts, each event's outcome
+// its own. An append whose (person, sequence) or (organisation, eventId) is
 // taken is skipped (`on conflict do nothing`), not an error, so a lost race fails no neighbour.
+import { CompiledQuery } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import { sqliteHandleOf } from '../platform/db/database.ts';
 import { conflict, notFound } from '../platform/errors.ts';
-import { durableStatement, durablyGrouped } from '../platform/db/durability.ts';
+import { durableStatement, durably } from '../platform/db/durability.ts';
 import { compiledOnce } from '../platform/db/compiled-once.ts';
+import { powerOfTwoRuns } from '../platform/db/row-runs.ts';
 import { runPrepared, type PreparedStatement } from '../platform/db/prepared.ts';
 import { Batcher, type Outcome } from '../platform/batcher.ts';
-import { insertAllWithChanges, insertWithChange, type CompanyChange } from '../changes/change-log.ts';
+import { insertAllWithChanges, recordCompanyChanges, type CompanyChange } from '../changes/change-log.ts';
 import type { TimeclockEvent, TimeclockEventInput } from './events.ts';
 import type { PresenceState, TimeclockEventsTable } from './tables.ts';
 
@@ -159,26 +162,6 @@ function changeOf({ event, stored, timezone }: Append): CompanyChange {
   };
 }
 
-const eventInsert = compiledOnce((db: Db, event: TimeclockEventsTable) => db.insertInto('timeclock_events').values(event));
-
-function lostRace(error: unknown): boolean {
-  const { errcode, message } = (error ?? {}) as { errcode?: number; message?: string };
-  // SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY.
-  return errcode === 2067 || errcode === 1555 || /UNIQUE constraint failed/.test(message ?? '');
-}
-
-/** SQLite: the insert and its change inside the grouped durable commit; false when a unique index refused it. */
-async function appendOnSqlite(db: Db, append: Append): Promise<boolean> {
-  const { change, companyId, time } = changeOf(append);
-  try {
-    await durablyGrouped(db, (trx) => insertWithChange(trx, eventInsert(trx, append.event), companyId, change, time));
-    return true;
-  } catch (error) {
-    if (lostRace(error)) return false;
-    throw error;
-  }
-}
-
 /** The columns of timeclock_events with their PostgreSQL types, in the order the group insert binds them. */
 const COLUMNS: ReadonlyArray<readonly [keyof TimeclockEventsTable, string]> = [
   ['id', 'text'], ['organisation_id', 'text'], ['company_id', 'text'], ['employee_id', 'text'], ['event_id', 'text'],
@@ -197,17 +180,49 @@ const EVENTS_INSERT: PreparedStatement = {
 };
 
 /**
- * PostgreSQL: stores a group of events and their changes in one statement; each outcome says whether
- * its event was stored (false: a concurrent append took its sequence or eventId). The rows go in by
- * person, so two groups (of two instances) racing for the same people wait for each other in one
- * order and cannot deadlock. If the statement fails for any other reason, each event is tried alone,
- * so that only the failing one fails.
+ * PostgreSQL: a group of events and their changes in one autocommitted statement; the ids stored. The
+ * rows go in by person, so two groups (of two instances) racing for the same people wait for each
+ * other in one order and cannot deadlock.
  */
-async function appendGroup(db: Db, group: readonly Append[]): Promise<Array<Outcome<boolean>>> {
+async function storeOnPostgres(db: Db, group: readonly Append[]): Promise<Set<string>> {
   const ordered = [...group].sort((a, b) => (a.event.employee_id < b.event.employee_id ? -1 : a.event.employee_id > b.event.employee_id ? 1 : 0));
   const columns = COLUMNS.map(([column]) => ordered.map(({ event }) => event[column]));
+  return durableStatement(db, group.length, () => insertAllWithChanges(db, EVENTS_INSERT, columns, ordered.map(changeOf)));
+}
+
+/** SQLite: events per insert statement, in runs of a power of two (a handful of statement texts). */
+const SQLITE_ROWS_PER_STATEMENT = 64;
+const SQLITE_EVENT_ROW = `(${COLUMNS.map(() => '?').join(', ')})`;
+const sqliteEventsInsert = (rows: number) =>
+  `insert into timeclock_events (${COLUMNS.map(([column]) => column).join(', ')}) values ${Array(rows).fill(SQLITE_EVENT_ROW).join(', ')} on conflict do nothing returning id`;
+
+/**
+ * SQLite: a group of events in one transaction, synced before it returns the ids stored: the events
+ * in multi-row inserts (in the group's order, so of two claiming one sequence the first is stored),
+ * then the changes of those stored. Per event this replaced a savepoint, two inserts and a release.
+ */
+async function storeOnSqlite(db: Db, group: readonly Append[]): Promise<Set<string>> {
+  const write = (db: Db) => db.transaction().execute(async (trx) => {
+    const stored = new Set<string>();
+    for (const run of powerOfTwoRuns(group, SQLITE_ROWS_PER_STATEMENT)) {
+      const values = run.flatMap(({ event }) => COLUMNS.map(([column]) => event[column]));
+      const { rows } = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(sqliteEventsInsert(run.length), values));
+      for (const { id } of rows) stored.add(id);
+    }
+    await recordCompanyChanges(trx, group.filter(({ event }) => stored.has(event.id)).map(changeOf));
+    return stored;
+  });
+  return durably(db, write, group.length);
+}
+
+/**
+ * Stores a group of events with their changes; each outcome says whether its event was stored (false:
+ * a concurrent append took its sequence or eventId). If the group fails for any other reason, each
+ * event is tried alone, so that only the failing one fails.
+ */
+async function appendGroup(db: Db, group: readonly Append[]): Promise<Array<Outcome<boolean>>> {
   try {
-    const stored = await durableStatement(db, group.length, () => insertAllWithChanges(db, EVENTS_INSERT, columns, ordered.map(changeOf)));
+    const stored = await (sqliteHandleOf(db) ? storeOnSqlite(db, group) : storeOnPostgres(db, group));
     return group.map(({ event }) => ({ ok: true, value: stored.has(event.id) }));
   } catch (error) {
     if (group.length === 1) return [{ ok: false, error }];
@@ -222,7 +237,6 @@ const appendBatchers = new WeakMap<Db, Batcher<Append, boolean>>();
  * on disk when this returns true; false when a concurrent append won its sequence or its eventId.
  */
 export async function appendEvent(db: Db, append: Append): Promise<boolean> {
-  if (sqliteHandleOf(db)) return appendOnSqlite(db, append);
   let batcher = appendBatchers.get(db);
   if (!batcher) appendBatchers.set(db, (batcher = new Batcher((group) => appendGroup(db, group), MAX_GROUP)));
   return batcher.add(append);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { sqliteHandleOf, type Db } from '../../src/platform/db/database.ts';
-import { durably, durablyGrouped, grouped } from '../../src/platform/db/durability.ts';
+import { durably, grouped } from '../../src/platform/db/durability.ts';
 import { testDialect, useMigratedDatabase } from '../support/database.ts';
 
 const database = useMigratedDatabase();
@@ -15,27 +15,25 @@ const secret = (name: string) => (trx: Db) => trx.insertInto('app_secrets').valu
 
 test('concurrent grouped writes each settle on their own: a unique violation rejects only its writer', async () => {
   const names = Array.from({ length: 20 }, (_, i) => `grouped-${i}`);
-  const outcomes = await Promise.allSettled([...names, 'grouped-3'].map((name) => durablyGrouped(database.db, secret(name))));
+  const outcomes = await Promise.allSettled([...names, 'grouped-3'].map((name) => grouped(database.db, secret(name))));
   assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 20);
   assert.equal(outcomes.filter((o) => o.status === 'rejected').length, 1);
   const stored = await database.db.selectFrom('app_secrets').select('name').where('name', 'like', 'grouped-%').execute();
   assert.equal(stored.length, 20);
 });
 
-for (const [name, run] of [['durable', durablyGrouped], ['plain', grouped]] as const) {
-  // On PostgreSQL grouped writes run as they are, one statement at a time, like any other write.
-  test(`${name} grouped writes that fail undo only themselves, statements already run included`, { skip: testDialect !== 'sqlite' && 'SQLite only' }, async () => {
-    const writes = [`${name}-a`, `${name}-b`].map((value) => run(database.db, secret(value)));
-    const failing = run(database.db, async (trx) => {
-      await secret(`${name}-half`)(trx);
-      throw new Error('fails after its first statement');
-    });
-    await Promise.all(writes);
-    await assert.rejects(failing, /fails after its first statement/);
-    const stored = await database.db.selectFrom('app_secrets').select('name').where('name', 'like', `${name}-%`).orderBy('name').execute();
-    assert.deepEqual(stored.map((row) => row.name), [`${name}-a`, `${name}-b`]);
+// On PostgreSQL grouped writes run as they are, one statement at a time, like any other write.
+test('grouped writes that fail undo only themselves, statements already run included', { skip: testDialect !== 'sqlite' && 'SQLite only' }, async () => {
+  const writes = ['plain-a', 'plain-b'].map((value) => grouped(database.db, secret(value)));
+  const failing = grouped(database.db, async (trx) => {
+    await secret('plain-half')(trx);
+    throw new Error('fails after its first statement');
   });
-}
+  await Promise.all(writes);
+  await assert.rejects(failing, /fails after its first statement/);
+  const stored = await database.db.selectFrom('app_secrets').select('name').where('name', 'like', 'plain-%').orderBy('name').execute();
+  assert.deepEqual(stored.map((row) => row.name), ['plain-a', 'plain-b']);
+});
 
 test('on SQLite writes that arrive together share one commit', { skip: testDialect !== 'sqlite' && 'SQLite only' }, async () => {
   // A second, read-only connection sees committed rows only: while the last write runs, neither the
@@ -61,7 +59,7 @@ test('a durable write that fails stores nothing and leaves the connection usable
 });
 
 test('on SQLite a durable write leaves the connection in synchronous = NORMAL', { skip: testDialect !== 'sqlite' && 'SQLite only' }, async () => {
-  await durablyGrouped(database.db, secret('mode-check'));
+  await durably(database.db, secret('mode-check'));
   const { rows } = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(database.db);
   assert.equal(rows[0]?.synchronous, 1, 'NORMAL');
 });

@@ -35,9 +35,12 @@ async function syncedAfter<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T>
   return result;
 }
 
-/** Runs `write` (one statement or a whole transaction) and returns once what it committed is on disk. */
-export async function durably<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
-  return timed(db, 'durable', 1, () => syncedAfter(db, write));
+/**
+ * Runs `write` (one statement or a whole transaction, storing `writes` writes) and returns once what
+ * it committed is on disk.
+ */
+export async function durably<T>(db: Db, write: (db: Db) => Promise<T>, writes = 1): Promise<T> {
+  return timed(db, 'durable', writes, () => syncedAfter(db, write));
 }
 
 // Compiled once: every grouped write runs all three.
@@ -54,22 +57,20 @@ interface Job {
 }
 
 /**
- * Group commit for small writes on SQLite: writes that arrive while a group is committing (and
- * syncing) run together in the next one, each in its own savepoint (one failing — a lost race on a
- * unique index, say — undoes only itself), stored by one commit instead of one each. A SQLite commit
- * costs far more than a small insert (WAL frames, locks: ~60 µs against ~40 µs here). A durable
- * committer also syncs the log once per group, and every caller's promise settles only after that
- * sync, so each still gets "durable before the answer".
+ * Group commit for small writes on SQLite: writes that arrive while a group is committing run
+ * together in the next one, each in its own savepoint (one failing — a lost race on a unique index,
+ * say — undoes only itself), stored by one commit instead of one each. A SQLite commit costs far more
+ * than a small insert (WAL frames, locks: ~60 µs against ~40 µs here). Not synced: durable writes
+ * that come in groups (timeclock events) store a group in multi-row statements of their own
+ * (src/timeclock/store.ts), which costs less than a savepoint per write, and sync it with `durably`.
  */
 class GroupCommitter {
   readonly #db: Db;
-  readonly #durable: boolean;
   #queue: Job[] = [];
   #flushing = false;
 
-  constructor(db: Db, durable: boolean) {
+  constructor(db: Db) {
     this.#db = db;
-    this.#durable = durable;
   }
 
   run<T>(write: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
@@ -99,7 +100,7 @@ class GroupCommitter {
       }
       return outcomes;
     });
-    return timed(this.#db, this.#durable ? 'durable' : 'plain', group.length, () => this.#durable ? syncedAfter(this.#db, commit) : commit(this.#db));
+    return timed(this.#db, 'plain', group.length, () => commit(this.#db));
   }
 
   async #flush(): Promise<void> {
@@ -114,7 +115,7 @@ class GroupCommitter {
           else job.reject(outcome?.error);
         });
       } catch (error) {
-        // The commit or the sync failed: no caller may be told its write is stored.
+        // The commit failed: no caller may be told its write is stored.
         for (const job of group) job.reject(error);
       }
     }
@@ -122,12 +123,11 @@ class GroupCommitter {
   }
 }
 
-const committers = { durable: new WeakMap<Db, GroupCommitter>(), plain: new WeakMap<Db, GroupCommitter>() };
+const committers = new WeakMap<Db, GroupCommitter>();
 
-function committerFor(db: Db, durable: boolean): GroupCommitter {
-  const byDb = durable ? committers.durable : committers.plain;
-  let committer = byDb.get(db);
-  if (!committer) byDb.set(db, (committer = new GroupCommitter(db, durable)));
+function committerFor(db: Db): GroupCommitter {
+  let committer = committers.get(db);
+  if (!committer) committers.set(db, (committer = new GroupCommitter(db)));
   return committer;
 }
 
@@ -139,12 +139,6 @@ export async function durableStatement<T>(db: Db, writes: number, commit: () => 
   return timed(db, 'durable', writes, commit);
 }
 
-/** Runs a small write durably: grouped with concurrent ones on SQLite, as is on PostgreSQL. */
-export async function durablyGrouped<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
-  if (!sqliteHandleOf(db)) return timed(db, 'durable', 1, () => write(db));
-  return committerFor(db, true).run(write);
-}
-
 /**
  * Runs a small write in one commit with the writes that arrive with it on SQLite (not synced: for
  * what a power loss may take back, such as a token's grant); as is on PostgreSQL, where each
@@ -152,7 +146,7 @@ export async function durablyGrouped<T>(db: Db, write: (db: Db) => Promise<T>): 
  */
 export async function grouped<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
   if (!sqliteHandleOf(db)) return timed(db, 'plain', 1, () => write(db));
-  return committerFor(db, false).run(write);
+  return committerFor(db).run(write);
 }
 
 /** An insert not yet run, built on whatever it is given: the database, a transaction or a WITH clause. */
