@@ -8,6 +8,7 @@ import { setUserDisabled } from '../iam/user-admin.ts';
 import { OPERATOR } from '../iam/audit.ts';
 import { EVERY_ORGANISATION } from '../iam/organisation-scope.ts';
 import { rotateSigningKey } from '../iam/keys.ts';
+import type { SecretBox } from '../platform/sealed-secrets.ts';
 import type { ClientCredentials } from '../iam/provisioning-schemas.ts';
 import type { ClientState, RotatedSigningKey, UserState } from './schemas.ts';
 
@@ -41,8 +42,13 @@ export async function switchUser(db: Db, userId: string, disabled: boolean): Pro
  * The new key is published `activateInSeconds` before it signs, and the old one stays published
  * until the last token it signed (a refresh token, the longest-lived) has expired.
  */
-export async function newSigningKey(db: Db, config: Pick<Config, 'refreshTokenTtl' | 'accessTokenTtl' | 'clockSkewSeconds'>, activateInSeconds = DEFAULT_ACTIVATE_IN_SECONDS): Promise<RotatedSigningKey> {
+export async function newSigningKey(
+  db: Db,
+  box: SecretBox,
+  config: Pick<Config, 'refreshTokenTtl' | 'accessTokenTtl' | 'clockSkewSeconds'>,
+  activateInSeconds = DEFAULT_ACTIVATE_IN_SECONDS,
+): Promise<RotatedSigningKey> {
   const retainSeconds = config.refreshTokenTtl + config.accessTokenTtl + config.clockSkewSeconds;
-  const { kid, activatesAt } = await rotateSigningKey(db, { activateInSeconds, retainSeconds });
+  const { kid, activatesAt } = await rotateSigningKey(db, box, { activateInSeconds, retainSeconds });
   return { kid, activatesAt: new Date(activatesAt).toISOString() };
 }

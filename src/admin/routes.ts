@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { problemBody, type App } from '../platform/http.ts';
 import type { Config } from '../platform/config.ts';
+import { secretBox } from '../platform/sealed-secrets.ts';
 import { problemResponses } from '../platform/schemas.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';
 import { ImportDocument, ImportResult } from '../company/import.ts';
@@ -55,7 +56,7 @@ export function operatorSchema(operationId: string, summary: string, status: 200
 /** What the operator API needs of the context (src/app/feature-options.ts builds it). */
 export interface AdminRouteDeps {
   readonly db: Db;
-  readonly config: Pick<Config, 'adminToken' | 'authUrl' | 'refreshTokenTtl' | 'accessTokenTtl' | 'clockSkewSeconds' | 'databaseUrl' | 'dbStatementTimeoutMs'>;
+  readonly config: Pick<Config, 'adminToken' | 'authUrl' | 'refreshTokenTtl' | 'accessTokenTtl' | 'clockSkewSeconds' | 'databaseUrl' | 'dbStatementTimeoutMs' | 'secretsKey' | 'secretsKeyPrevious'>;
 }
 
 export async function adminRoutes(app: App, { deps }: { deps: AdminRouteDeps }): Promise<void> {
@@ -122,7 +123,7 @@ export async function adminRoutes(app: App, { deps }: { deps: AdminRouteDeps }):
     preValidation: async (request) => {
       request.body ??= {};
     },
-  }, async (request) => newSigningKey(db, deps.config, request.body.activateInSeconds));
+  }, async (request) => newSigningKey(db, await secretBox(db, deps.config), deps.config, request.body.activateInSeconds));
 
   await app.register(importRoute, { deps });
 }

@@ -1,5 +1,6 @@
 // Builds the run-time context from configuration: opens the database, migrates it, makes sure a
-// signing key exists, loads the revocation list and connects Redis when configured.
+// signing key exists (sealed) and that every published one unseals, loads the revocation list and
+// connects Redis when configured.
 import { Redis } from 'ioredis';
 import type { Config } from '../platform/config.ts';
 import { systemClock, type Clock } from '../platform/clock.ts';
@@ -10,6 +11,7 @@ import { KeyRing, ensureSigningKey } from '../iam/keys.ts';
 import { RevocationList } from '../iam/revocations.ts';
 import { useUserSecretCost } from '../iam/secrets.ts';
 import { sharedSecret } from '../platform/db/shared-secret.ts';
+import { loadSecretBox } from '../sso/secrets-key.ts';
 import { ResponseCache } from '../platform/response-cache.ts';
 import { CompanyCache } from '../tenancy/company-cache.ts';
 import { Metrics } from '../platform/metrics.ts';
@@ -36,7 +38,11 @@ export async function createContext(config: Config, options: ContextOptions = {}
     options.onWarning?.(`the database has migrations this release does not know (${names.join(', ')}); serving without migrating`),
   );
   const clock = options.clock ?? systemClock;
-  await ensureSigningKey(db, clock.now());
+  const box = await loadSecretBox(db, config, (message) => options.onWarning?.(message));
+  await ensureSigningKey(db, box, clock.now());
+  const keys = new KeyRing(db, box, config.keyRefreshMs, clock);
+  // Unseals every published key now: a SECRETS_KEY that does not open them stops start-up here.
+  await keys.reload();
   sqliteHandleOf(db)?.checkpointInBackground(CHECKPOINT_INTERVAL_MS, (message) => options.onBackgroundError?.(new Error(`SQLite checkpoint failed: ${message}`)));
   const revocations = new RevocationList(db, clock, (config.accessTokenTtl + config.clockSkewSeconds) * 1000);
   await revocations.refresh();
@@ -50,7 +56,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     await changeNotifier.listen(options.onBackgroundError ?? (() => {}));
     changeRetention.start(options.onBackgroundError ?? (() => {}));
   }
-  return { config, clock, changeNotifier, changeRetention, db, dialect: dialectOf(config.databaseUrl), keys: new KeyRing(db, config.keyRefreshMs, clock), revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES), companies: new CompanyCache(db, clock), metrics: new Metrics({ db, exposed: config.metricsToken !== undefined }) };
+  return { config, clock, changeNotifier, changeRetention, db, dialect: dialectOf(config.databaseUrl), keys, revocations, redis, cursorKey, responseCache: new ResponseCache(RESPONSE_CACHE_BYTES), companies: new CompanyCache(db, clock), metrics: new Metrics({ db, exposed: config.metricsToken !== undefined }) };
 }
 
 /** How long start-up waits for Redis before serving without it (readiness then says it is down). */

@@ -1,10 +1,11 @@
 // Every command acts on the database named by DATABASE_URL, migrated first, so a command works on a
 // fresh install and beside a running server alike (servers read the same tables and see the change).
+// Signing keys are left to the servers (they make the first and seal old ones as they start): a
+// command run without the servers' SECRETS_KEY must not seal a key with another.
 import { loadConfig, type Config } from '../platform/config.ts';
 import { useUserSecretCost } from '../iam/secrets.ts';
 import { createDatabase, type Db } from '../platform/db/database.ts';
 import { migrateToLatest } from '../platform/db/migrate.ts';
-import { ensureSigningKey } from '../iam/keys.ts';
 import type { Terminal } from '../../packages/cli/src/terminal.ts';
 
 export interface CommandContext {
@@ -23,7 +24,6 @@ export async function withDatabase<T>(terminal: Terminal, work: (context: Comman
   const db = createDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, statementTimeoutMs: config.dbStatementTimeoutMs });
   try {
     const applied = await migrateToLatest(db);
-    await ensureSigningKey(db);
     return await work({ config, db, applied, warn: (message) => terminal.stderr.write(`Warning: ${message}\n`) });
   } finally {
     await db.destroy();

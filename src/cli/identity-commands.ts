@@ -5,6 +5,7 @@ import { OPTIONAL_GRANTS, createApiClient, createApiUser, createCompany, createO
 import { DEFAULT_ACTIVATE_IN_SECONDS, newClientSecret, newSigningKey, switchClient, switchUser } from '../admin/operations.ts';
 import { MAX_OVERLAP_SECONDS, endSecretOverlap } from '../iam/client-admin.ts';
 import { OPERATOR } from '../iam/audit.ts';
+import { loadSecretBox } from '../sso/secrets-key.ts';
 import { operatorAction } from './output.ts';
 
 function collect(value: string, previous: string[]): string[] {
@@ -120,8 +121,8 @@ export function identityCommands(program: Command): void {
     .command('rotate-signing-key')
     .description('publish a new signing key now; it starts signing after --activate-in seconds')
     .option('--activate-in <seconds>', 'seconds before the new key signs (at least the JWKS cache lifetime)', seconds, DEFAULT_ACTIVATE_IN_SECONDS)
-    .action(operatorAction<{ activateIn: number }>(async ({ db, config }, options) => {
-      const result = await newSigningKey(db, config, options.activateIn);
+    .action(operatorAction<{ activateIn: number }>(async ({ db, config, warn }, options) => {
+      const result = await newSigningKey(db, await loadSecretBox(db, config, warn), config, options.activateIn);
       return { json: result, summary: `New signing key ${result.kid} is published and signs from ${result.activatesAt}; older keys stay published until their tokens expire.` };
     }));
 }

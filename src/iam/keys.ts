@@ -1,9 +1,15 @@
 // Signing keys live in the database so every instance signs and verifies with the same set.
 // Rotation publishes a new key before it signs (activates_at lies ahead by the JWKS cache lifetime),
 // and a retired key stays published until every token it signed has expired.
+//
+// The private JWK is sealed with the secret box (SECRETS_KEY, src/platform/sealed-secrets.ts), bound
+// to its kid: a copy of the database or a backup mints no tokens. Rows written before keys were sealed
+// hold the JWK itself; they are sealed in place at start-up (and by `wfs reseal-secrets`), and a key is
+// unsealed once, when the key ring first loads it, never per token.
 import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Db } from '../platform/db/database.ts';
+import { resealStale, SealedSecretError, type SecretBox } from '../platform/sealed-secrets.ts';
 import { newId } from '../platform/ids.ts';
 import { systemClock, type Clock } from '../platform/clock.ts';
 
@@ -21,7 +27,74 @@ interface LoadedKey extends PublishedKey {
   publicKey: CryptoKey;
 }
 
-async function createKeyRow(db: Db, now: number, activatesAt: number): Promise<string> {
+/** The additional data a private JWK is sealed with: moved to another key's row, it does not open. */
+export function signingKeyContext(kid: string): string {
+  return `signing_key:${kid}`;
+}
+
+/** A row written before keys were sealed holds the JWK's JSON; a sealed value reads `v1.`/`v2.…`. */
+function isPlain(privateJwk: string): boolean {
+  return privateJwk.startsWith('{');
+}
+
+type KeyRow = { kid: string; private_jwk: string };
+
+/** Seals one plain row in place, unless another instance already did (the first writer wins). */
+async function sealPlainRow(db: Db, box: SecretBox, row: KeyRow): Promise<boolean> {
+  const updated = await db
+    .updateTable('signing_keys')
+    .set({ private_jwk: box.seal(row.private_jwk, signingKeyContext(row.kid)) })
+    .where('kid', '=', row.kid)
+    .where('private_jwk', '=', row.private_jwk)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
+/** Seals every row still holding its private JWK in clear; returns how many this call sealed. */
+export async function sealPlainSigningKeys(db: Db, box: SecretBox): Promise<number> {
+  const rows = await db.selectFrom('signing_keys').select(['kid', 'private_jwk']).where('private_jwk', 'like', '{%').execute();
+  let count = 0;
+  for (const row of rows) if (await sealPlainRow(db, box, row)) count += 1;
+  return count;
+}
+
+/**
+ * For `wfs reseal-secrets`: seals again the keys an older SECRETS_KEY sealed, then those still in clear
+ * (after the sealed ones opened: a command run with the wrong key stops before sealing any).
+ */
+export async function resealSigningKeys(db: Db, box: SecretBox): Promise<number> {
+  const rows = await db.selectFrom('signing_keys').select(['kid', 'private_jwk']).where('private_jwk', 'not like', '{%').execute();
+  const resealed = await resealStale(box, rows, {
+    sealed: (row) => row.private_jwk,
+    context: (row) => signingKeyContext(row.kid),
+    store: (row, value) => db.updateTable('signing_keys').set({ private_jwk: value }).where('kid', '=', row.kid).where('private_jwk', '=', row.private_jwk).execute(),
+  });
+  return resealed + (await sealPlainSigningKeys(db, box));
+}
+
+/**
+ * The private JWK of a row. A plain row (sealed neither at start-up nor since: an older release wrote
+ * it during an upgrade) is sealed now; a sealed one that does not open stops here, with no fallback.
+ */
+async function privateJwkOf(db: Db, box: SecretBox, row: KeyRow): Promise<JsonWebKey> {
+  if (!isPlain(row.private_jwk)) return unseal(box, row);
+  await sealPlainRow(db, box, row);
+  return JSON.parse(row.private_jwk) as JsonWebKey;
+}
+
+function unseal(box: SecretBox, row: KeyRow): JsonWebKey {
+  try {
+    return JSON.parse(box.open(row.private_jwk, signingKeyContext(row.kid))) as JsonWebKey;
+  } catch (error) {
+    if (!(error instanceof SealedSecretError)) throw error;
+    throw new Error(
+      `Signing key ${row.kid} cannot be unsealed: ${error.message} Start with the SECRETS_KEY that sealed it (during a rotation, that key in SECRETS_KEY_PREVIOUS); a database first run without SECRETS_KEY keeps its development key in app_secrets (docs/sso.md, "SECRETS_KEY and its rotation").`,
+      { cause: error },
+    );
+  }
+}
+
+async function createKeyRow(db: Db, box: SecretBox, now: number, activatesAt: number): Promise<string> {
   const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
   const kid = newId('key');
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
@@ -31,7 +104,7 @@ async function createKeyRow(db: Db, now: number, activatesAt: number): Promise<s
     .values({
       kid,
       alg: SIGNING_ALG,
-      private_jwk: JSON.stringify(privateJwk),
+      private_jwk: box.seal(JSON.stringify(privateJwk), signingKeyContext(kid)),
       public_jwk: JSON.stringify(publicJwk),
       created_at: now,
       activates_at: activatesAt,
@@ -42,10 +115,14 @@ async function createKeyRow(db: Db, now: number, activatesAt: number): Promise<s
   return kid;
 }
 
-/** Creates the first key when the database has none (a fresh install signs at once). */
-export async function ensureSigningKey(db: Db, now = Date.now()): Promise<void> {
+/**
+ * Seals the keys stored in clear before keys were sealed, and creates the first key when the database
+ * has none (a fresh install signs at once). Safe with several instances starting at once.
+ */
+export async function ensureSigningKey(db: Db, box: SecretBox, now = Date.now()): Promise<void> {
+  await sealPlainSigningKeys(db, box);
   const existing = await db.selectFrom('signing_keys').select('kid').limit(1).executeTakeFirst();
-  if (!existing) await createKeyRow(db, now, now);
+  if (!existing) await createKeyRow(db, box, now, now);
 }
 
 export interface RotationOptions {
@@ -56,17 +133,21 @@ export interface RotationOptions {
   now?: number;
 }
 
-export async function rotateSigningKey(db: Db, options: RotationOptions): Promise<{ kid: string; activatesAt: number }> {
+export async function rotateSigningKey(db: Db, box: SecretBox, options: RotationOptions): Promise<{ kid: string; activatesAt: number }> {
   const now = options.now ?? Date.now();
   const activatesAt = now + options.activateInSeconds * 1000;
   return db.transaction().execute(async (trx) => {
+    // The keys in use must open with this box, else the new key would be sealed with a SECRETS_KEY the
+    // instances lack (an operator's shell without it) and stop them all when they load it.
+    const inUse = await trx.selectFrom('signing_keys').select(['kid', 'private_jwk']).where('retired_at', 'is', null).execute();
+    for (const row of inUse) if (!isPlain(row.private_jwk)) unseal(box, row);
     // Every key still signing (or scheduled to) stops when the new one starts.
     await trx
       .updateTable('signing_keys')
       .set({ retired_at: activatesAt, unpublish_at: activatesAt + options.retainSeconds * 1000 })
       .where('retired_at', 'is', null)
       .execute();
-    const kid = await createKeyRow(trx, now, activatesAt);
+    const kid = await createKeyRow(trx, box, now, activatesAt);
     return { kid, activatesAt };
   });
 }
@@ -74,10 +155,12 @@ export async function rotateSigningKey(db: Db, options: RotationOptions): Promis
 /**
  * An in-memory view of the key table, reloaded every `refreshMs` and whenever a token names a kid it
  * has not seen (at most once a second, so forged kids cannot hammer the database). Activation,
- * retention and both intervals are read on `clock` (the context's: tests move it).
+ * retention and both intervals are read on `clock` (the context's: tests move it). A key that does
+ * not unseal fails the load (and so start-up, which loads once: src/app/bootstrap.ts).
  */
 export class KeyRing {
   readonly #db: Db;
+  readonly #box: SecretBox;
   readonly #refreshMs: number;
   readonly #clock: Clock;
   #keys: LoadedKey[] = [];
@@ -85,8 +168,9 @@ export class KeyRing {
   #lastMissReload = 0;
   #loading: Promise<void> | undefined;
 
-  constructor(db: Db, refreshMs = 30_000, clock: Clock = systemClock) {
+  constructor(db: Db, box: SecretBox, refreshMs = 30_000, clock: Clock = systemClock) {
     this.#db = db;
+    this.#box = box;
     this.#refreshMs = refreshMs;
     this.#clock = clock;
   }
@@ -109,7 +193,7 @@ export class KeyRing {
           kid: row.kid,
           activatesAt: row.activates_at,
           publicJwk,
-          privateKey: createPrivateKey({ key: JSON.parse(row.private_jwk) as JsonWebKey, format: 'jwk' }),
+          privateKey: createPrivateKey({ key: await privateJwkOf(this.#db, this.#box, row), format: 'jwk' }),
           publicKey: (await importJWK(publicJwk, SIGNING_ALG)) as CryptoKey,
         };
       }),
@@ -137,7 +221,7 @@ export class KeyRing {
     const now = this.#clock.now();
     let key = (await this.#fresh()).find((k) => k.activatesAt <= now);
     if (!key) key = (await this.#fresh(true)).find((k) => k.activatesAt <= now);
-    if (!key) throw new Error('No active signing key: run `wfs migrate` or `wfs rotate-signing-key`.');
+    if (!key) throw new Error('No active signing key: run `wfs rotate-signing-key`.');
     return key;
   }
 

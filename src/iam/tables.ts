@@ -30,6 +30,7 @@ export interface ApiUsersTable {
 export interface SigningKeysTable {
   kid: string;
   alg: string;
+  /** The private JWK sealed with the secret box, bound to the kid (keys.ts); JSON in clear only in rows of earlier releases, sealed at start-up. */
   private_jwk: string;
   public_jwk: string;
   created_at: number;

@@ -1,4 +1,4 @@
-// The SecretBox that seals SSO client secrets and pending flows (src/platform/sealed-secrets.ts):
+// The SecretBox that seals token-signing keys, SSO client secrets and pending flows (src/platform/sealed-secrets.ts):
 // SECRETS_KEY when set; otherwise a key generated once and kept in the database, which any database
 // dump exposes — so that case is announced as fit for development only.
 import type { Config } from '../platform/config.ts';
@@ -6,7 +6,7 @@ import type { Db } from '../platform/db/database.ts';
 import { resealStale, secretBox, type SecretBox } from '../platform/sealed-secrets.ts';
 
 export const DEVELOPMENT_KEY_WARNING =
-  'SECRETS_KEY is unset: SSO client secrets, webhook secrets and console TOTP secrets are sealed with a key generated and kept in the database. This is for development only; set SECRETS_KEY (openssl rand -base64 32) in production (see docs/sso.md).';
+  'SECRETS_KEY is unset: token-signing keys, SSO client secrets, webhook secrets and console TOTP secrets are sealed with a key generated and kept in the database. This is for development only; set SECRETS_KEY (openssl rand -base64 32) in production (see docs/sso.md).';
 
 export function loadSecretBox(db: Db, config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious'>, warn: (message: string) => void): Promise<SecretBox> {
   return secretBox(db, config, () => warn(DEVELOPMENT_KEY_WARNING));

@@ -165,8 +165,10 @@ test('POST /signing-keys/rotate publishes a key now that signs after activateInS
   const activatesAt = Date.parse(String(rotated.body.activatesAt));
   assert.ok(activatesAt >= before + 120_000 && activatesAt <= Date.now() + 120_000);
   // Instances reload the key table every 30 s, well within the 60 s before the key signs.
-  const row = await server.ctx.db.selectFrom('signing_keys').select(['activates_at', 'unpublish_at']).where('kid', '=', String(rotated.body.kid)).executeTakeFirstOrThrow();
+  const row = await server.ctx.db.selectFrom('signing_keys').select(['activates_at', 'unpublish_at', 'private_jwk']).where('kid', '=', String(rotated.body.kid)).executeTakeFirstOrThrow();
   assert.deepEqual([row.activates_at, row.unpublish_at], [activatesAt, null]);
+  assert.match(row.private_jwk, /^v2\./, 'the private key is stored sealed');
+  assert.doesNotMatch(row.private_jwk, /"d"/);
 
   const soon = await admin('POST', '/signing-keys/rotate', { activateInSeconds: 0 });
   assert.equal(soon.status, 200);

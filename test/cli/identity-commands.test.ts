@@ -129,8 +129,10 @@ test('rotate-signing-key publishes a key that signs after 120 s by default, or a
   const activatesAt = Date.parse(String(result.activatesAt));
   assert.equal(new Date(activatesAt).toISOString(), result.activatesAt, 'an ISO 8601 instant');
   assert.ok(activatesAt >= started + 120_000 && activatesAt <= Date.now() + 120_000, `activates about 120 s ahead: ${String(result.activatesAt)}`);
-  const row = await db.selectFrom('signing_keys').select(['activates_at', 'retired_at']).where('kid', '=', String(result.kid)).executeTakeFirstOrThrow();
+  const row = await db.selectFrom('signing_keys').select(['activates_at', 'retired_at', 'private_jwk']).where('kid', '=', String(result.kid)).executeTakeFirstOrThrow();
   assert.deepEqual({ activatesAt: row.activates_at, retired: row.retired_at }, { activatesAt, retired: null });
+  assert.match(row.private_jwk, /^v2\./, 'the private key is stored sealed');
+  assert.doesNotMatch(row.private_jwk, /"d"/);
 
   const soon = await wfsJson(url, ['rotate-signing-key', '--activate-in', '5']);
   assert.ok(Date.parse(String(soon.activatesAt)) <= Date.now() + 5_000);

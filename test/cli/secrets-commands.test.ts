@@ -1,15 +1,17 @@
 // `wfs reseal-secrets` (docs/sso.md, "SECRETS_KEY and its rotation"): after SECRETS_KEY changes, every
-// stored sealed secret — webhook signing secrets, SSO client secrets, console TOTP secrets — is sealed
+// stored sealed secret — token-signing keys, webhook signing secrets, SSO client secrets, console TOTP secrets — is sealed
 // again with the new key, so the old one can be retired. Run as a real process against a database
 // whose rows were sealed with the old key.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { exportJWK, generateKeyPair } from 'jose';
 import { useMigratedDatabase } from '../support/database.ts';
 import { keyId, SecretBox } from '../../src/platform/sealed-secrets.ts';
 import { createCompany, createOrganisation } from '../../src/iam/provisioning.ts';
 import { secretContext, signingSecrets } from '../../src/webhooks/endpoints.ts';
 import { openTotpSecret, sealTotpSecret } from '../../src/console/totp-secrets.ts';
+import { signingKeyContext } from '../../src/iam/keys.ts';
 import { wfs, wfsJson } from './wfs.ts';
 
 const OLD_KEY = randomBytes(32);
@@ -19,9 +21,22 @@ const NOW = Date.UTC(2026, 10, 25, 12);
 
 const database = useMigratedDatabase();
 
+/** A signing key row whose private JWK is `store`d as the service did before the rotation (or before keys were sealed). */
+async function signingKeyRow(store: (privateJwk: string, kid: string) => string): Promise<void> {
+  const kid = `key_${randomBytes(6).toString('hex')}`;
+  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+  const privateJwk = JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: 'ES256' });
+  const publicJwk = JSON.stringify({ ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' });
+  await database.db
+    .insertInto('signing_keys')
+    .values({ kid, alg: 'ES256', private_jwk: store(privateJwk, kid), public_jwk: publicJwk, created_at: NOW, activates_at: NOW, retired_at: null, unpublish_at: null })
+    .execute();
+}
+
 /** One of each sealed secret, sealed with `key` as the service did before the rotation. */
 async function rowsSealedWith(key: Buffer): Promise<{ endpointId: string; providerId: string; email: string }> {
   const box = new SecretBox(key);
+  await signingKeyRow((privateJwk, kid) => box.seal(privateJwk, signingKeyContext(kid)));
   const { organisationId } = await createOrganisation(database.db, { name: 'Acme Hospitality' });
   const { companyId } = await createCompany(database.db, { organisationId, name: 'Acme Utrecht', timezone: 'Europe/Amsterdam', currency: 'EUR' });
   const endpointId = `whe_${randomBytes(6).toString('hex')}`;
@@ -48,11 +63,15 @@ async function rowsSealedWith(key: Buffer): Promise<{ endpointId: string; provid
 
 test('reseal-secrets seals every stored secret again with the new key; afterwards the new key alone opens them all', async () => {
   const { endpointId, providerId, email } = await rowsSealedWith(OLD_KEY);
+  await signingKeyRow((privateJwk) => privateJwk); // stored in clear by a release before keys were sealed
 
-  assert.deepEqual(await wfsJson(database.url, ['reseal-secrets'], ROTATING), { resealed: { webhookSecrets: 2, ssoClientSecrets: 1, consoleTotpSecrets: 1 } });
-  assert.deepEqual(await wfsJson(database.url, ['reseal-secrets'], ROTATING), { resealed: { webhookSecrets: 0, ssoClientSecrets: 0, consoleTotpSecrets: 0 } }, 'a second run finds nothing stale');
+  assert.deepEqual(await wfsJson(database.url, ['reseal-secrets'], ROTATING), { resealed: { signingKeys: 2, webhookSecrets: 2, ssoClientSecrets: 1, consoleTotpSecrets: 1 } });
+  assert.deepEqual(await wfsJson(database.url, ['reseal-secrets'], ROTATING), { resealed: { signingKeys: 0, webhookSecrets: 0, ssoClientSecrets: 0, consoleTotpSecrets: 0 } }, 'a second run finds nothing stale');
 
   const onlyNew = new SecretBox(NEW_KEY);
+  const signingKeys = await database.db.selectFrom('signing_keys').select(['kid', 'private_jwk']).execute();
+  assert.equal(signingKeys.length, 2);
+  for (const row of signingKeys) assert.equal((JSON.parse(onlyNew.open(row.private_jwk, signingKeyContext(row.kid))) as { kid: string }).kid, row.kid);
   const endpoint = await database.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpointId).executeTakeFirstOrThrow();
   assert.deepEqual(signingSecrets(endpoint, onlyNew, NOW), ['whsec_current', 'whsec_previous']);
   const provider = await database.db.selectFrom('sso_providers').selectAll().where('id', '=', providerId).executeTakeFirstOrThrow();
@@ -64,6 +83,7 @@ test('reseal-secrets seals every stored secret again with the new key; afterward
 
 test('without the old key in SECRETS_KEY_PREVIOUS, reseal-secrets fails naming the key it lacks, and the value stays sealed as it was', async () => {
   const { providerId } = await rowsSealedWith(randomBytes(32));
+  await signingKeyRow((privateJwk) => privateJwk);
   const before = await database.db.selectFrom('sso_providers').select('client_secret_encrypted').where('id', '=', providerId).executeTakeFirstOrThrow();
   const orphanKeyId = before.client_secret_encrypted.split('.')[1] ?? '';
 
@@ -73,4 +93,6 @@ test('without the old key in SECRETS_KEY_PREVIOUS, reseal-secrets fails naming t
   assert.notEqual(orphanKeyId, keyId(NEW_KEY));
   const after = await database.db.selectFrom('sso_providers').select('client_secret_encrypted').where('id', '=', providerId).executeTakeFirstOrThrow();
   assert.equal(after.client_secret_encrypted, before.client_secret_encrypted);
+  const plain = await database.db.selectFrom('signing_keys').select('kid').where('private_jwk', 'like', '{%').execute();
+  assert.equal(plain.length, 1, 'a key in clear is not sealed by a run whose key does not open the sealed ones');
 });

@@ -1,13 +1,20 @@
 // Signing-key rotation (contract: identity and access, "Keys"): a new key is published in the JWKS before it signs,
 // tokens signed by the previous key keep verifying after the switch, and a retired key leaves the JWKS
 // (and stops verifying) once its retention, the lifetime of every token it signed, has passed.
+// Private keys are stored sealed with SECRETS_KEY (docs/security.md): keys stored in clear by an earlier
+// release are sealed at start-up, and a SECRETS_KEY that does not open them stops start-up.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { freePort, startTestServer, type TestServer } from '../support/server.ts';
+import { migratedDatabase } from '../support/database.ts';
+import { createDatabase } from '../../src/platform/db/database.ts';
+import { freePorts, runServerToEnd, startCluster } from '../support/processes.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { bearer, provisionTenant, type Tenant } from '../support/tenants.ts';
-import { rotateSigningKey } from '../../src/iam/keys.ts';
+import { rotateSigningKey, signingKeyContext, type RotationOptions } from '../../src/iam/keys.ts';
+import { SecretBox, secretBox } from '../../src/platform/sealed-secrets.ts';
 import { configurationWith, loginAndExchange, renewAtIdToken } from './helpers.ts';
 import type { TokenBody } from '../support/login.ts';
 
@@ -20,6 +27,11 @@ before(async () => {
   tenant = await provisionTenant(server.ctx);
 });
 after(() => server.close());
+
+/** Rotates as the operator does, with the server's secret box (the new private key is stored sealed). */
+async function rotate(at: TestServer, options: RotationOptions): Promise<{ kid: string; activatesAt: number }> {
+  return rotateSigningKey(at.ctx.db, await secretBox(at.ctx.db, at.config), options);
+}
 
 function kidOf(jwt: string): string {
   return (JSON.parse(Buffer.from(jwt.split('.')[0] ?? '', 'base64url').toString()) as { kid: string }).kid;
@@ -53,7 +65,7 @@ test('a rotated key is published before it signs; tokens of the old key keep ver
   const oldKid = kidOf(tokens.id_token);
   assert.deepEqual(await publishedKids(), [oldKid]);
 
-  const { kid: newKid } = await rotateSigningKey(server.ctx.db, { activateInSeconds: 1, retainSeconds: 3600, now: clock.now() });
+  const { kid: newKid } = await rotate(server, { activateInSeconds: 1, retainSeconds: 3600, now: clock.now() });
   await server.ctx.keys.reload();
   assert.deepEqual((await publishedKids()).sort(), [newKid, oldKid].sort(), 'published at once');
   assert.equal(kidOf(await renewedIdToken(tokens.refresh_token ?? '')), oldKid, 'but not signing before its activation');
@@ -65,7 +77,7 @@ test('a rotated key is published before it signs; tokens of the old key keep ver
   assert.equal((await configurationWith(server, tokens.id_token)).status, 200, 'the old key still verifies');
   assert.equal((await renewAtIdToken(server, tokens.refresh_token ?? '')).status, 200, 'a refresh token of the old key still works');
 
-  const { kid: immediateKid } = await rotateSigningKey(server.ctx.db, { activateInSeconds: 0, retainSeconds: 3600, now: clock.now() });
+  const { kid: immediateKid } = await rotate(server, { activateInSeconds: 0, retainSeconds: 3600, now: clock.now() });
   await server.ctx.keys.reload();
   const signedByImmediate = await renewedIdToken(tokens.refresh_token ?? '');
   assert.equal(kidOf(signedByImmediate), immediateKid);
@@ -96,7 +108,7 @@ test('a retired key leaves the JWKS once its retention has passed, and tokens it
     assert.equal(payload.sub, user.userId);
 
     // Retired two hours ago with a one-hour retention: every token it signed (1 h) has expired.
-    const { kid: newKid } = await rotateSigningKey(own.ctx.db, { now: Date.now() - 2 * 3600_000, activateInSeconds: 0, retainSeconds: 3600 });
+    const { kid: newKid } = await rotate(own, { now: Date.now() - 2 * 3600_000, activateInSeconds: 0, retainSeconds: 3600 });
     await own.ctx.keys.reload();
     const published = await publishedKids(own);
     assert.ok(!published.includes(oldKid), 'the retired key is no longer published');
@@ -119,7 +131,7 @@ test('a retired key stays published during its retention and leaves after it, on
     const user = await provisionTenant(own.ctx);
     const tokens = await loginAndExchange(own, user);
     const oldKid = kidOf(tokens.id_token);
-    const { kid: newKid } = await rotateSigningKey(own.ctx.db, { activateInSeconds: 0, retainSeconds: 1, now: ownClock.now() });
+    const { kid: newKid } = await rotate(own, { activateInSeconds: 0, retainSeconds: 1, now: ownClock.now() });
     await own.ctx.keys.reload();
     assert.deepEqual((await publishedKids(own)).sort(), [newKid, oldKid].sort(), 'still published during its retention');
     ownClock.advance(1300); // retention (1 s) passed and a periodic reload (every 200 ms) is due; no reload() here
@@ -127,5 +139,91 @@ test('a retired key stays published during its retention and leaves after it, on
     await expectInvalidToken(await configurationWith(own, tokens.id_token));
   } finally {
     await own.close();
+  }
+});
+
+async function privateJwkRow(at: TestServer, kid: string): Promise<string> {
+  const row = await at.ctx.db.selectFrom('signing_keys').select('private_jwk').where('kid', '=', kid).executeTakeFirstOrThrow();
+  return row.private_jwk;
+}
+
+test('a private key is stored sealed with the secret box, bound to its kid: the row holds no key in clear', async () => {
+  const { kid } = await rotate(server, { activateInSeconds: 120, retainSeconds: 3600, now: clock.now() });
+  const box = await secretBox(server.ctx.db, server.config);
+  const rows = await server.ctx.db.selectFrom('signing_keys').select(['kid', 'private_jwk']).execute();
+  assert.ok(rows.some((row) => row.kid === kid) && rows.length > 1, 'the first key and the rotated one');
+  for (const row of rows) {
+    assert.match(row.private_jwk, /^v2\./);
+    assert.doesNotMatch(row.private_jwk, /"d"/);
+    const jwk = JSON.parse(box.open(row.private_jwk, signingKeyContext(row.kid))) as Record<string, string>;
+    assert.equal(jwk.kid, row.kid);
+    assert.ok(jwk.d, 'the sealed value is the private JWK');
+  }
+  const rotated = await privateJwkRow(server, kid);
+  const other = rows.find((row) => row.kid !== kid);
+  assert.throws(() => box.open(rotated, signingKeyContext(other?.kid ?? '')), /does not open/, "moved to another key's row, it does not open");
+
+  // An operator's shell without the servers' SECRETS_KEY: the key it would seal would stop every instance.
+  await assert.rejects(rotateSigningKey(server.ctx.db, new SecretBox(randomBytes(32)), { activateInSeconds: 120, retainSeconds: 3600 }), /Signing key key_\S+ cannot be unsealed/);
+  assert.equal((await server.ctx.db.selectFrom('signing_keys').select('kid').execute()).length, rows.length, 'nothing written');
+});
+
+test('a key stored in clear by an earlier release is sealed at start-up (two instances at once), and tokens it signed still verify', async () => {
+  const database = await migratedDatabase();
+  const ports = await freePorts(2);
+  // The instances share the service's address (and so the issuer), as behind one load balancer.
+  const env = { DATABASE_URL: database.url, SECRETS_KEY: randomBytes(32).toString('base64'), BASE_URL: `http://127.0.0.1:${ports[0]}` };
+  try {
+    const earlier = await startTestServer(env, { inProcess: true });
+    let tokens: TokenBody;
+    let kid: string;
+    try {
+      tokens = await loginAndExchange(earlier, await provisionTenant(earlier.ctx));
+      kid = kidOf(tokens.id_token);
+      // The row as the earlier release wrote it: the private JWK itself.
+      const box = await secretBox(earlier.ctx.db, earlier.config);
+      const plain = box.open(await privateJwkRow(earlier, kid), signingKeyContext(kid));
+      await earlier.ctx.db.updateTable('signing_keys').set({ private_jwk: plain }).where('kid', '=', kid).execute();
+    } finally {
+      await earlier.close();
+    }
+    const cluster = await startCluster(ports, env);
+    try {
+      const db = createDatabase(database.url);
+      const row = await db.selectFrom('signing_keys').select('private_jwk').where('kid', '=', kid).executeTakeFirstOrThrow();
+      await db.destroy();
+      assert.match(row.private_jwk, /^v2\./);
+      assert.doesNotMatch(row.private_jwk, /"d"/);
+      for (const instance of cluster.instances) {
+        const response = await fetch(`${instance.url}/api/v1/company/configuration`, { headers: bearer(tokens.id_token) });
+        assert.equal(response.status, 200, 'a token signed before verifies');
+      }
+      const renewed = await fetch(`${cluster.baseUrl}/api/v1/iam/idToken`, { method: 'POST', headers: bearer(tokens.refresh_token ?? '') });
+      assert.equal(renewed.status, 200);
+      assert.equal(kidOf(((await renewed.json()) as TokenBody).id_token), kid, 'and the key still signs');
+    } finally {
+      await cluster.stop();
+    }
+  } finally {
+    await database.drop();
+  }
+});
+
+test('a SECRETS_KEY that does not open the signing keys stops start-up with a message naming the key; no fallback', async () => {
+  const database = await migratedDatabase();
+  try {
+    const sealing = await startTestServer({ DATABASE_URL: database.url, SECRETS_KEY: randomBytes(32).toString('base64') }, { inProcess: true });
+    const [kid] = await publishedKids(sealing);
+    await sealing.close();
+    // Another SECRETS_KEY, or none (the development key the database would then make and use).
+    const wrongKeys: Array<Record<string, string>> = [{ SECRETS_KEY: randomBytes(32).toString('base64') }, {}];
+    for (const wrong of wrongKeys) {
+      const run = await runServerToEnd({ DATABASE_URL: database.url, PORT: String(await freePort()), ...wrong });
+      assert.notEqual(run.code, 0, run.stdout);
+      assert.match(run.stderr, new RegExp(`Signing key ${kid} cannot be unsealed: .*neither SECRETS_KEY nor in SECRETS_KEY_PREVIOUS`));
+      assert.doesNotMatch(run.stdout, /Listening/);
+    }
+  } finally {
+    await database.drop();
   }
 });

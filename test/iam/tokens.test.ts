@@ -3,17 +3,20 @@
 // signature must verify with jose against the published key.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { SignJWT, importJWK, jwtVerify, type CryptoKey, type JWK } from 'jose';
 import { useMigratedDatabase } from '../support/database.ts';
-import { KeyRing, SIGNING_ALG, ensureSigningKey } from '../../src/iam/keys.ts';
+import { KeyRing, SIGNING_ALG, ensureSigningKey, signingKeyContext } from '../../src/iam/keys.ts';
+import { SecretBox } from '../../src/platform/sealed-secrets.ts';
 import { ACCESS_TOKEN_TYPE, REFRESH_TOKEN_TYPE, signIdToken, signRefreshToken } from '../../src/iam/tokens.ts';
 
 const database = useMigratedDatabase();
 const settings = { issuer: 'http://localhost:8080/api/v1/iam', accessTokenTtl: 3600, clockSkewSeconds: 30 };
+const box = new SecretBox(randomBytes(32));
 
 async function keyRing(): Promise<{ keys: KeyRing; kid: string; publicJwk: JWK }> {
-  await ensureSigningKey(database.db);
-  const keys = new KeyRing(database.db);
+  await ensureSigningKey(database.db, box);
+  const keys = new KeyRing(database.db, box);
   const [publicJwk] = await keys.publishedKeys();
   assert.ok(publicJwk?.kid);
   return { keys, kid: publicJwk.kid, publicJwk };
@@ -22,7 +25,7 @@ async function keyRing(): Promise<{ keys: KeyRing; kid: string; publicJwk: JWK }
 /** The header and payload SignJWT writes for these claims (its signature differs: ECDSA is randomised). */
 async function joseSigningInput(claims: Record<string, unknown>, kid: string, typ: string): Promise<string> {
   const row = await database.db.selectFrom('signing_keys').select('private_jwk').where('kid', '=', kid).executeTakeFirstOrThrow();
-  const privateKey = (await importJWK(JSON.parse(row.private_jwk) as JWK, SIGNING_ALG)) as CryptoKey;
+  const privateKey = (await importJWK(JSON.parse(box.open(row.private_jwk, signingKeyContext(kid))) as JWK, SIGNING_ALG)) as CryptoKey;
   const jwt = await new SignJWT(claims).setProtectedHeader({ alg: SIGNING_ALG, kid, typ }).sign(privateKey);
   return jwt.split('.').slice(0, 2).join('.');
 }
