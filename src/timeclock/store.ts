@@ -9,6 +9,7 @@
 // (and one flush), on SQLite one synced transaction of a few multi-row inserts, each event's outcome
 // its own. An append whose (person, sequence) or (organisation, eventId) is
 // taken is skipped (`on conflict do nothing`), not an error, so a lost race fails no neighbour.
+import type { SQLInputValue } from 'node:sqlite';
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import { sqliteHandleOf } from '../platform/db/database.ts';
@@ -120,9 +121,14 @@ async function lookUpPeople(db: Db, lookups: readonly Lookup[]): Promise<Array<O
 const lookupBatchers = new WeakMap<Db, Batcher<Lookup, PersonRow | undefined>>();
 
 async function personRow(db: Db, organisationId: string, input: TimeclockEventInput): Promise<PersonRow | undefined> {
-  if (sqliteHandleOf(db)) {
+  const sqlite = sqliteHandleOf(db);
+  if (sqlite) {
     const query = input.badgeId != null ? personByBadge(db, { organisationId, key: input.badgeId }) : personById(db, { organisationId, key: input.userId ?? '' });
-    return (await db.executeQuery(query)).rows[0];
+    // Read synchronously from committed data (readCommittedRow), without Kysely's executor and the
+    // connection's mutex: every accepted event is committed before its 200, and a read that misses
+    // an append still in flight only loses the race for its sequence (record.ts starts over).
+    const { sql, parameters } = query.compile();
+    return sqlite.readCommittedRow(sql, parameters as SQLInputValue[]) as PersonRow | undefined;
   }
   let batcher = lookupBatchers.get(db);
   if (!batcher) lookupBatchers.set(db, (batcher = new Batcher((lookups) => lookUpPeople(db, lookups), MAX_GROUP)));
