@@ -38,6 +38,18 @@ export interface Invitation {
   expiresAt: string;
 }
 
+/** Said to the person who opens an invitation for an address that has a console account already. */
+function addressTaken(email: string): ProblemError {
+  return new ProblemError({ code: 'email_taken', detail: `${email} already has a console account, so this invitation cannot be accepted: an address has one console account, in one organisation. Sign in with that account, or ask whoever invited you to invite another address.` });
+}
+
+/**
+ * `invitedBy` is the inviting console user, or null for the operator. The operator, who sees every
+ * organisation, is told at once that the address has a console account. An admin is told only of
+ * its own organisation's members: an address with an account in another organisation gets an
+ * invitation like any other (the same query, the same answer), and the person learns of the
+ * conflict on opening it.
+ */
 export async function inviteConsoleUser(
   db: Db,
   input: { organisationId: string; email: string; role: ConsoleRole; invitedBy: string | null },
@@ -48,8 +60,9 @@ export async function inviteConsoleUser(
   if (!isConsoleRole(input.role)) throw badRequest('validation_failed', 'The role must be admin or viewer.', [{ path: '/role', message: 'must be admin or viewer' }]);
   const organisation = await db.selectFrom('organisations').select('id').where('id', '=', input.organisationId).executeTakeFirst();
   if (!organisation) throw notFound(`No organisation ${input.organisationId}.`);
-  const taken = await db.selectFrom('console_users').select('id').where('email', '=', email).executeTakeFirst();
-  if (taken) throw new ProblemError({ code: 'email_taken', detail: `${email} already has a console account.` });
+  const taken = await db.selectFrom('console_users').select('organisation_id').where('email', '=', email).executeTakeFirst();
+  if (taken && input.invitedBy === null) throw new ProblemError({ code: 'email_taken', detail: `${email} already has a console account.` });
+  if (taken?.organisation_id === input.organisationId) throw new ProblemError({ code: 'email_taken', detail: `${email} is already a member of your organisation.` });
   const token = newSecret(32);
   const expiresAt = now + INVITATION_TTL_MS;
   await db
@@ -70,11 +83,15 @@ export interface OpenInvitation {
   pendingPasswordHash: string | null;
 }
 
-/** An invitation that can still be accepted (unused, not expired), by the token of its URL. */
+/**
+ * An invitation that can still be accepted (unused, not expired), by the token of its URL; refused
+ * (409 email_taken) when its address has a console account, made before or since the invitation.
+ */
 export async function openInvitation(db: Db, token: string, now: number): Promise<OpenInvitation | undefined> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const row = await db.selectFrom('console_invitations').selectAll().where('token_hash', '=', sha256(token)).executeTakeFirst();
   if (!row || row.used_at !== null || row.expires_at <= now) return undefined;
+  if (await hasConsoleAccount(db, row.email)) throw addressTaken(row.email);
   return { tokenHash: row.token_hash, organisationId: row.organisation_id, email: row.email, role: row.role, invitedBy: row.invited_by, pendingTotpSecret: row.pending_totp_secret, pendingPasswordHash: row.pending_password_hash };
 }
 
@@ -101,14 +118,17 @@ export async function completeInvitation(db: Db, invitation: OpenInvitation, cod
   return db.transaction().execute(async (trx) => {
     const used = await trx.updateTable('console_invitations').set({ used_at: now }).where('token_hash', '=', invitation.tokenHash).where('used_at', 'is', null).executeTakeFirst();
     if (used.numUpdatedRows === 0n) return undefined;
-    const taken = await trx.selectFrom('console_users').select('id').where('email', '=', invitation.email).executeTakeFirst();
-    if (taken) throw new ProblemError({ code: 'email_taken', detail: `${invitation.email} already has a console account.` });
+    if (await hasConsoleAccount(trx, invitation.email)) throw addressTaken(invitation.email);
     await trx
       .insertInto('console_users')
       .values({ id: userId, organisation_id: invitation.organisationId, email: invitation.email, role: invitation.role, password_hash: invitation.pendingPasswordHash ?? '', totp_secret: invitation.pendingTotpSecret ?? '', last_totp_step: step, created_at: now })
       .execute();
     return { userId };
   });
+}
+
+async function hasConsoleAccount(db: Db, email: string): Promise<boolean> {
+  return (await db.selectFrom('console_users').select('id').where('email', '=', email).executeTakeFirst()) !== undefined;
 }
 
 /** The console user with this email and password; the same work is done for an unknown email. */

@@ -213,6 +213,37 @@ describe('forms and roles', () => {
     assert.match(testId(invited.html, 'invite-url'), /^http:\/\/localhost:\d+\/console\/invitations\/[A-Za-z0-9_-]{43}$/);
   });
 
+  test('an address with a console account in another organisation is invited like an unknown one; the person learns of it on opening the link', async () => {
+    const elsewhere = (await provisionTenant(server.ctx, { name: 'Other Tenant' })).organisationId;
+    const stranger = await enrolPerson(server, clock, elsewhere);
+    const { agent } = await signIn(server, clock, admin);
+    const answers = [];
+    for (const email of [stranger.email, 'nobody-yet@customer.example']) {
+      const answer = await agent.submit('/console/console-users', '/console/console-users', { email, role: 'viewer' });
+      const inviteUrl = testId(answer.html, 'invite-url');
+      // The same page but for the address, the link, the script nonce and the pending list (one longer).
+      const page = answer.html.replaceAll(email, 'EMAIL').replaceAll(inviteUrl, 'URL').replace(/nonce="[^"]*"/, '').replace(/<h2>Open invitations<\/h2>[\s\S]*?<\/ul>/, '');
+      answers.push({ status: answer.status, alert: /role="alert"/.test(answer.html), page });
+      if (email === stranger.email) {
+        const opened = await new ConsoleAgent(server).get(inviteUrl);
+        assert.equal(opened.status, 409);
+        assert.match(opened.html, /already has a console account, so this invitation cannot be accepted/);
+      }
+    }
+    assert.deepEqual(answers[0], answers[1]);
+    assert.deepEqual(answers[0] && [answers[0].status, answers[0].alert], [200, false]);
+    const accounts = await server.ctx.db.selectFrom('console_users').select('organisation_id').where('email', '=', stranger.email).execute();
+    assert.deepEqual(accounts.map((row) => row.organisation_id), [elsewhere]);
+  });
+
+  test('an admin inviting a member of its own organisation is told so', async () => {
+    const member = await enrolPerson(server, clock, organisationId, 'viewer');
+    const { agent } = await signIn(server, clock, admin);
+    const answer = await agent.submit('/console/console-users', '/console/console-users', { email: member.email, role: 'admin' });
+    assert.equal(answer.status, 409);
+    assert.match(answer.html, /is already a member of your organisation/);
+  });
+
   test('a step-up never sends the browser to another site', async () => {
     const { agent } = await signIn(server, clock, admin);
     nextStep(clock);
