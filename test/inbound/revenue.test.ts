@@ -337,3 +337,15 @@ test('on SQLite, chunks of new keys are inserted until one holds a stored key; t
   for (const category of ['c400', 'c410']) assert.equal(byCategory.get(category)?.id, stored.body.data.find((figure) => figure.category === category)?.id);
   assert.deepEqual(await changeTypes(department), { 'revenue_item.created': 600, 'revenue_item.updated': 1 });
 });
+
+test('a batch refused with thousands of findings lists every one, in item order, in the problem shape (serialised in slices)', async () => {
+  const department = await addDepartment(company.server.ctx.db, company.tenant.companyId, 'Many');
+  const items = Array.from({ length: 3000 }, (_, i) => ({ departmentId: department, date: '2026-08-20', kind: 'realised', amount: 1, category: `c${i}`, extra: i }));
+  const refused = await postJson<ProblemBody & { requestId: string }>(url(), company.token, { items });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+  assert.deepEqual(Object.keys(refused.body), ['type', 'title', 'status', 'detail', 'code', 'errors', 'requestId']);
+  assert.equal(refused.body.requestId, refused.headers.get('x-request-id'));
+  assert.equal(refused.body.errors?.length, 3000);
+  assert.deepEqual(refused.body.errors?.map((e) => e.path), items.map((_, i) => `/items/${i}/extra`));
+});
