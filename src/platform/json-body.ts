@@ -10,6 +10,12 @@ import { markCleanJson } from './unstorable-text.ts';
 /** Deeper bodies are refused before parsing; no body of this service nests more than a handful of levels. */
 export const MAX_JSON_DEPTH = 64;
 
+/**
+ * Longer numbers are refused before parsing: no field of this service takes more than a few dozen
+ * characters, and reading a 2 MiB number (its text kept, then converted) held the event loop ~40 ms.
+ */
+export const MAX_JSON_NUMBER_LENGTH = 256;
+
 /** What one pass over a JSON text tells before it is parsed. */
 export interface JsonShape {
   /** Commas outside strings: a lower bound on the number of values. */
@@ -114,6 +120,7 @@ function measureUntil(text: string, counted: string | undefined, m: Measuring, u
       stringStart = i + 1;
     } else if (code === MINUS || isDigit(code)) {
       const token = numberToken(text, i);
+      if (token.end - i > MAX_JSON_NUMBER_LENGTH) throw malformed(`A number in the request body is longer than ${MAX_JSON_NUMBER_LENGTH} characters.`);
       if (!token.exact) inexactNumbers.push(i, token.end);
       i = token.end - 1;
     } else if (code === OPEN_ARRAY || code === OPEN_OBJECT) {

@@ -52,6 +52,15 @@ test('bytes that are not UTF-8 are 400 malformed_body, not stored as U+FFFD', as
   }
 });
 
+test('a number longer than 256 characters is 400 malformed_body before parsing; one of 256 is read as usual', async () => {
+  for (const path of COMPANY_WRITES) {
+    const problem = await assertProblem(await post(path, `{"items":[{"amount":1${'0'.repeat(256)}}]}`), 400, 'malformed_body');
+    assert.match(problem.detail, /longer than 256 characters/);
+    const longest = await post(path, `{"items":[{"amount":0.${'0'.repeat(254)}}]}`);
+    assert.notEqual(((await longest.json()) as { code?: string }).code, 'malformed_body', path);
+  }
+});
+
 test('100,000 nested arrays are 400 malformed_body (no stack overflow) on every JSON endpoint', async () => {
   // 100,000 where the endpoint takes 2 MiB; 30,000 (60 kB) where it takes 64 KiB.
   const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
