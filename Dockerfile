@@ -29,4 +29,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
 # node itself is the main process, so SIGTERM reaches the server, which drains in-flight requests
 # (up to 10 s) and closes its database pool. Run with an init (compose: init: true) to reap zombies.
 STOPSIGNAL SIGTERM
-CMD ["node", "src/app/server.ts"]
+# The same V8 flags as `npm start` (package.json; test/app/start-command.test.ts keeps them equal):
+# docs/deployment.md, "Runtime flags".
+CMD ["node", "--max-semi-space-size=16", "src/app/server.ts"]

@@ -3,6 +3,7 @@
 // of its own, so neither shares an event loop with the load generator (this process).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { freePorts, startCluster, type Cluster } from '../test/support/processes.ts';
@@ -75,12 +76,18 @@ export interface ServiceSettings {
 
 const WITHOUT_CHANGE_LOG = `--import=${new URL('./without-change-log/register.ts', import.meta.url).href}`;
 
+/** The node flags `npm start` gives the service (package.json): the bench measures the service as it ships. */
+export function startFlags(root = new URL('..', import.meta.url).pathname): string[] {
+  const { scripts } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 /** The /metrics bearer the instances run with: the service is measured as a monitored install runs. */
 export const BENCH_METRICS_TOKEN = 'bench-metrics-token-0123456789';
 
 /** Instances of the service on one database, limits raised far above anything the run reaches. */
 export async function startService(settings: ServiceSettings, instances: number): Promise<Target> {
-  const nodeOptions = [settings.nodeOptions, settings.withoutChangeLog ? WITHOUT_CHANGE_LOG : ''].filter((o) => o !== '').join(' ');
+  const nodeOptions = [...startFlags(settings.root), settings.nodeOptions, settings.withoutChangeLog ? WITHOUT_CHANGE_LOG : ''].filter((o) => o !== '').join(' ');
   const start: typeof startCluster = settings.root ? ((await import(resolve(settings.root, 'test/support/processes.ts'))) as { startCluster: typeof startCluster }).startCluster : startCluster;
   const cluster: Cluster = await start(await freePorts(instances), {
     DATABASE_URL: settings.databaseUrl,
