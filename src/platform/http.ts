@@ -2,6 +2,7 @@
 // turns every failure into the contract's shape (problem+json, OAuth JSON or an HTML page) without
 // ever leaking a stack trace or SQL.
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { OAuthError, ProblemError, titleFor } from './errors.ts';
 import { validationErrors, validationFailed } from './validation.ts';
@@ -111,11 +112,11 @@ const FINDINGS_PER_TURN = 2_000;
  * (CONTRACT §4: no request holds the loop over 50 ms); the same text JSON.stringify would give.
  */
 async function problemText(body: Record<string, unknown>, errors: readonly unknown[]): Promise<string> {
-  const { requestId, errors: _errors, ...head } = body;
+  const { requestId, errors: _listedBelow, ...head } = body;
   let text = `${JSON.stringify(head).slice(0, -1)},"errors":[`;
   for (let at = 0; at < errors.length; at += FINDINGS_PER_TURN) {
     if (at > 0) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
       text += ',';
     }
     text += JSON.stringify(errors.slice(at, at + FINDINGS_PER_TURN)).slice(1, -1);
