@@ -2,7 +2,7 @@
 // period. Both streams share one route shape; they differ in item fields and validation rules.
 // The scope accepts only JSON, parsed keeping each number's text so amounts are read exactly.
 import { Type, type TSchema } from 'typebox';
-import { BATCH_BODY_LIMIT, acceptJsonOnly, type App } from '../platform/http.ts';
+import { acceptJsonOnly, type App } from '../platform/http.ts';
 import { compiledCheck } from '../platform/validation.ts';
 import { plainJson, type JsonBodyParser } from '../platform/json-body.ts';
 import { badRequest } from '../platform/errors.ts';
@@ -82,7 +82,6 @@ function registerStream<Item extends BatchItem>(app: App, deps: InboundRouteDeps
         body: withExamples(Type.Object({ items: Type.Array(spec.rules.input, { minItems: 1, maxItems: MAX_BATCH_ITEMS }) }, { additionalProperties: false }), spec.examples.batch),
         response: { 200: withExamples(BatchOutcome, spec.examples.outcome), ...problemResponses(400, 401, 413, 415, 429) },
       },
-      bodyLimit: BATCH_BODY_LIMIT,
       // Counted before the items are validated one by one, so an oversized batch gets its own code.
       preValidation: async (request) => {
         const items = (request.body as { items?: unknown } | null)?.items;

@@ -2526,7 +2526,7 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4029,7 +4029,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4502,7 +4502,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4550,6 +4550,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4575,6 +4576,18 @@ export interface operations {
                         nextCursor: string | null;
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag; empty body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
@@ -4656,7 +4669,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4885,7 +4898,7 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4935,6 +4948,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4965,6 +4979,18 @@ export interface operations {
                         nextCursor: string | null;
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag; empty body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
@@ -5066,7 +5092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5167,7 +5193,7 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5267,7 +5293,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5352,7 +5378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6502,7 +6528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
