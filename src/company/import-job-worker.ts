@@ -12,7 +12,7 @@ import { createDatabase, sqliteHandleOf } from '../platform/db/database.ts';
 import { ProblemError, type FieldError } from '../platform/errors.ts';
 import { measureJson } from '../platform/json-body.ts';
 import { findUnstorableText, invalidCharacter, mayHoldUnstorableText } from '../platform/unstorable-text.ts';
-import { emptyDocument, isRootProblem, readDocument } from './import-document.ts';
+import { breaksFrame, emptyDocument, inDocumentOrder, readDocument } from './import-document.ts';
 import { planAndWrite } from './import.ts';
 import type { JobMessage, JobSettings } from './import-job.ts';
 
@@ -83,23 +83,20 @@ async function run(bytes: Uint8Array): Promise<void> {
   const document = parse(bytes, settings.source);
   const doc = emptyDocument();
   let count = 0;
-  let root = false;
+  let framed = true;
   for (const problem of readDocument(document, doc)) {
     count += 1;
-    root ||= isRootProblem(problem);
+    framed &&= !breaksFrame(problem);
   }
   let later: FieldError[] = [];
-  if (!root) {
+  if (framed) {
     const outcome = await write(doc, count > 0);
     if ('counts' in outcome) return send({ type: 'done', counts: outcome.counts });
     later = outcome.problems;
   }
   send({ type: 'rejected', count: count + later.length });
-  // The shape problems again, in the same order, from a fresh reading; then planning's.
-  const listed = chunked((function* () {
-    yield* readDocument(document, emptyDocument());
-    yield* later;
-  })());
+  // The shape problems again, in the same order, from a fresh reading, with planning's merged in by entry.
+  const listed = chunked(inDocumentOrder(readDocument(document, emptyDocument()), later));
   for (;;) {
     await nextMessage();
     const next = listed.next();

@@ -1,11 +1,12 @@
-// Turns a well-shaped import document plus the company's current rows into the exact rows to write:
+// Turns a read import document plus the company's current rows into the exact rows to write:
 // resolves every ref (to the document or to this company's rows), checks dates, times and badges,
-// and diffs against what is stored so unchanged rows are left alone. Every problem is collected.
+// and diffs against what is stored so unchanged rows are left alone. Every problem is collected, also
+// those of an entry with problems of shape, wherever its fields are well-formed (it is not written).
 import type { FieldError } from '../platform/errors.ts';
 import { addDays, isCalendarDate } from '../platform/period.ts';
 import { newId } from '../platform/ids.ts';
 import type { CompanyTables } from './tables.ts';
-import type { EntryTypes, Located, ReadDocument } from './import-document.ts';
+import { fieldsFit, type Entry, type EntryTypes, type ReadDocument } from './import-document.ts';
 import { SECTIONS, type Section } from './import-schema.ts';
 import { localInstant } from '../platform/local-time.ts';
 import { eachPaced, filterPaced, mapPaced, type Pace } from '../platform/cooperative.ts';
@@ -111,91 +112,116 @@ function hasTwoDecimals(value: number): boolean {
   return Math.abs(value * 100 - Math.round(value * 100)) < 1e-6;
 }
 
-function checkDate(errors: FieldError[], path: string, value: string | null | undefined): void {
-  if (value && !isCalendarDate(value)) errors.push({ path, message: 'is not a calendar date' });
+/**
+ * Where one entry's problems go: its path, the list, and which of its fields are well-formed enough
+ * to check (all of a well-formed entry's). A check looks only at fields that fit; the row built from
+ * an entry with problems of shape is never written.
+ */
+interface Site {
+  path: string;
+  errors: FieldError[];
+  fits: (...fields: string[]) => boolean;
 }
 
-function checkOrder(errors: FieldError[], path: string, start: string, end: string | null | undefined, startName: string): void {
-  if (end && isCalendarDate(start) && isCalendarDate(end) && end < start) errors.push({ path, message: `is before ${startName}` });
+function problem(site: Site, field: string, message: string): void {
+  site.errors.push({ path: `${site.path}/${field}`, message });
 }
 
-function checkCents(errors: FieldError[], path: string, value: number): number {
-  if (!hasTwoDecimals(value)) errors.push({ path, message: 'must have at most 2 decimals' });
+function checkDate(site: Site, field: string, value: string | null | undefined): void {
+  if (value && site.fits(field) && !isCalendarDate(value)) problem(site, field, 'is not a calendar date');
+}
+
+function checkOrder(site: Site, startField: string, endField: string, start: string, end: string | null | undefined): void {
+  if (end && site.fits(startField, endField) && isCalendarDate(start) && isCalendarDate(end) && end < start) problem(site, endField, `is before ${startField}`);
+}
+
+function checkCents(site: Site, field: string, value: number): number {
+  if (site.fits(field) && !hasTwoDecimals(value)) problem(site, field, 'must have at most 2 decimals');
   return Math.round(value * 100);
 }
 
-type Fields<S extends Section> = Omit<RowOf<S>, 'id' | 'company_id' | 'ref' | 'updated_at'>;
-type Builder<S extends Section> = (entry: EntryTypes[S], path: string, errors: FieldError[], refs: Refs, ctx: PlanContext) => Fields<S>;
+/** The id `ref` (in `field`) stands for; '' when it stands for none (a problem) or is not well-formed. */
+const resolved = (table: RefTable, site: Site, field: string, ref: string): string => (site.fits(field) ? table.resolve(ref, `${site.path}/${field}`, site.errors) : '');
 
-const optionalRef = (table: RefTable, ref: string | null | undefined, path: string, errors: FieldError[]): string | null =>
-  ref === null || ref === undefined ? null : table.resolve(ref, path, errors);
+const optionalRef = (table: RefTable, site: Site, field: string, ref: string | null | undefined): string | null =>
+  ref === null || ref === undefined ? null : resolved(table, site, field, ref);
+
+type Fields<S extends Section> = Omit<RowOf<S>, 'id' | 'company_id' | 'ref' | 'updated_at'>;
+type Builder<S extends Section> = (entry: EntryTypes[S], site: Site, refs: Refs, ctx: PlanContext) => Fields<S>;
 
 const builders: { [S in Exclude<Section, 'users'>]: Builder<S> } = {
   departments: (e) => ({ name: e.name, code: e.code }),
-  positions: (e, path, errors, refs) => ({ name: e.name, department_id: refs.departments.resolve(e.departmentRef, `${path}/departmentRef`, errors) }),
+  positions: (e, site, refs) => ({ name: e.name, department_id: resolved(refs.departments, site, 'departmentRef', e.departmentRef) }),
   shiftTypes: (e) => ({ name: e.name, category: e.category, paid: e.paid ? 1 : 0 }),
   contractTypes: (e) => ({ name: e.name }),
-  contracts: (e, path, errors, refs, ctx) => {
-    checkDate(errors, `${path}/startDate`, e.startDate);
-    checkDate(errors, `${path}/endDate`, e.endDate);
-    checkOrder(errors, `${path}/endDate`, e.startDate, e.endDate, 'startDate');
+  contracts: (e, site, refs, ctx) => {
+    checkDate(site, 'startDate', e.startDate);
+    checkDate(site, 'endDate', e.endDate);
+    checkOrder(site, 'startDate', 'endDate', e.startDate, e.endDate);
+    // A wage that is no object has nothing to read: the entry is then malformed, its row not written.
+    const wage = site.fits('wage') ? e.wage : undefined;
     return {
-      employee_id: refs.users.resolve(e.userRef, `${path}/userRef`, errors),
-      contract_type_id: refs.contractTypes.resolve(e.contractTypeRef, `${path}/contractTypeRef`, errors),
+      employee_id: resolved(refs.users, site, 'userRef', e.userRef),
+      contract_type_id: resolved(refs.contractTypes, site, 'contractTypeRef', e.contractTypeRef),
       start_date: e.startDate,
       end_date: e.endDate ?? null,
-      hours_per_week_centi: checkCents(errors, `${path}/hoursPerWeek`, e.hoursPerWeek),
-      days_per_week_centi: checkCents(errors, `${path}/daysPerWeek`, e.daysPerWeek),
-      wage_minor: checkCents(errors, `${path}/wage/amount`, e.wage.amount),
-      wage_currency: e.wage.currency ?? ctx.currency,
-      wage_period: e.wage.period,
-      department_id: optionalRef(refs.departments, e.departmentRef, `${path}/departmentRef`, errors),
-      position_id: optionalRef(refs.positions, e.positionRef, `${path}/positionRef`, errors),
+      hours_per_week_centi: checkCents(site, 'hoursPerWeek', e.hoursPerWeek),
+      days_per_week_centi: checkCents(site, 'daysPerWeek', e.daysPerWeek),
+      wage_minor: wage ? checkCents(site, 'wage/amount', wage.amount) : 0,
+      wage_currency: wage?.currency ?? ctx.currency,
+      wage_period: wage?.period ?? 'hour',
+      department_id: optionalRef(refs.departments, site, 'departmentRef', e.departmentRef),
+      position_id: optionalRef(refs.positions, site, 'positionRef', e.positionRef),
     };
   },
-  shifts: (e, path, errors, refs, ctx) => {
-    const times = shiftTimes(e, path, errors, ctx.timezone);
+  shifts: (e, site, refs, ctx) => {
+    const times = shiftTimes(e, site, ctx.timezone);
     return {
       date: e.date,
       starts_at: times.startsAt,
       ends_at: times.endsAt,
       break_minutes: e.breakMinutes ?? 0,
-      employee_id: optionalRef(refs.users, e.userRef, `${path}/userRef`, errors),
-      department_id: refs.departments.resolve(e.departmentRef, `${path}/departmentRef`, errors),
-      position_id: optionalRef(refs.positions, e.positionRef, `${path}/positionRef`, errors),
-      shift_type_id: refs.shiftTypes.resolve(e.shiftTypeRef, `${path}/shiftTypeRef`, errors),
+      employee_id: optionalRef(refs.users, site, 'userRef', e.userRef),
+      department_id: resolved(refs.departments, site, 'departmentRef', e.departmentRef),
+      position_id: optionalRef(refs.positions, site, 'positionRef', e.positionRef),
+      shift_type_id: resolved(refs.shiftTypes, site, 'shiftTypeRef', e.shiftTypeRef),
       note: e.note ?? null,
     };
   },
 };
 
+const NO_TIMES = { startsAt: 0, endsAt: 0 };
+
 /** Local date + HH:MM → instants; an end not after the start is on the next day. */
-function shiftTimes(e: EntryTypes['shifts'], path: string, errors: FieldError[], zone: string): { startsAt: number; endsAt: number } {
+function shiftTimes(e: EntryTypes['shifts'], site: Site, zone: string): { startsAt: number; endsAt: number } {
+  if (!site.fits('date')) return NO_TIMES;
   if (!isCalendarDate(e.date)) {
-    errors.push({ path: `${path}/date`, message: 'is not a calendar date' });
-    return { startsAt: 0, endsAt: 0 };
+    problem(site, 'date', 'is not a calendar date');
+    return NO_TIMES;
   }
+  if (!site.fits('start', 'end')) return NO_TIMES;
   const endDate = e.end <= e.start ? addDays(e.date, 1) : e.date;
   const startsAt = localInstant(e.date, e.start, zone);
   const endsAt = localInstant(endDate, e.end, zone);
   const gap = (day: string, time: string) => `${time} does not exist on ${day} in ${zone} (the clocks skip it)`;
-  if (startsAt === null) errors.push({ path: `${path}/start`, message: gap(e.date, e.start) });
-  if (endsAt === null) errors.push({ path: `${path}/end`, message: gap(endDate, e.end) });
-  if (startsAt !== null && endsAt !== null && (e.breakMinutes ?? 0) * 60_000 >= endsAt - startsAt) {
-    errors.push({ path: `${path}/breakMinutes`, message: 'must be shorter than the shift' });
+  if (startsAt === null) problem(site, 'start', gap(e.date, e.start));
+  if (endsAt === null) problem(site, 'end', gap(endDate, e.end));
+  if (startsAt !== null && endsAt !== null && site.fits('breakMinutes') && (e.breakMinutes ?? 0) * 60_000 >= endsAt - startsAt) {
+    problem(site, 'breakMinutes', 'must be shorter than the shift');
   }
   return { startsAt: startsAt ?? 0, endsAt: endsAt ?? 0 };
 }
 
-function uniqueResolved(table: RefTable, refs: string[] | undefined, path: string, errors: FieldError[]): string {
-  const ids = (refs ?? []).map((ref, index) => table.resolve(ref, `${path}/${index}`, errors));
+function uniqueResolved(table: RefTable, site: Site, field: string, refs: string[] | undefined): string {
+  if (!site.fits(field)) return '[]';
+  const ids = (refs ?? []).map((ref, index) => table.resolve(ref, `${site.path}/${field}/${index}`, site.errors));
   return JSON.stringify([...new Set(ids)]);
 }
 
-function buildUser(e: EntryTypes['users'], path: string, errors: FieldError[], refs: Refs, ctx: PlanContext, stored: RowOf<'users'> | undefined): Fields<'users'> {
-  checkDate(errors, `${path}/employmentStart`, e.employmentStart);
-  checkDate(errors, `${path}/employmentEnd`, e.employmentEnd);
-  checkOrder(errors, `${path}/employmentEnd`, e.employmentStart, e.employmentEnd, 'employmentStart');
+function buildUser(e: EntryTypes['users'], site: Site, refs: Refs, ctx: PlanContext, stored: RowOf<'users'> | undefined): Fields<'users'> {
+  checkDate(site, 'employmentStart', e.employmentStart);
+  checkDate(site, 'employmentEnd', e.employmentEnd);
+  checkOrder(site, 'employmentStart', 'employmentEnd', e.employmentStart, e.employmentEnd);
   const active = e.timeclockActive === true;
   return {
     organisation_id: ctx.organisationId,
@@ -205,8 +231,8 @@ function buildUser(e: EntryTypes['users'], path: string, errors: FieldError[], r
     email: e.email ?? null,
     employment_start: e.employmentStart,
     employment_end: e.employmentEnd ?? null,
-    department_ids: uniqueResolved(refs.departments, e.departmentRefs, `${path}/departmentRefs`, errors),
-    position_ids: uniqueResolved(refs.positions, e.positionRefs, `${path}/positionRefs`, errors),
+    department_ids: uniqueResolved(refs.departments, site, 'departmentRefs', e.departmentRefs),
+    position_ids: uniqueResolved(refs.positions, site, 'positionRefs', e.positionRefs),
     badge_id: e.badgeId ?? null,
     timeclock_active: active ? 1 : 0,
     // Activation time is when the timeclock was turned on; it survives unrelated edits.
@@ -223,12 +249,13 @@ async function planSection<S extends Section>(section: S, doc: ReadDocument, sto
   const storedByRef = new Map<string, RowOf<S>>();
   await eachPaced(stored, pace, (row) => storedByRef.set(row.ref, row));
   const plan: SectionPlan<S> = { upserts: [], created: 0, updated: 0, deleteIds: [] };
-  await eachPaced(doc[section].upserts, pace, ({ path, entry }) => {
+  await eachPaced(doc[section].entries, pace, ({ path, entry, broken }) => {
     const before = storedByRef.get(entry.ref);
+    const site = { path, errors, fits: fieldsFit(section, broken) };
     const fields = section === 'users'
-      ? buildUser(entry as EntryTypes['users'], path, errors, refs, ctx, before as RowOf<'users'> | undefined)
-      : (builders as unknown as Record<Section, Builder<S>>)[section](entry, path, errors, refs, ctx);
-    if (before && sameFields(fields, before as unknown as Record<string, unknown>)) return;
+      ? buildUser(entry as EntryTypes['users'], site, refs, ctx, before as RowOf<'users'> | undefined)
+      : (builders as unknown as Record<Section, Builder<S>>)[section](entry, site, refs, ctx);
+    if (broken !== 0 || (before && sameFields(fields, before as unknown as Record<string, unknown>))) return;
     const id = (table.byRef.get(entry.ref) as { id: string }).id;
     plan.upserts.push({ ...fields, id, company_id: ctx.companyId, ref: entry.ref, updated_at: ctx.now } as RowOf<S>);
     if (before) plan.updated += 1;
@@ -285,8 +312,8 @@ async function checkRemovalsUnused(refs: Refs, rows: CompanyRows, errors: FieldE
 async function checkBadges(plan: ImportPlan, doc: ReadDocument, refs: Refs, rows: CompanyRows, ctx: PlanContext, errors: FieldError[], pace: Pace): Promise<void> {
   const holder = new Map<string, string>();
   await eachPaced(rows.users, pace, (row) => row.badge_id && refs.users.isKept(row.ref) && holder.set(row.badge_id, `user "${row.ref}"`));
-  await eachPaced(doc.users.upserts, pace, ({ path, entry }) => {
-    if (!entry.badgeId) return;
+  await eachPaced(doc.users.entries, pace, ({ path, entry, broken }) => {
+    if (!entry.badgeId || !fieldsFit('users', broken)('badgeId')) return;
     const other = holder.get(entry.badgeId) ?? (ctx.badgesElsewhere.has(entry.badgeId) ? 'an employee of another company of this organisation' : undefined);
     if (other) errors.push({ path: `${path}/badgeId`, message: `is already the badge of ${other}` });
     else holder.set(entry.badgeId, path);
@@ -298,8 +325,9 @@ async function checkBadges(plan: ImportPlan, doc: ReadDocument, refs: Refs, rows
 
 async function checkOpenAbsences(doc: ReadDocument, rows: CompanyRows, errors: FieldError[], pace: Pace): Promise<void> {
   const categoryByRef = new Map(rows.shiftTypes.map((row) => [row.ref, row.category]));
-  for (const { entry } of doc.shiftTypes.upserts) categoryByRef.set(entry.ref, entry.category);
-  await eachPaced(doc.shifts.upserts, pace, ({ path, entry }) => {
+  for (const { entry, broken } of doc.shiftTypes.entries) if (fieldsFit('shiftTypes', broken)('ref', 'category')) categoryByRef.set(entry.ref, entry.category);
+  await eachPaced(doc.shifts.entries, pace, ({ path, entry, broken }) => {
+    if (!fieldsFit('shifts', broken)('userRef', 'shiftTypeRef')) return;
     if (!entry.userRef && categoryByRef.get(entry.shiftTypeRef) === 'absence') errors.push({ path: `${path}/userRef`, message: 'is required: an absence belongs to a user' });
   });
 }
@@ -310,7 +338,7 @@ export async function planImport(doc: ReadDocument, rows: CompanyRows, ctx: Plan
   for (const section of SECTIONS) refs[section] = await RefTable.of(section, rows[section], pace);
   for (const section of SECTIONS) {
     const table = refs[section];
-    await eachPaced(doc[section].upserts as Located<{ ref: string }>[], pace, ({ entry }) => table.upsert(entry.ref));
+    await eachPaced(doc[section].entries as Entry<{ ref: string }>[], pace, ({ entry, broken }) => broken === 0 && table.upsert(entry.ref));
     await eachPaced(doc[section].deletions, pace, ({ path, entry }) => table.delete(entry.ref, path));
     await eachPaced(doc[section].malformed, pace, (ref) => table.malformed(ref));
   }

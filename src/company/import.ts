@@ -10,7 +10,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Db } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
 import { badRequest, notFound, type FieldError } from '../platform/errors.ts';
-import { emptyDocument, isRootProblem, readDocument, type ReadDocument } from './import-document.ts';
+import { breaksFrame, emptyDocument, fieldsFit, inDocumentOrder, readDocument, type ReadDocument } from './import-document.ts';
 import { eachPaced, pacer, type Pace } from '../platform/cooperative.ts';
 import { planImport, TABLE_OF, type CompanyRows, type ImportPlan, type PlanContext } from './import-plan.ts';
 import { SECTIONS, type Section } from './import-schema.ts';
@@ -63,7 +63,7 @@ async function loadRows(trx: Transaction<Database>, companyId: string, pace: Pac
 /** Badge ids of the document that employees of the organisation's other companies already hold. */
 async function badgesElsewhere(trx: Transaction<Database>, organisationId: string, companyId: string, doc: ReadDocument, pace: Pace): Promise<Set<string>> {
   const badges = new Set<string>();
-  await eachPaced(doc.users.upserts, pace, ({ entry }) => entry.badgeId && badges.add(entry.badgeId));
+  await eachPaced(doc.users.entries, pace, ({ entry, broken }) => entry.badgeId && fieldsFit('users', broken)('badgeId') && badges.add(entry.badgeId));
   const taken = new Set<string>();
   for (const batch of chunks([...badges], IN_LIST_CHUNK)) {
     const rows = await trx
@@ -133,7 +133,8 @@ export type WriteOutcome = { counts: ImportCounts } | { problems: FieldError[] }
 
 /**
  * Plans `doc` against the company's stored rows and writes it, in one transaction on `db`. `flawed`:
- * the document already has problems of shape, so it is planned only to find the rest, never written.
+ * the document already has problems of shape, so it is planned only to find the rest (those of its
+ * malformed entries' sound fields too), never written.
  * The caller announces the change (announceImport) once this has returned.
  */
 export async function planAndWrite(db: Db, companyId: string, doc: ReadDocument, flawed: boolean, now: number): Promise<WriteOutcome> {
@@ -186,9 +187,9 @@ export async function announceImport(db: Db, companyId: string, result: ImportCo
 export async function importCompanyData(db: Db, companyId: string, document: unknown, now = Date.now()): Promise<ImportCounts> {
   const doc = emptyDocument();
   const problems = [...readDocument(document, doc)];
-  if (problems.some(isRootProblem)) throw invalidImport(problems);
+  if (problems.some(breaksFrame)) throw invalidImport(problems);
   const outcome = await planAndWrite(db, companyId, doc, problems.length > 0, now);
-  if ('problems' in outcome) throw invalidImport([...problems, ...outcome.problems]);
+  if ('problems' in outcome) throw invalidImport([...inDocumentOrder(problems, outcome.problems)]);
   await announceImport(db, companyId, outcome.counts);
   return outcome.counts;
 }

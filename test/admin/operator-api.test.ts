@@ -7,7 +7,7 @@ import { signedInCompany } from '../support/company.ts';
 import { assertRefusedWithin } from '../support/http.ts';
 import { bearer, provisionTenant } from '../support/tenants.ts';
 import { clientSecretMatches } from '../../src/iam/secrets.ts';
-import { baseDocument, user } from '../company/fixtures.ts';
+import { baseDocument, mixedProblems, user } from '../company/fixtures.ts';
 
 const ADMIN_TOKEN = 'operator-token-for-tests-0123456789';
 
@@ -287,6 +287,25 @@ test('POST /companies/{id}/import answers the counts per entity; a bad document 
 
   const unknown = await admin('POST', '/companies/cmp_nope/import', document);
   assert.equal(unknown.status, 404);
+});
+
+test('a rejected import lists each entry\'s problems of shape and of reference together, by entry then field', async () => {
+  const companyId = await newCompany();
+  // The black-box review's example: the bad start hid both unknown refs ("has 1 problem").
+  const shift = { ref: 's', date: '2026-06-01', start: '25:00', end: '17:00', departmentRef: 'nope', shiftTypeRef: 'nope' };
+  const reviewed = await admin('POST', `/companies/${companyId}/import`, { shifts: [shift] });
+  assert.equal(reviewed.status, 400);
+  assert.equal(reviewed.body.detail, 'The import document has 3 problems; nothing was imported.');
+  assert.deepEqual(reviewed.body.errors, [
+    { path: '/shifts/0/start', message: 'must be a time as HH:MM (00:00 to 23:59)' },
+    { path: '/shifts/0/departmentRef', message: 'refers to no department: "nope" is neither in this document nor stored for this company' },
+    { path: '/shifts/0/shiftTypeRef', message: 'refers to no shift type: "nope" is neither in this document nor stored for this company' },
+  ]);
+  const { document, errors } = mixedProblems();
+  const mixed = await admin('POST', `/companies/${companyId}/import`, document);
+  assert.equal(mixed.status, 400);
+  assert.equal(mixed.body.detail, `The import document has ${errors.length} problems; nothing was imported.`);
+  assert.deepEqual(mixed.body.errors, errors);
 });
 
 test('a rejected import lists every problem, however many: 12,000 for 2,000 empty shifts, in the problem shape', async () => {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migratedDatabase, type FreshDatabase } from '../support/database.ts';
-import { baseDocument, contract, createdCounts, NOTHING_CHANGED, user } from '../company/fixtures.ts';
+import { baseDocument, contract, createdCounts, mixedProblems, NOTHING_CHANGED, user } from '../company/fixtures.ts';
 import { createDatabase } from '../../src/platform/db/database.ts';
 import { lastJson } from '../support/processes.ts';
 import { wfs, wfsJson } from './wfs.ts';
@@ -76,6 +76,13 @@ test('a bad document exits 1 with every problem at its path, and nothing is impo
   } finally {
     await db.destroy();
   }
+});
+
+test('a rejected document lists each entry\'s problems of shape and of reference together, as the operator API does', async () => {
+  const { document: mixed, errors } = mixedProblems();
+  const run = await wfs(database.url, ['import', '--company', companyId, documentFile('mixed.json', mixed), '--json']);
+  assert.equal(run.code, 1);
+  assert.deepEqual(lastJson(run), { error: `The import document has ${errors.length} problems; nothing was imported.`, errors });
 });
 
 test('a document with thousands of problems lists every one: 12,000 for 2,000 empty shifts, on both outputs', async () => {

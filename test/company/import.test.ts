@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { useTestServer } from '../support/server.ts';
 import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import { importCompanyData } from '../../src/company/import.ts';
-import { NOTHING, NOTHING_CHANGED, apiGet, baseDocument, contract, createdCounts, shift, user } from './fixtures.ts';
+import { NOTHING, NOTHING_CHANGED, apiGet, baseDocument, contract, createdCounts, mixedProblems, shift, user } from './fixtures.ts';
 import type { Page } from '../support/http.ts';
 
 const server = useTestServer({}, { inProcess: true });
@@ -214,6 +214,27 @@ test('turning the timeclock on sets activatedAt once; unrelated edits keep it; t
   doc.users = [user('ann', { badgeId: 'B-1', timeclockActive: false, firstName: 'Anna' })];
   await importCompanyData(server.ctx.db, tenant.companyId, doc, 3_000);
   assert.equal(await activatedAt('ann'), null);
+});
+
+test('an entry with problems of shape still has its refs, dates and badges checked: every problem, by entry then field', async () => {
+  const { tenant } = await company();
+  const { document, errors } = mixedProblems();
+  await assert.rejects(importCompanyData(server.ctx.db, tenant.companyId, document), (error: { code: string; message: string; errors: Array<{ path: string; message: string }> }) => {
+    assert.equal(error.code, 'invalid_import');
+    assert.deepEqual(error.errors, errors);
+    assert.equal(error.message, `The import document has ${errors.length} problems; nothing was imported.`);
+    return true;
+  });
+  assert.deepEqual(await storedRows(tenant.companyId), { departments: [], positions: [], shift_types: [], contract_types: [], employees: [], contracts: [], shifts: [] });
+});
+
+test('a section that is not a list ends the checking with the problems of shape: no ref is looked up against a broken section', async () => {
+  const { tenant } = await company();
+  const document = { departments: 'kitchen', shifts: [shift('s1', '2026-06-01', { start: '25:00' }), shift('s2', '2026-06-01', { shiftTypeRef: 'nope' })] };
+  await assert.rejects(importCompanyData(server.ctx.db, tenant.companyId, document), (error: { errors: Array<{ path: string; message: string }> }) => {
+    assert.deepEqual(error.errors, [{ path: '/departments', message: 'must be an array' }, { path: '/shifts/0/start', message: 'must be a time as HH:MM (00:00 to 23:59)' }]);
+    return true;
+  });
 });
 
 test('refs may point at rows stored earlier; a document that is not an object is one problem', async () => {

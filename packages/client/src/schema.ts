@@ -2332,7 +2332,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Company data to upsert by ref (contract: operator side). Every section is optional. A rejected document (400 `invalid_import`) lists every problem at its path, however many there are: the answer is streamed as it is produced. */
+        /** @description Company data to upsert by ref (contract: operator side). Every section is optional. A rejected document (400 `invalid_import`) lists every problem at its path, however many there are: the answer is streamed as it is produced. An entry with problems of shape still has its well-formed fields checked (refs, dates, repeated refs, badges), so one answer names all of them, by section, entry, then field in the order above (unknown fields last); a document that is not an object, or a section that is not an array, gets its problems of shape only. */
         requestBody: {
             content: {
                 "application/json": {
