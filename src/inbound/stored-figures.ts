@@ -211,7 +211,7 @@ function storedKeyViolation(error: unknown): boolean {
  * at most. Asked as one OR of the two keys, PostgreSQL scanned the key index on the columns both keys
  * share (company, stream, and in the bench the category, the index's last column); asked by key
  * alone on a table without statistics yet (a new database), it scanned the period index on company
- * and stream: either way the company's whole range, 5–20 ms at 30,000–60,000 figures and growing
+ * and stream: either way the company's whole range, 5–20 ms at 25,000–60,000 figures and growing
  * with them (docs/benchmarks.md, "Revenue batches", session 11).
  */
 export function storedEndsQuery(db: Kysely<Database>, rows: readonly InboundItemsTable[]) {
