@@ -1,6 +1,6 @@
 // The secured subtree (/api/v1/company, /feeds, /timeclock): one authentication hook and one
 // per-client rate limit for every route registered inside it.
-import type { App } from '../platform/http.ts';
+import { COMPANY_API_BODY_LIMIT, type App } from '../platform/http.ts';
 import type { AppContext } from './context.ts';
 import type { CachedAnswerLane } from '../platform/cached-answer-lane.ts';
 import { limitRequests, MemoryRateCounter, RedisRateCounter } from '../platform/rate-limit.ts';
@@ -19,6 +19,10 @@ const apiKey = (principal: Principal) => `api:${principal.clientId}`;
 export async function securedApi(app: App, { ctx, lane }: { ctx: AppContext; lane: CachedAnswerLane | undefined }): Promise<void> {
   const authenticator = new Authenticator(ctx);
   app.decorateRequest('principal', null as never);
+  // CONTRACT §4: a body over 2 MiB is 413, on every endpoint of the company API.
+  app.addHook('onRoute', (route) => {
+    route.bodyLimit ??= COMPANY_API_BODY_LIMIT;
+  });
   // Callback style: a token already verified is answered without a promise (the common case).
   app.addHook('onRequest', (request, _reply, done) => {
     let principal: Principal | Promise<Principal>;

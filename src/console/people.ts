@@ -67,7 +67,7 @@ export async function inviteConsoleUser(
   const expiresAt = now + INVITATION_TTL_MS;
   await db
     .insertInto('console_invitations')
-    .values({ token_hash: sha256(token), organisation_id: input.organisationId, email, role: input.role, invited_by: input.invitedBy, created_at: now, expires_at: expiresAt, used_at: null, pending_password_hash: null, pending_totp_secret: null })
+    .values({ token_hash: sha256(token), id: newId('inv', now), organisation_id: input.organisationId, email, role: input.role, invited_by: input.invitedBy, created_at: now, expires_at: expiresAt, used_at: null, pending_password_hash: null, pending_totp_secret: null })
     .execute();
   return { email, inviteUrl: `${authUrl}/console/invitations/${token}`, expiresAt: new Date(expiresAt).toISOString() };
 }
@@ -160,6 +160,7 @@ export interface PendingInvitationView {
   expiresAt: number;
 }
 
+/** Newest first: by created_at, then id (ids made in one millisecond increase, ids.ts). */
 export async function listPendingInvitations(db: Db, organisationId: string, now: number): Promise<PendingInvitationView[]> {
   const rows = await db
     .selectFrom('console_invitations')
@@ -168,6 +169,7 @@ export async function listPendingInvitations(db: Db, organisationId: string, now
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
     .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
     .execute();
   return rows.map((r) => ({ email: r.email, role: r.role, expiresAt: r.expires_at }));
 }

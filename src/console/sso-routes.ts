@@ -1,10 +1,12 @@
 // The organisation's single sign-on (CONTRACT §6, §8): its OpenID providers (issuer, client id, email
 // domains; the client secret is write-only), adding or editing one (after a step-up: it takes a
 // secret; an empty secret field on an edit keeps the stored one) and removing one (which revokes the grants made through it), and whether the organisation enforces SSO.
-// Every change goes through src/sso's domain functions with the console user as actor.
+// Every change goes through src/sso's domain functions with the console user as actor. An issuer
+// whose discovery fails is explained by category, never with addresses (those go to the log).
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
+import { ProblemError } from '../platform/errors.ts';
 import { secretBox } from '../platform/sealed-secrets.ts';
 import { addSsoProvider, organisationSso, removeSsoProvider, setSsoEnforced, updateSsoProvider } from '../sso/providers.ts';
 import type { Console } from './routes.ts';
@@ -21,6 +23,20 @@ const Form = Type.Object({
   enforce: Type.Optional(Type.String({ maxLength: 8 })),
 });
 const Params = Type.Object({ providerId: Type.String({ maxLength: 64 }) });
+
+/**
+ * Runs a provider change. A discovery that failed is shown on the page by its category only (the
+ * problem's field error: "Issuer could not be reached: the connection to it failed"); its detail,
+ * with addresses, ports and error codes, is the operator's: logged at warn under the request id.
+ */
+async function loggingDiscovery<T>(request: FastifyRequest, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (error) {
+    if (error instanceof ProblemError && error.code === 'sso_discovery_failed') request.log.warn({ detail: error.message }, 'SSO discovery failed');
+    throw error;
+  }
+}
 
 export async function ssoRoutes(app: App, { console: con }: { console: Console }): Promise<void> {
   const { deps } = con;
@@ -40,7 +56,7 @@ export async function ssoRoutes(app: App, { console: con }: { console: Console }
     if (stepUp) return reply.redirect(stepUp, 303);
     const { issuer = '', clientId = '', clientSecret = '', domains = '' } = request.body;
     return orShowProblem(async () => {
-      await addSsoProvider(deps.db, await settings(), { organisationId: session.user.organisationId, issuer, clientId, clientSecret, domains: lines(domains) }, actorOf(session.user), deps.clock.now());
+      await loggingDiscovery(request, async () => addSsoProvider(deps.db, await settings(), { organisationId: session.user.organisationId, issuer, clientId, clientSecret, domains: lines(domains) }, actorOf(session.user), deps.clock.now()));
       return reply.redirect(con.url('/sso'), 303);
     }, (status, message) => page(request, reply, status, { message, typed: { issuer, clientId, domains } }));
   });

@@ -1,4 +1,4 @@
-// Row types of the console tables (migration 0008) and the roles a console user can have. Instants are epoch milliseconds.
+// Row types of the console tables (migration 0008; 0015 adds invitation ids) and the roles a console user can have. Instants are epoch milliseconds.
 
 export const CONSOLE_ROLES = ['admin', 'viewer'] as const;
 export type ConsoleRole = (typeof CONSOLE_ROLES)[number];
@@ -20,6 +20,8 @@ export interface ConsoleUsersTable {
 export interface ConsoleInvitationsTable {
   /** SHA-256 of the token in the invitation URL. */
   token_hash: string;
+  /** From ids.ts (migration 0015): breaks a tie on created_at in the order the invitations were made. */
+  id: string;
   organisation_id: string;
   email: string;
   role: ConsoleRole;

@@ -7,15 +7,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { OAuthError, ProblemError, titleFor } from './errors.ts';
 import { validationErrors, validationFailed } from './validation.ts';
 import { problemType } from './error-codes.ts';
-import { jsonBodyParser, plainJson, type JsonBodyOptions, type JsonBodyParser } from './json-body.ts';
+import { MAX_JSON_VALUES, jsonBodyParser, plainJson, type JsonBodyOptions, type JsonBodyParser } from './json-body.ts';
 
 /**
- * Bodies a route takes unless it says otherwise: a token request, a punch or an operator action is a
- * few hundred bytes, and every byte more is parsing time (CONTRACT §4: no request holds the event
- * loop over 50 ms). Batches take the contract's 2 MiB.
+ * Bodies a route takes unless it says otherwise: a token request, a login form or an operator action
+ * is a few hundred bytes, and every byte more is parsing time (CONTRACT §4: no request holds the event
+ * loop over 50 ms).
  */
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
-export const BATCH_BODY_LIMIT = 2 * 1024 * 1024;
+/** Every company API endpoint takes bodies up to 2 MiB: CONTRACT §4, "Body over 2 MiB: 413" (secured-api.ts). */
+export const COMPANY_API_BODY_LIMIT = 2 * 1024 * 1024;
 
 /** 65536 → "64 KiB", 2097152 → "2 MiB". */
 function sizeInWords(bytes: number): string {
@@ -41,7 +42,7 @@ declare module 'fastify' {
 export const OAUTH_BODY_HINT = 'Send the request body as application/x-www-form-urlencoded (or application/json).';
 
 /** Maps a thrown value to a ProblemError (4xx from Fastify itself, or an opaque 500). */
-export function toProblem(error: FastifyError, bodyLimit = BATCH_BODY_LIMIT): ProblemError {
+export function toProblem(error: FastifyError, bodyLimit = COMPANY_API_BODY_LIMIT): ProblemError {
   if (error instanceof ProblemError) return error;
   if (error.validation) {
     const context = error.validationContext ?? 'body';
@@ -161,7 +162,7 @@ export function installErrorHandling(app: FastifyInstance, problemTypeBase: stri
       if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     }
     if (format === 'oauth') {
-      const oauthCode = problem.status === 429 ? 'slow_down' : problem.status >= 500 ? 'server_error' : 'invalid_request';
+      const oauthCode = problem.status >= 500 ? 'server_error' : 'invalid_request';
       const description = problem.status === 415 ? OAUTH_BODY_HINT : problem.message;
       return reply.code(problem.status).headers({ ...problem.headers, 'Cache-Control': 'no-store' }).send({ error: oauthCode, error_description: description });
     }
@@ -199,10 +200,11 @@ function registeredMethods(app: FastifyInstance): (path: string) => string[] {
 /**
  * Makes `app` (an encapsulated route scope) accept only application/json: any other content type is
  * 415, malformed JSON 400, a body over bodyLimit 413. Bodies are read by jsonBodyParser (UTF-8,
- * depth, measured first) and parsed with `parse` when given (the inbound routes keep each number's
- * text), otherwise as Fastify's own parser does.
+ * depth, measured first; unless `options` say otherwise, more than MAX_JSON_VALUES values are a 400
+ * before parsing) and parsed with `parse` when given (the inbound routes keep each number's text),
+ * otherwise as Fastify's own parser does.
  */
-export function acceptJsonOnly(app: FastifyInstance, parse: JsonBodyParser = plainJson(app), options: JsonBodyOptions = {}): void {
+export function acceptJsonOnly(app: FastifyInstance, parse: JsonBodyParser = plainJson(app), options: JsonBodyOptions = { maxValues: MAX_JSON_VALUES }): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser(parse, options));
 }

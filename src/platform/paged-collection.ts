@@ -3,9 +3,9 @@
 // after a position, each row's position, how a row is shown — and whose listing it is (a
 // `CursorBinding`); this module reads the page request, asks for one row more than the page shows
 // (to know whether another page follows), signs the next cursor and answers with an ETag (an empty
-// 304 on If-None-Match), or from the response cache. Listings answered otherwise (the webhooks'
-// logs, without ETags; the change log, with its long poll and a cursor on every page) use
-// `pageRequest` and `readPage` and add their own.
+// 304 on If-None-Match), or from the response cache. Listings answered otherwise (the webhooks',
+// whose page needs the endpoint found first; the change log, with its long poll and a cursor on every
+// page) use `pageRequest` and `readPage` and add their own.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TProperties, type TSchema } from 'typebox';
 import { decodeCursor, encodeCursor, replyWithEtag, type CursorScope, type SortKey } from './collection.ts';

@@ -77,7 +77,7 @@ const DESCRIPTIONS: Record<number, string> = {
   404: 'Not found within the token\'s reach',
   409: 'Conflict',
   410: 'Gone: the cursor is past retention (code cursor_expired); read the collections again',
-  413: 'Body over the endpoint\'s limit: 2 MiB for batches, 64 KiB elsewhere',
+  413: 'Body over 2 MiB',
   415: 'Body is not application/json',
   429: 'Rate limited; see Retry-After',
   503: 'Database unavailable; retry',

@@ -112,7 +112,7 @@ export async function callbackRoutes(app: App, { runtime, throttle }: { runtime:
       identity = await rp.finish(provider, new URLSearchParams(request.query as Record<string, string>), { state, nonce: pending.nonce, codeVerifier: pending.codeVerifier });
     } catch (error) {
       if (!(error instanceof SsoFailure)) throw error;
-      request.log.warn({ provider: provider.id, reason: error.reason, message: error.message }, 'SSO sign-in refused');
+      request.log.warn({ provider: provider.id, reason: error.reason, detail: error.detail }, 'SSO sign-in refused');
       return fail(request, reply, error.reason, who, error.message);
     }
     const match = await matchApiUser(deps.db, auth.client.id, provider, identity);

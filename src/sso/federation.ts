@@ -43,7 +43,7 @@ export function ssoFederation(runtime: SsoRuntime): LoginFederation {
     } catch (error) {
       if (!(error instanceof SsoFailure)) throw error;
       await recordAudit(deps.db, { event: 'sso_login_failed', outcome: 'failure', clientId: auth.client.id, address: request.ip, detail: error.reason });
-      request.log.warn({ provider: provider.id, reason: error.reason, message: error.message }, 'SSO provider unavailable');
+      request.log.warn({ provider: provider.id, reason: error.reason, detail: error.detail }, 'SSO provider unavailable');
       return { to: 'refused', status: 502, message: `${error.message} Try again later${(await enforcesSso(deps.db, auth.client.organisationId)) ? '' : ', or sign in with the API User\'s secret'}.` };
     }
   }

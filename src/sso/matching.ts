@@ -2,7 +2,9 @@
 // linked to (issuer, sub); else the one whose email equals the token's `email`, when the provider
 // says it is verified and it lies in one of that provider's own domains — then linked, once. Never
 // an unverified email (the "nOAuth" takeover), never another provider's domain, never a new user.
-import type { Db } from '../platform/db/database.ts';
+// The link is stored only while the provider is still there: a provider removed while the callback
+// talked to it links nobody (`provider_removed`).
+import { onPostgres, type Db } from '../platform/db/database.ts';
 import type { VerifiedIdentity } from './relying-party.ts';
 
 export interface MatchProvider {
@@ -11,7 +13,7 @@ export interface MatchProvider {
   domains: string[];
 }
 
-export type Match = { ok: true; userId: string; linked: boolean } | { ok: false; reason: 'no_matching_user' | 'email_not_verified' | 'email_outside_domains' | 'hosted_domain_mismatch' | 'user_linked_elsewhere' | 'user_disabled'; userId?: string };
+export type Match = { ok: true; userId: string; linked: boolean } | { ok: false; reason: 'no_matching_user' | 'email_not_verified' | 'email_outside_domains' | 'hosted_domain_mismatch' | 'user_linked_elsewhere' | 'user_disabled' | 'provider_removed'; userId?: string };
 
 /** Google Workspace puts the hosted domain in `hd`; an email alone does not prove the account is the domain's. */
 const GOOGLE_ISSUER = 'https://accounts.google.com';
@@ -38,11 +40,31 @@ export async function matchApiUser(db: Db, clientId: string, provider: MatchProv
   const user = await db.selectFrom('api_users').select(['id', 'disabled']).where('client_id', '=', clientId).where('email', '=', identity.email).executeTakeFirst();
   if (!user) return { ok: false, reason: 'no_matching_user' };
   if (user.disabled === 1) return { ok: false, reason: 'user_disabled', userId: user.id };
-  // A user stays linked to one (issuer, sub): the primary key refuses a second link.
+  if (await linkUser(db, { userId: user.id, clientId, provider, subject: identity.subject }, now)) return { ok: true, userId: user.id, linked: true };
+  return { ok: false, reason: (await providerExists(db, provider.id)) ? 'user_linked_elsewhere' : 'provider_removed', userId: user.id };
+}
+
+/**
+ * Links the user to the provider's (issuer, sub); false when it is not stored. A user stays linked to
+ * one (issuer, sub): the keys refuse a second link. One conditional insert that selects the provider's
+ * row, so a provider removed meanwhile gets no link (instead of a foreign-key error); on PostgreSQL it
+ * holds a share lock on that row, so a removal under way (which locks the row first, providers.ts)
+ * either waits for the link and deletes it, or commits first and the insert finds no row.
+ */
+async function linkUser(db: Db, link: { userId: string; clientId: string; provider: MatchProvider; subject: string }, now: number): Promise<boolean> {
   const inserted = await db.insertInto('sso_links')
-    .values({ user_id: user.id, provider_id: provider.id, client_id: clientId, issuer: provider.issuer, subject: identity.subject, created_at: now })
+    .columns(['user_id', 'provider_id', 'client_id', 'issuer', 'subject', 'created_at'])
+    .expression((eb) => {
+      const provider = eb.selectFrom('sso_providers as p')
+        .select([eb.val(link.userId).as('user_id'), 'p.id as provider_id', eb.val(link.clientId).as('client_id'), eb.val(link.provider.issuer).as('issuer'), eb.val(link.subject).as('subject'), eb.val(now).as('created_at')])
+        .where('p.id', '=', link.provider.id);
+      return onPostgres(db) ? provider.forShare() : provider;
+    })
     .onConflict((oc) => oc.doNothing())
     .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== 1) return { ok: false, reason: 'user_linked_elsewhere', userId: user.id };
-  return { ok: true, userId: user.id, linked: true };
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+async function providerExists(db: Db, providerId: string): Promise<boolean> {
+  return (await db.selectFrom('sso_providers').select('id').where('id', '=', providerId).executeTakeFirst()) !== undefined;
 }

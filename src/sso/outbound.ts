@@ -12,7 +12,14 @@ import { isPublicAddress } from '../platform/public-address.ts';
 const TIMEOUT_MS = 10_000;
 const MAX_BODY_BYTES = 1024 * 1024;
 
-export class OutboundRefused extends Error {}
+/** Why a call to a provider failed before it had a usable answer (the categories of discovery-failure.ts). */
+export class OutboundFailure extends Error {}
+/** The destination is one the service does not call (the checks below). */
+export class OutboundRefused extends OutboundFailure {}
+/** No answer in time. */
+export class OutboundTimeout extends OutboundFailure {}
+/** An answer larger than the cap. */
+export class OutboundTooLarge extends OutboundFailure {}
 
 function checkedLookup(allowInsecure: boolean): LookupFunction {
   return (hostname, options, callback) => {
@@ -42,7 +49,7 @@ function readBody(response: IncomingMessage): Promise<Buffer> {
     let size = 0;
     response.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) response.destroy(new OutboundRefused('The answer is larger than 1 MiB.'));
+      if (size > MAX_BODY_BYTES) response.destroy(new OutboundTooLarge('The answer is larger than 1 MiB.'));
       else chunks.push(chunk);
     });
     response.on('end', () => resolve(Buffer.concat(chunks)));
@@ -77,7 +84,7 @@ export function guardedFetch(allowInsecure: boolean) {
           resolve(new Response([101, 204, 205, 304].includes(status) ? null : new Uint8Array(bytes), { status, headers: answerHeaders }));
         }, reject);
       });
-      request.on('timeout', () => request.destroy(new OutboundRefused(`${url.host} did not answer within ${TIMEOUT_MS / 1000} seconds.`)));
+      request.on('timeout', () => request.destroy(new OutboundTimeout(`${url.host} did not answer within ${TIMEOUT_MS / 1000} seconds.`)));
       request.on('error', reject);
       request.end(body);
     });

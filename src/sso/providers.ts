@@ -2,14 +2,14 @@
 // and later the console: add (issuer checked against its discovery document, client secret sealed
 // and never shown again, domains unique across every provider), list, update, remove (revoking the
 // grants made through the provider), and whether the organisation enforces SSO.
-import type { Db } from '../platform/db/database.ts';
+import { onPostgres, type Db } from '../platform/db/database.ts';
 import { badRequest, conflict, notFound, type FieldError } from '../platform/errors.ts';
 import { rejectIf, schemaErrors } from '../platform/validation.ts';
 import { newId } from '../platform/ids.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
 import { OPERATOR, changeEvent, recordAudit, type Actor } from '../iam/audit.ts';
 import { revokeGrants, voidPendingCodes } from '../iam/grants.ts';
-import { discoverIssuer, issuerProblem, SsoFailure, type ProviderEndpoint } from './relying-party.ts';
+import { DiscoveryFailure, discoverIssuer, issuerProblem, type ProviderEndpoint } from './relying-party.ts';
 import { NewProviderBody, ProviderChangeBody, type CreatedProvider, type Enforcement, type NewSsoProvider, type OrganisationSso, type RemovedProvider, type SsoProvider, type SsoProviderChange } from './schemas.ts';
 
 
@@ -53,14 +53,22 @@ async function checkedFields(schema: typeof NewProviderBody | typeof ProviderCha
   rejectIf(errors.sort((a, b) => fieldRank(a) - fieldRank(b) || itemRank(a) - itemRank(b)));
   if (input.clientId !== undefined) out.clientId = input.clientId.trim();
   if (input.clientSecret !== undefined) out.clientSecret = input.clientSecret;
-  if (input.issuer !== undefined) {
-    try {
-      out.issuer = await discoverIssuer(input.issuer, settings.allowInsecure);
-    } catch (error) {
-      throw badRequest('sso_discovery_failed', error instanceof SsoFailure ? error.message : 'The discovery document could not be used.', [{ path: '/issuer', message: 'must serve an OpenID discovery document naming this issuer' }]);
-    }
-  }
+  if (input.issuer !== undefined) out.issuer = await discoveredIssuer(input.issuer, settings.allowInsecure);
   return out;
+}
+
+/**
+ * The issuer as its discovery document spells it, or 400 sso_discovery_failed: the detail (with
+ * addresses and error codes) is for the operator, the field error a category anyone may read (the
+ * console shows only that, and logs the detail).
+ */
+async function discoveredIssuer(issuer: string, allowInsecure: boolean): Promise<string> {
+  try {
+    return await discoverIssuer(issuer, allowInsecure);
+  } catch (error) {
+    if (!(error instanceof DiscoveryFailure)) throw error;
+    throw badRequest('sso_discovery_failed', error.message, [{ path: '/issuer', message: error.problem.text }]);
+  }
 }
 
 async function requireOrganisation(db: Db, organisationId: string): Promise<void> {
@@ -150,15 +158,23 @@ export async function updateSsoProvider(db: Db, settings: ProviderSettings, prov
   return provider as SsoProvider;
 }
 
+/** Locks the provider's row for its removal (PostgreSQL; SQLite runs one write transaction at a time). */
+async function lockProvider(trx: Db, providerId: string): Promise<void> {
+  if (onPostgres(trx)) await trx.selectFrom('sso_providers').select('id').where('id', '=', providerId).forUpdate().execute();
+}
+
 /** `organisationId`: only a provider of that organisation (a console user's); another's id is 404. */
 export async function removeSsoProvider(db: Db, providerId: string, scope: { organisationId?: string; actor?: Actor } = {}, now = Date.now()): Promise<RemovedProvider> {
   const row = await requireProvider(db, providerId);
   if (scope.organisationId !== undefined && row.organisation_id !== scope.organisationId) throw notFound(`No SSO provider ${providerId}.`);
   const actor = scope.actor ?? OPERATOR;
   const revoked = await db.transaction().execute(async (trx) => {
-    // The provider's row goes before its codes are voided: on PostgreSQL an SSO login storing its
-    // code (codes.ts, a share lock on this row) then either committed first, and its code is voided
-    // below, or waits for this removal and finds no provider.
+    // On PostgreSQL the provider's row is locked first: an SSO login storing its link (matching.ts)
+    // or its code (codes.ts), each with a share lock on this row, then either committed first, and
+    // its link is deleted and its code voided below, or waits for this removal and finds no provider.
+    // (Without the lock, a link stored between the links' delete and the row's delete made the
+    // row's delete fail on the foreign key.)
+    await lockProvider(trx, providerId);
     await trx.deleteFrom('sso_pending').where('provider_id', '=', providerId).execute();
     await trx.deleteFrom('sso_links').where('provider_id', '=', providerId).execute();
     await trx.deleteFrom('sso_domains').where('provider_id', '=', providerId).execute();

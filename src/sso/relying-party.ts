@@ -4,7 +4,8 @@
 // Each provider's discovered configuration is cached per instance for an hour; its JWKS is cached by
 // openid-client, which fetches it again when a token names a key it does not know.
 import * as oidc from 'openid-client';
-import { checkOutboundUrl, guardedFetch, OutboundRefused } from './outbound.ts';
+import { checkOutboundUrl, guardedFetch, OutboundFailure } from './outbound.ts';
+import { discoveryProblem, type DiscoveryProblem } from './discovery-failure.ts';
 
 const METADATA_TTL_MS = 60 * 60 * 1000;
 
@@ -23,6 +24,23 @@ export class SsoFailure extends Error {
   constructor(reason: string, message: string, options?: ErrorOptions) {
     super(message, options);
     this.reason = reason;
+  }
+
+  /** What went wrong underneath, network detail included: for the log, never for a page. */
+  get detail(): string {
+    return this.cause === undefined ? this.message : describe(this.cause);
+  }
+}
+
+/**
+ * An issuer whose discovery document could not be used: the message keeps the detail (addresses,
+ * error codes) for the operator; `problem` is the category the customer's admin is shown.
+ */
+export class DiscoveryFailure extends SsoFailure {
+  readonly problem: DiscoveryProblem;
+  constructor(issuer: string, error: unknown) {
+    super('discovery_failed', `The discovery document of ${issuer} could not be used: ${describe(error)}`, { cause: error });
+    this.problem = discoveryProblem(error);
   }
 }
 
@@ -52,14 +70,14 @@ export function issuerProblem(issuer: string, allowInsecure: boolean): string | 
 }
 
 function describe(error: unknown): string {
-  if (error instanceof OutboundRefused) return error.message;
+  if (error instanceof OutboundFailure) return error.message;
   const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
   return error instanceof Error ? `${error.message}${cause}` : String(error);
 }
 
 /**
  * Fetches the issuer's discovery document and returns the issuer exactly as the document spells it;
- * throws SsoFailure when it cannot be fetched or names another issuer.
+ * throws DiscoveryFailure when it cannot be fetched or names another issuer.
  */
 export async function discoverIssuer(issuer: string, allowInsecure: boolean): Promise<string> {
   try {
@@ -67,7 +85,7 @@ export async function discoverIssuer(issuer: string, allowInsecure: boolean): Pr
     const config = await oidc.discovery(new URL(issuer), 'discovery-check', undefined, oidc.None(), discoveryOptions(allowInsecure));
     return config.serverMetadata().issuer;
   } catch (error) {
-    throw new SsoFailure('discovery_failed', `The discovery document of ${issuer} could not be used: ${describe(error)}`, { cause: error });
+    throw new DiscoveryFailure(issuer, error);
   }
 }
 
@@ -115,7 +133,7 @@ export class RelyingParty {
       })
       .catch((error: unknown) => {
         this.#cache.delete(provider.id);
-        throw new SsoFailure('provider_unreachable', `The sign-in service of your organisation (${provider.issuer}) could not be reached: ${describe(error)}`, { cause: error });
+        throw new SsoFailure('provider_unreachable', `The sign-in service of your organisation (${provider.issuer}) could not be reached.`, { cause: error });
       });
     this.#cache.set(provider.id, { version: provider.version, fetchedAt: now, config });
     return config;
@@ -180,7 +198,7 @@ const NETWORK_CODES = /^(ECONN|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|ENETUN
 function unreachable(error: unknown): boolean {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
     const code = (current as { code?: unknown }).code;
-    if (current instanceof OutboundRefused || (typeof code === 'string' && NETWORK_CODES.test(code))) return true;
+    if (current instanceof OutboundFailure || (typeof code === 'string' && NETWORK_CODES.test(code))) return true;
   }
   return false;
 }
@@ -194,7 +212,7 @@ function classify(error: unknown): SsoFailure {
     return new SsoFailure('code_exchange_failed', `Your organisation's sign-in service refused the sign-in: ${error.error}.`, { cause: error });
   }
   if (unreachable(error)) {
-    return new SsoFailure('provider_unreachable', `Your organisation's sign-in service could not be reached: ${describe(error)}`, { cause: error });
+    return new SsoFailure('provider_unreachable', 'Your organisation\'s sign-in service could not be reached.', { cause: error });
   }
   return new SsoFailure('invalid_id_token', `The answer of your organisation's sign-in service did not validate: ${describe(error)}`, { cause: error });
 }

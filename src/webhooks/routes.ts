@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { acceptJsonOnly, type App } from '../platform/http.ts';
 import type { WebhookDeps } from './deps.ts';
-import { Collection, NoQuery, problemResponse, problemResponses } from '../platform/schemas.ts';
+import { Collection, NoQuery, NotModified, problemResponse, problemResponses } from '../platform/schemas.ts';
+import { replyWithEtag } from '../platform/collection.ts';
 import { pagedQuery } from '../platform/paged-collection.ts';
 import { formatInstant } from '../platform/local-time.ts';
 import { deleteEndpoint, findEndpoint, presentEndpoint } from './endpoints.ts';
@@ -48,9 +49,9 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
       tags: TAGS, operationId: 'listWebhookEndpoints', security: SECURITY,
       summary: 'Lists the company\'s webhook endpoints',
       querystring: pagedQuery({}),
-      response: { 200: Collection(Endpoint), ...problemResponses(400, 401, 429) },
+      response: { 200: Collection(Endpoint), 304: NotModified, ...problemResponses(400, 401, 429) },
     },
-  }, async (request) => endpointPage({ deps, companyId: request.principal.companyId }, request.query));
+  }, async (request, reply) => replyWithEtag(request, reply, await endpointPage({ deps, companyId: request.principal.companyId }, request.query)));
 
   app.get('/api/v1/company/webhooks/:id', {
     schema: {
@@ -130,9 +131,9 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
       description: 'One item per attempt, kept as long as the change log keeps changes (CHANGES_RETENTION_SECONDS, 30 days).',
       params: EndpointParams,
       querystring: pagedQuery({}),
-      response: { 200: Collection(Delivery), ...problemResponses(400, 401, 404, 429) },
+      response: { 200: Collection(Delivery), 304: NotModified, ...problemResponses(400, 401, 404, 429) },
     },
-  }, async (request) => deliveryPage({ deps, companyId: request.principal.companyId }, request.params.id, request.query));
+  }, async (request, reply) => replyWithEtag(request, reply, await deliveryPage({ deps, companyId: request.principal.companyId }, request.params.id, request.query)));
 
   app.post('/api/v1/company/webhooks/:id/deliveries/:deliveryId/retry', {
     schema: {

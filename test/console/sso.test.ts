@@ -1,23 +1,28 @@
 // The console's single sign-on section (CONTRACT §6, §8) over plain HTTP: an admin adds a provider
 // (checked against its discovery document, the secret never shown back), edits it, enforces SSO and
-// removes the provider; a refused domain is explained on the page; a viewer only reads; another organisation's
-// provider is a 404; every change is audited with the console user as actor.
+// removes the provider; a refused domain, and an issuer that cannot be reached (by its category
+// only), are explained on the page; a viewer only reads; another organisation's provider is a 404;
+// every change is audited with the console user as actor.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { freePort, startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant, type Tenant } from '../support/tenants.ts';
 import { enrolPerson, type ConsolePerson } from '../support/console.ts';
 import { startIdentityProvider, type IdentityProvider } from '../sso/identity-provider.ts';
 import { ssoTenant } from '../sso/fixtures.ts';
 
 const clock = new ManualClock();
+const logLines: string[] = [];
+const logStream = new PassThrough();
+logStream.on('data', (chunk: Buffer) => logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
 let server: TestServer;
 let idp: IdentityProvider;
 let home: Tenant;
 let admin: ConsolePerson;
 before(async () => {
-  server = await startTestServer({ SSO_ALLOW_INSECURE: '1' }, { clock, inProcess: true });
+  server = await startTestServer({ SSO_ALLOW_INSECURE: '1', LOG_LEVEL: 'warn' }, { clock, inProcess: true, logStream });
   idp = await startIdentityProvider(`${server.config.authUrl}/oauth/sso/callback`);
   home = await provisionTenant(server.ctx, { name: 'Console SSO' });
   admin = await enrolPerson(server, clock, home.organisationId);
@@ -72,6 +77,24 @@ test('a refused provider is explained on the page with what was typed; nothing i
   assert.equal(badIssuer.status, 400);
   assert.match(badIssuer.html, /Issuer must be https/);
   assert.equal((await server.ctx.db.selectFrom('sso_providers').select('id').where('organisation_id', '=', home.organisationId).execute()).length, 0);
+});
+
+test('an issuer that cannot be reached is explained by its category, without address, port or error code; the log has the detail', async () => {
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const refused = await admin.agent.submit('/console/sso', '/console/sso/providers', { issuer, clientId: 'mine', clientSecret: 's', domains: 'unreachable.example' });
+  assert.equal(refused.status, 400);
+  const alert = /role="alert">([^<]*)</.exec(refused.html)?.[1] ?? '';
+  assert.equal(alert, 'Issuer could not be reached: the connection to it failed.');
+  assert.doesNotMatch(refused.html, /ECONN|EHOST|ENET|errno|connect /, 'no error code on the page');
+  assert.equal(refused.html.split(String(port)).length - 1, 1, 'the port appears once: in the issuer field, as typed');
+
+  await new Promise((resolve) => setImmediate(resolve));
+  const requestId = refused.headers.get('x-request-id');
+  const logged = logLines.map((line) => JSON.parse(line) as { level: number; reqId?: string; msg: string; detail?: string }).find((entry) => entry.msg === 'SSO discovery failed' && entry.reqId === requestId);
+  assert.ok(logged, `a warning under the request id ${String(requestId)}`);
+  assert.equal(logged.level, 40, 'warn');
+  assert.match(logged.detail ?? '', new RegExp(`ECONNREFUSED 127\\.0\\.0\\.1:${port}`), 'the operator reads the detail');
 });
 
 test('a viewer reads but cannot change; another organisation\'s provider is a 404', async () => {

@@ -1,7 +1,8 @@
 // A login is checked, then its code stored; what ends the login's standing in between (a secret
-// reset, the user disabled, the SSO provider removed) must leave no code that can be exchanged. The
-// check is slow on purpose (scrypt), so these happen: the security review saw a code from the old
-// secret exchanged after a reset in 3 rounds of 10. The interleavings are run step by step.
+// reset, the user disabled, the SSO provider removed) must leave no code that can be exchanged, and
+// a removal must not trip over an SSO link stored meanwhile. The check is slow on purpose (scrypt),
+// so these happen: the security review saw a code from the old secret exchanged after a reset in 3
+// rounds of 10. The interleavings are run step by step.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -17,6 +18,7 @@ import { hashUserSecret, useUserSecretCost } from '../../src/iam/secrets.ts';
 import { EVERY_ORGANISATION } from '../../src/iam/organisation-scope.ts';
 import { OPERATOR } from '../../src/iam/audit.ts';
 import { removeSsoProvider } from '../../src/sso/providers.ts';
+import { matchApiUser } from '../../src/sso/matching.ts';
 import { startIdentityProvider, type IdentityProvider } from '../sso/identity-provider.ts';
 import { ssoTenant } from '../sso/fixtures.ts';
 import type { Db } from '../../src/platform/db/database.ts';
@@ -102,6 +104,26 @@ test('PostgreSQL: a reset under way while a code is being stored waits for it, t
   assert.ok(code);
   assert.equal(await pendingCodes(tenant.userId), 0);
   assert.equal(await exchangeStatus(tenant, code), 400);
+});
+
+test('PostgreSQL: a provider removal under way while an SSO login stores its link waits for it, then deletes the link', { skip: testDialect !== 'postgres' && 'row locks are PostgreSQL\'s; SQLite runs one write at a time' }, async () => {
+  const { tenant, providerId, domain, user } = await ssoTenant(server, idp);
+  const identity = { subject: user.sub, email: user.email, emailVerified: true, hostedDomain: undefined };
+  let removal: Promise<unknown> | undefined;
+  let removalDone = false;
+  const match = await server.ctx.db.transaction().execute(async (trx) => {
+    // The link's insert, not yet committed; the removal starts and must wait for it (before, it
+    // deleted the links it saw, then failed on the foreign key of this one).
+    const linked = await matchApiUser(trx, tenant.clientId, { id: providerId, issuer: idp.issuer, domains: [domain] }, identity);
+    removal = removeSsoProvider(server.ctx.db, providerId).finally(() => { removalDone = true; });
+    while (!removalDone && !(await someoneWaitsForALock())) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(removalDone, false, 'the removal waited for the link being stored');
+    return linked;
+  });
+  assert.deepEqual(match, { ok: true, userId: user.userId, linked: true });
+  await removal;
+  assert.equal(await server.ctx.db.selectFrom('sso_links').select('user_id').where('user_id', '=', user.userId).executeTakeFirst(), undefined, 'the removal deleted the link');
+  assert.equal(await server.ctx.db.selectFrom('sso_providers').select('id').where('id', '=', providerId).executeTakeFirst(), undefined);
 });
 
 test('over HTTP: a login whose secret is reset while it is checked is refused like a wrong secret, or its code is void', async () => {

@@ -106,6 +106,7 @@ test('the worst bodies to the other JSON write endpoints hold the event loop und
   await assertCheap('a valid event with the longest strings', '/api/v1/timeclock/events', Buffer.from(JSON.stringify(longest)), { ...json, ...bearer(company.token) }, 200);
   const targets: Array<[string, Record<string, string>]> = [
     ['/api/v1/timeclock/events', bearer(company.token)],
+    ['/api/v1/company/webhooks', bearer(company.token)],
     ['/api/v1/iam/oauth/token', {}],
     ['/api/v1/iam/oauth/revoke', {}],
     ['/api/v1/admin/organisations', bearer(ADMIN_TOKEN)],

@@ -1,7 +1,8 @@
 // How request bodies are read (contract: errors and limits), on every JSON endpoint: only UTF-8 (another declared
 // charset is 415, bytes that are not UTF-8 a 400 rather than silent U+FFFD), and a body nested past
 // 64 levels — 100,000 `[` once overflowed the parser's stack — is 400 malformed_body, in the
-// endpoint's own error shape. Bodies are limited per endpoint: 2 MiB for batches, 64 KiB elsewhere.
+// endpoint's own error shape. Bodies are limited per endpoint: 2 MiB on the company API (CONTRACT §4),
+// 64 KiB on the OAuth endpoints.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useCompanyServer } from '../support/company.ts';
@@ -62,26 +63,53 @@ test('a number longer than 256 characters is 400 malformed_body before parsing; 
 });
 
 test('100,000 nested arrays are 400 malformed_body (no stack overflow) on every JSON endpoint', async () => {
-  // 100,000 where the endpoint takes 2 MiB; 30,000 (60 kB) where it takes 64 KiB.
   const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
   for (const path of COMPANY_WRITES) {
-    const depth = path.startsWith('/api/v1/company/') ? 100_000 : 30_000;
-    const problem = await assertProblem(await post(path, nested(depth)), 400, 'malformed_body');
+    const problem = await assertProblem(await post(path, nested(100_000)), 400, 'malformed_body');
     assert.match(problem.detail, /deeper than 64/);
-    await assertProblem(await post(path, `{"items":${nested(depth)}}`), 400, 'malformed_body');
+    await assertProblem(await post(path, `{"items":${nested(100_000)}}`), 400, 'malformed_body');
   }
+  // 30,000 (60 kB) where the endpoint takes 64 KiB.
   const token = await company.server.fetch(`${company.server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: nested(30_000) });
   assert.equal(token.status, 400);
   assert.equal(((await token.json()) as { error: string }).error, 'invalid_request');
 });
 
-test('a body over the endpoint\'s limit is 413: 2 MiB for batches, 64 KiB for a punch', async () => {
+test('a body over 2 MiB is 413 on every company API write; 1 MiB is read and judged by the schema', async () => {
   const padded = (bytes: number) => `{"items":[],"pad":"${'x'.repeat(bytes)}"}`;
-  const batch = await assertProblem(await post('/api/v1/company/revenue', padded(2 * 1024 * 1024)), 413, 'payload_too_large');
-  assert.match(batch.detail, /2 MiB/);
-  await assertProblem(await post('/api/v1/company/revenue', padded(1024 * 1024)), 400, 'validation_failed');
-  const punch = await assertProblem(await post('/api/v1/timeclock/events', padded(64 * 1024)), 413, 'payload_too_large');
-  assert.match(punch.detail, /64 KiB/);
+  for (const path of [...COMPANY_WRITES, '/api/v1/company/webhooks']) {
+    const tooLarge = await assertProblem(await post(path, padded(2 * 1024 * 1024)), 413, 'payload_too_large');
+    assert.match(tooLarge.detail, /2 MiB/);
+    await assertProblem(await post(path, padded(1024 * 1024)), 400, 'validation_failed');
+  }
+});
+
+test('a body other than a batch holding more than 1,000 values is 400 validation_failed, before it is parsed', async () => {
+  const keys = (count: number) => `{${Array.from({ length: count }, (_, i) => `"k${i}":0`).join(',')}}`;
+  for (const path of ['/api/v1/timeclock/events', '/api/v1/company/webhooks']) {
+    const problem = await assertProblem(await post(path, keys(1001)), 400, 'validation_failed');
+    assert.match(problem.detail, /more values than this endpoint takes \(at most 1000\)/);
+    const judged = await assertProblem(await post(path, keys(999)), 400, 'validation_failed');
+    assert.doesNotMatch(judged.detail, /more values/, 'fewer values are parsed and judged by the schema');
+  }
+});
+
+test('an unknown query parameter on a company write is 400 naming it, before the body is acted on (CONTRACT §3)', async () => {
+  const shapedRight: Record<string, unknown> = {
+    '/api/v1/company/revenue': { items: [{ departmentId: 'dep_any', date: '2026-11-20', kind: 'realised', amount: 1 }] },
+    '/api/v1/company/wage-budget': { items: [{ departmentId: 'dep_any', date: '2026-11-20', kind: 'realised', amount: 1 }] },
+    '/api/v1/timeclock/events': { eventId: '0b7c5f4e-2d7a-4a53-9a8e-1f2b3c4d5e6f', badgeId: 'B-1', type: 'clock_in', occurredAt: '2026-11-20T08:00:00Z', source: 'terminal' },
+  };
+  for (const path of COMPANY_WRITES) {
+    const problem = await assertProblem(await post(`${path}?foo=1`, JSON.stringify(shapedRight[path])), 400, 'validation_failed');
+    assert.deepEqual(problem.errors, [{ path: '/querystring/foo', message: 'unknown query parameter "foo"' }], path);
+  }
+});
+
+test('a token request over 64 KiB is 413 invalid_request', async () => {
+  const response = await company.server.fetch(`${company.server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=client_credentials&pad=${'x'.repeat(64 * 1024)}` });
+  assert.equal(response.status, 413);
+  assert.equal(((await response.json()) as { error: string }).error, 'invalid_request');
 });
 
 test('64 levels of nesting are still parsed (and refused by the schema, not as malformed)', async () => {

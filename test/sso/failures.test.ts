@@ -9,7 +9,8 @@ import { assertRefusedWithin } from '../support/http.ts';
 import { codeExchange, hiddenInputs, type TokenBody } from '../support/login.ts';
 import { postToken, renewAtIdToken } from '../iam/helpers.ts';
 import { createApiUser } from '../../src/iam/provisioning.ts';
-import { removeSsoProvider } from '../../src/sso/providers.ts';
+import { addSsoProvider, removeSsoProvider } from '../../src/sso/providers.ts';
+import { loadSecretBox } from '../../src/sso/secrets-key.ts';
 import { matchApiUser } from '../../src/sso/matching.ts';
 import { newSigningKey, signIdToken, startIdentityProvider, type IdentityProvider } from './identity-provider.ts';
 import { CookieJar, clientRequest, locationOf, request, signInAtProvider, ssoLogin, submitEmail } from './flow.ts';
@@ -24,13 +25,14 @@ before(async () => {
 });
 after(() => sso.close());
 
-async function failedPage(response: Response, status: number, text: RegExp): Promise<void> {
+async function failedPage(response: Response, status: number, text: RegExp): Promise<string> {
   const html = await response.text();
   assert.equal(response.status, status, html);
   assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
   assert.match(response.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
   assert.match(html, text);
   assert.doesNotMatch(html, /at .*\.ts:\d+|stack|SELECT /i, 'no stack or SQL');
+  return html;
 }
 
 async function failures(clientId: string | null): Promise<{ detail: string | null; user_id: string | null }[]> {
@@ -150,11 +152,12 @@ test('the provider down: a clear page when the flow starts, and when the code is
 
   const authorization = await clientRequest(server.config.authUrl, early.tenant);
   const { response } = await submitEmail(new CookieJar(), authorization.url, early.user.email);
-  await failedPage(response, 502, /could not be reached/);
+  const startPage = await failedPage(response, 502, /could not be reached/);
   assert.deepEqual((await failures(early.tenant.clientId)).map((f) => f.detail), ['provider_unreachable']);
 
-  await failedPage(await request(jar, callbackUrl), 502, /could not be reached/);
+  const callbackPage = await failedPage(await request(jar, callbackUrl), 502, /could not be reached/);
   assert.deepEqual((await failures(late.tenant.clientId)).map((f) => f.detail), ['provider_unreachable']);
+  for (const html of [startPage, callbackPage]) assert.doesNotMatch(html, /ECONN|fetch failed|connect /, 'no network detail for the person signing in');
 });
 
 test('enforceSso: no secret form is offered, and a posted secret is refused', async () => {
@@ -208,6 +211,64 @@ test('removing a provider revokes the grants made through it', async () => {
   assert.equal(await server.ctx.db.selectFrom('sso_links').select('user_id').where('user_id', '=', sso.user.userId).executeTakeFirst(), undefined);
   const again = await submitEmail(new CookieJar(), (await clientRequest(server.config.authUrl, sso.tenant)).url, sso.user.email);
   assert.equal(again.response.status, 200, 'the domain now goes to the secret form');
+});
+
+/**
+ * Follows the callback while the provider's token endpoint is held, runs `meanwhile` (the callback
+ * is then waiting for the provider), lets the provider answer, and returns the service's answer.
+ */
+async function callbackHeldAtTokenEndpoint(sso: SsoTenant, meanwhile: () => Promise<void>): Promise<Response> {
+  const { jar, callbackUrl } = await toCallback(sso);
+  const reached = Promise.withResolvers<void>();
+  const release = Promise.withResolvers<void>();
+  idp.hold = async () => {
+    reached.resolve();
+    await release.promise;
+  };
+  try {
+    const answer = request(jar, callbackUrl);
+    await reached.promise;
+    await meanwhile();
+    release.resolve();
+    return await answer;
+  } finally {
+    idp.hold = undefined;
+    release.resolve();
+  }
+}
+
+/** Nothing was issued to the client: no code, no grant, no link of the user. */
+async function nothingIssued(sso: SsoTenant): Promise<void> {
+  const { db } = server.ctx;
+  assert.equal(await db.selectFrom('authorization_codes').select('code_hash').where('client_id', '=', sso.tenant.clientId).where('user_id', '=', sso.user.userId).executeTakeFirst(), undefined, 'no code');
+  assert.equal(await db.selectFrom('grants').select('id').where('client_id', '=', sso.tenant.clientId).where('user_id', '=', sso.user.userId).executeTakeFirst(), undefined, 'no grant');
+  assert.equal(await db.selectFrom('sso_links').select('user_id').where('user_id', '=', sso.user.userId).executeTakeFirst(), undefined, 'no link');
+}
+
+test('a provider removed while the callback waits for its token endpoint: the provider_removed page, nothing issued', async () => {
+  const sso = await ssoTenant(server, idp);
+  const response = await callbackHeldAtTokenEndpoint(sso, async () => void (await removeSsoProvider(server.ctx.db, sso.providerId)));
+  await failedPage(response, 400, /identity provider of this sign-in has been removed/);
+  assert.deepEqual(await failures(sso.tenant.clientId), [{ detail: 'provider_removed', user_id: sso.user.userId }]);
+  await nothingIssued(sso);
+});
+
+test('a provider removed and added again with the same issuer during the code exchange: the old flow issues nothing; a new one signs in', async () => {
+  const sso = await ssoTenant(server, idp);
+  let readdedId = '';
+  const response = await callbackHeldAtTokenEndpoint(sso, async () => {
+    await removeSsoProvider(server.ctx.db, sso.providerId);
+    const box = await loadSecretBox(server.ctx.db, server.config, () => {});
+    ({ providerId: readdedId } = await addSsoProvider(server.ctx.db, { box, allowInsecure: true }, { organisationId: sso.tenant.organisationId, issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, domains: [sso.domain] }));
+  });
+  await failedPage(response, 400, /identity provider of this sign-in has been removed/);
+  assert.deepEqual(await failures(sso.tenant.clientId), [{ detail: 'provider_removed', user_id: sso.user.userId }]);
+  await nothingIssued(sso);
+
+  const again = await ssoLogin(new CookieJar(), server.config.authUrl, sso.tenant, sso.user.email, sso.user.sub);
+  assert.equal(again.response.status, 302, 'a flow started through the new provider signs in');
+  const link = await server.ctx.db.selectFrom('sso_links').select('provider_id').where('user_id', '=', sso.user.userId).executeTakeFirstOrThrow();
+  assert.equal(link.provider_id, readdedId);
 });
 
 test('a Google-hosted domain needs the token\'s hd claim to name it', async () => {

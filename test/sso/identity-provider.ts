@@ -2,7 +2,8 @@
 // provider, on 127.0.0.1 (the service runs with SSO_ALLOW_INSECURE=1). Its sign-in page is a plain
 // form naming the account; the people it knows are set by the test. A test can also have its token
 // endpoint hand out a forged ID token (another issuer, another key, expired) in place of the real one,
-// as a compromised or confused provider would.
+// as a compromised or confused provider would, or hold its token endpoint's answer until the test
+// lets it go.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { generateKeyPair, exportJWK, SignJWT, decodeJwt, type JWK } from 'jose';
 import Provider from 'oidc-provider';
@@ -32,6 +33,8 @@ export interface IdentityProvider {
   people: Map<string, Person>;
   /** When set, the token endpoint answers with this function's token instead of the real one. */
   forge: IdTokenForgery | undefined;
+  /** When set, the token endpoint awaits it before it answers (a test acts while the service waits). */
+  hold: (() => Promise<void>) | undefined;
   /** Stops it: every connection is refused afterwards, as when the provider is down. */
   close(): Promise<void>;
 }
@@ -95,8 +98,9 @@ export async function startIdentityProvider(redirectUri: string, options: { port
       return grant;
     },
   });
-  const state: Pick<IdentityProvider, 'forge'> = { forge: undefined };
+  const state: Pick<IdentityProvider, 'forge' | 'hold'> = { forge: undefined, hold: undefined };
   provider.use(async (ctx, next) => {
+    if (ctx.path === '/token' && state.hold) await state.hold();
     await next();
     const body = ctx.body as { id_token?: string } | undefined;
     if (ctx.path === '/token' && state.forge && body?.id_token) body.id_token = await state.forge(decodeJwt(body.id_token));
@@ -135,6 +139,12 @@ export async function startIdentityProvider(redirectUri: string, options: { port
     },
     set forge(value) {
       state.forge = value;
+    },
+    get hold() {
+      return state.hold;
+    },
+    set hold(value) {
+      state.hold = value;
     },
     close,
   };

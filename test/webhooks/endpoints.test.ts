@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { useCompanyServer, signedInCompany } from '../support/company.ts';
 import type { TestServer } from '../support/server.ts';
 import { getJson, postJson, type ProblemBody } from '../support/http.ts';
-import { WEBHOOKS, createEndpoint, patchEndpoint, type EndpointBody } from './helpers.ts';
+import { WEBHOOKS, createEndpoint, deliveries, patchEndpoint, sendTest, type EndpointBody } from './helpers.ts';
+import { eventually } from '../multi-instance/client.ts';
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
@@ -60,6 +61,27 @@ describe('webhook endpoints', () => {
     const enabled = await patchEndpoint(baseUrl, company.token, created.id, { enabled: true });
     assert.equal(enabled.body.enabled, true);
     assert.equal(enabled.body.disabledReason, null);
+  });
+
+  it('answers both collections with an ETag and If-None-Match with an empty 304, until they change', async () => {
+    const { baseUrl } = company.server;
+    const created = await createEndpoint(baseUrl, company.token, { url: 'http://127.0.0.1:9/etag' });
+    const deliveriesPath = `${WEBHOOKS}/${created.id}/deliveries`;
+    for (const path of [WEBHOOKS, deliveriesPath]) {
+      const first = await send(company.server, company.token, 'GET', path, undefined);
+      const etag = first.headers.get('etag');
+      assert.match(etag ?? '', /^"[\w-]+"$/, path);
+      const again = await company.server.fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${company.token}`, 'if-none-match': etag ?? '' } });
+      assert.equal(again.status, 304, path);
+      assert.equal(await again.text(), '');
+    }
+    const before = (await send(company.server, company.token, 'GET', WEBHOOKS, undefined)).headers.get('etag');
+    await patchEndpoint(baseUrl, company.token, created.id, { description: 'changed' });
+    assert.notEqual((await send(company.server, company.token, 'GET', WEBHOOKS, undefined)).headers.get('etag'), before, 'a changed endpoint changes the list\'s ETag');
+    const empty = (await send(company.server, company.token, 'GET', deliveriesPath, undefined)).headers.get('etag');
+    await sendTest(baseUrl, company.token, created.id);
+    await eventually('the failed attempt is logged', 5000, async () => (await deliveries(baseUrl, company.token, created.id)).length === 1);
+    assert.notEqual((await send(company.server, company.token, 'GET', deliveriesPath, undefined)).headers.get('etag'), empty, 'a logged attempt changes the deliveries\' ETag');
   });
 
   it('stores the secret sealed, not as written', async () => {

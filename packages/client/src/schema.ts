@@ -720,7 +720,7 @@ export interface paths {
         };
         /**
          * JSON Web Key Set (includes keys about to sign and retired keys still verifying)
-         * @description A new key appears here at least 120 s before it signs; a retired key stays until every token it signed has expired. Cacheable for 60 s; refetch on an unknown kid. Readable from any origin (CORS `Access-Control-Allow-Origin: *`, preflight answered).
+         * @description A new key appears here on every instance as soon as it is rotated, and signs from its activation (by default 120 s later; an operator may choose sooner, down to at once, e.g. after a key leak); a retired key stays until every token it signed has expired. Cacheable for 60 s; refetch on an unknown kid. Readable from any origin (CORS `Access-Control-Allow-Origin: *`, preflight answered).
          */
         get: operations["jwks"];
         put?: never;
@@ -2526,7 +2526,7 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4029,7 +4029,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4502,7 +4502,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4550,6 +4550,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4575,6 +4576,18 @@ export interface operations {
                         nextCursor: string | null;
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag; empty body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
@@ -4656,7 +4669,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4885,7 +4898,7 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4935,6 +4948,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4965,6 +4979,18 @@ export interface operations {
                         nextCursor: string | null;
                     };
                 };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag; empty body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
@@ -5066,7 +5092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5167,7 +5193,7 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5267,7 +5293,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5352,7 +5378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5665,13 +5691,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
                 };
             };
-            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
+            /** @description invalid_request: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5679,7 +5705,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5694,7 +5720,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5742,13 +5768,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
                 };
             };
-            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
+            /** @description invalid_request: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5756,7 +5782,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5771,7 +5797,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5829,7 +5855,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5843,7 +5869,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5858,7 +5884,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5872,13 +5898,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
                 };
             };
-            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
+            /** @description invalid_request: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5886,7 +5912,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5901,7 +5927,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5988,7 +6014,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -6002,7 +6028,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -6017,7 +6043,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -6031,13 +6057,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
                 };
             };
-            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
+            /** @description invalid_request: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6045,7 +6071,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -6060,7 +6086,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -6502,7 +6528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the endpoint's limit: 2 MiB for batches, 64 KiB elsewhere */
+            /** @description Body over 2 MiB */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
