@@ -13,7 +13,7 @@ import type { ClientCache } from './client-cache.ts';
 import type { LimitedEndpoint, SecretCheck, Throttle } from './throttle.ts';
 
 export function tooManyRequests(retryAfter: number): OAuthError {
-  return new OAuthError(429, 'slow_down', `Too many requests; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, { 'Retry-After': String(retryAfter) });
+  return new OAuthError(429, 'invalid_request', `Too many requests; retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, { 'Retry-After': String(retryAfter) });
 }
 
 /** Counts the request against the client's per-minute budget at `endpoint`; throws 429 over it. */

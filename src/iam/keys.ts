@@ -1,6 +1,8 @@
 // Signing keys live in the database so every instance signs and verifies with the same set.
-// Rotation publishes a new key before it signs (activates_at lies ahead by the JWKS cache lifetime),
-// and a retired key stays published until every token it signed has expired.
+// Rotation publishes a new key before it signs: the JWKS is read from the table, so every instance
+// publishes a key from the moment its row commits, while signing starts at activates_at (by default
+// the JWKS cache lifetime and more later); a retired key stays published until every token it signed
+// has expired.
 //
 // The private JWK is sealed with the secret box (SECRETS_KEY, src/platform/sealed-secrets.ts), bound
 // to its kid: a copy of the database or a backup mints no tokens. Rows written before keys were sealed
@@ -12,6 +14,7 @@ import type { Db } from '../platform/db/database.ts';
 import { resealStale, SealedSecretError, type SecretBox } from '../platform/sealed-secrets.ts';
 import { newId } from '../platform/ids.ts';
 import { systemClock, type Clock } from '../platform/clock.ts';
+import { SingleFlight } from '../platform/single-flight.ts';
 
 export const SIGNING_ALG = 'ES256';
 
@@ -167,6 +170,7 @@ export class KeyRing {
   #loadedAt = 0;
   #lastMissReload = 0;
   #loading: Promise<void> | undefined;
+  readonly #publishedReads = new SingleFlight<JWK[]>();
 
   constructor(db: Db, box: SecretBox, refreshMs = 30_000, clock: Clock = systemClock) {
     this.#db = db;
@@ -234,7 +238,22 @@ export class KeyRing {
     return key?.publicKey;
   }
 
+  /**
+   * The JWKS: read from the table, not from this ring (reloaded every `refreshMs`), so that a key
+   * rotated by another instance or by `wfs` is published here at once (CONTRACT §2 and §5); requests
+   * arriving together share one read.
+   */
   async publishedKeys(): Promise<JWK[]> {
-    return (await this.#fresh()).map((k) => k.publicJwk);
+    return this.#publishedReads.run('jwks', () => this.#readPublished()).outcome;
+  }
+
+  async #readPublished(): Promise<JWK[]> {
+    const rows = await this.#db
+      .selectFrom('signing_keys')
+      .select('public_jwk')
+      .where((eb) => eb.or([eb('unpublish_at', 'is', null), eb('unpublish_at', '>', this.#clock.now())]))
+      .orderBy('activates_at', 'desc')
+      .execute();
+    return rows.map((row) => JSON.parse(row.public_jwk) as JWK);
   }
 }

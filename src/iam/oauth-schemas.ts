@@ -16,7 +16,7 @@ export const TokenResponse = Type.Object(
 export type TokenResponse = Static<typeof TokenResponse>;
 
 const OAuthErrorBody = Type.Object({
-  error: Type.String({ description: 'RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429' }),
+  error: Type.String({ description: 'RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it)' }),
   error_description: Type.String(),
 });
 
@@ -25,7 +25,7 @@ const DESCRIPTIONS: Record<number, string> = {
   401: 'invalid_client (token, revoke) or invalid_token (idToken), with WWW-Authenticate',
   413: 'invalid_request: the body is over 64 KiB',
   415: 'Body is neither JSON nor form-encoded',
-  429: 'slow_down: over the client\'s per-minute budget, or penalised after failed client authentications; see Retry-After',
+  429: 'invalid_request: over the client\'s per-minute budget, or penalised after failed client authentications; see Retry-After',
   503: 'Database unavailable; retry',
 };
 

@@ -9,7 +9,7 @@ import { badRequest } from '../platform/errors.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { CompanyCache } from '../tenancy/company-cache.ts';
-import { problemResponses, withExamples } from '../platform/schemas.ts';
+import { NoQuery, problemResponses, withExamples } from '../platform/schemas.ts';
 import { pagedQuery, pagedResponses, replyPage } from '../platform/paged-collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
 import { MAX_BATCH_ITEMS, batchTooLarge, ingestBatch, type BatchItem, type StreamRules } from './batch.ts';
@@ -79,6 +79,7 @@ function registerStream<Item extends BatchItem>(app: App, deps: InboundRouteDeps
         summary: `Stores a batch of ${spec.noun} items (upsert)`,
         description: BATCH_RULES,
         security: [{ idToken: [] }],
+        querystring: NoQuery,
         body: withExamples(Type.Object({ items: Type.Array(spec.rules.input, { minItems: 1, maxItems: MAX_BATCH_ITEMS }) }, { additionalProperties: false }), spec.examples.batch),
         response: { 200: withExamples(BatchOutcome, spec.examples.outcome), ...problemResponses(400, 401, 413, 415, 429) },
       },
@@ -88,7 +89,7 @@ function registerStream<Item extends BatchItem>(app: App, deps: InboundRouteDeps
         if (Array.isArray(items) && items.length > MAX_BATCH_ITEMS) batchTooLarge(items.length);
       },
       // A body that is no batch at all (null, say) is refused by this alone, its items unread.
-      validatorCompiler: () => checkEnvelope,
+      validatorCompiler: ({ httpPart }) => (httpPart === 'body' ? checkEnvelope : compiledCheck(NoQuery)),
       // Every answer here is an object built whole (the outcome, or a problem listing every bad
       // item: 45,000 errors for 5,000 items of unknown fields). The compiled serializer escaped
       // such a list character by character into one long rope, in one turn of the loop; JSON.stringify

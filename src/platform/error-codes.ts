@@ -68,7 +68,7 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** The `error` values of the OAuth endpoints (RFC 6749 §5.2, RFC 6750 §3, RFC 7009, RFC 8707). */
 export const OAUTH_ERROR_CODES = {
-  invalid_request: { status: 400, title: 'Invalid request', meaning: 'a parameter is missing, repeated or malformed' },
+  invalid_request: { status: 400, title: 'Invalid request', meaning: 'a parameter is missing, repeated or malformed; with 429, too many requests (see Retry-After)' },
   invalid_client: { status: 401, title: 'Invalid client', meaning: 'client authentication failed' },
   invalid_grant: { status: 400, title: 'Invalid grant', meaning: 'the code or refresh token is invalid, expired, used or revoked' },
   unauthorized_client: { status: 400, title: 'Unauthorized client', meaning: 'the client may not use this grant type' },
@@ -77,7 +77,6 @@ export const OAUTH_ERROR_CODES = {
   invalid_scope: { status: 400, title: 'Invalid scope', meaning: 'a scope the client may not ask for' },
   invalid_target: { status: 400, title: 'Invalid target', meaning: 'an audience the client may not ask for' },
   invalid_token: { status: 401, title: 'Invalid token', meaning: 'idToken: the refresh token is invalid' },
-  slow_down: { status: 429, title: 'Slow down', meaning: 'over the per-client limit of the identity endpoints' },
   server_error: { status: 500, title: 'Server error', meaning: 'a fault of ours' },
 } as const satisfies Record<string, ErrorCodeEntry>;
 

@@ -162,7 +162,7 @@ export function installErrorHandling(app: FastifyInstance, problemTypeBase: stri
       if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     }
     if (format === 'oauth') {
-      const oauthCode = problem.status === 429 ? 'slow_down' : problem.status >= 500 ? 'server_error' : 'invalid_request';
+      const oauthCode = problem.status >= 500 ? 'server_error' : 'invalid_request';
       const description = problem.status === 415 ? OAUTH_BODY_HINT : problem.message;
       return reply.code(problem.status).headers({ ...problem.headers, 'Cache-Control': 'no-store' }).send({ error: oauthCode, error_description: description });
     }

@@ -6,7 +6,7 @@ import type { Db } from '../platform/db/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Metrics } from '../platform/metrics.ts';
 import type { CompanyCache } from '../tenancy/company-cache.ts';
-import { problemResponses, withExamples } from '../platform/schemas.ts';
+import { NoQuery, problemResponses, withExamples } from '../platform/schemas.ts';
 import { pagedQuery, pagedResponses, replyPage } from '../platform/paged-collection.ts';
 import { PeriodQuery, resolvePeriod } from '../platform/period.ts';
 import { Badge, badgeListing } from './badges.ts';
@@ -69,6 +69,7 @@ export async function timeclockRoutes(app: App, { deps }: { deps: TimeclockRoute
         summary: 'Registers one timeclock event (punch)',
         description: EVENT_RULES,
         security: [{ idToken: [] }],
+        querystring: NoQuery,
         body: withExamples(TimeclockEventInput, clockInExample),
         response: { 200: withExamples(TimeclockEvent, clockInStoredExample), ...problemResponses(400, 401, 404, 409, 413, 415, 429) },
       },

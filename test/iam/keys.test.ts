@@ -88,6 +88,12 @@ test('a rotated key is published before it signs; tokens of the old key keep ver
   }
 });
 
+test('a key rotated elsewhere (wfs, another instance) is in the JWKS at once, though this instance\'s key ring has not reloaded', async () => {
+  const before = await publishedKids();
+  const { kid } = await rotate(server, { activateInSeconds: 120, retainSeconds: 3600, now: clock.now() });
+  assert.deepEqual((await publishedKids()).sort(), [...before, kid].sort());
+});
+
 async function expectInvalidToken(response: Response): Promise<void> {
   assert.equal(response.status, 401);
   assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token"/);

@@ -61,7 +61,7 @@ test('token, idToken and login requests are limited per client; another client i
   const limited = await postToken(s, credentials(busy));
   assertRetryAfter(limited, 1, 60);
   const over = (await limited.json()) as { error: string; error_description: string };
-  assert.equal(over.error, 'slow_down');
+  assert.equal(over.error, 'invalid_request');
   assert.match(over.error_description, /^Too many requests; retry after \d+ seconds?\.$/);
   assert.equal((await postToken(s, credentials(calm))).status, 200, 'another client keeps its budget');
 
@@ -198,7 +198,7 @@ test('failed client authentications at the token endpoint are penalised per clie
   const blocked = await postToken(s, codeExchange(tenant, 'code'));
   assertRetryAfter(blocked, 1, 1);
   assert.match(blocked.headers.get('content-type') ?? '', /^application\/json/);
-  assert.deepEqual(await blocked.json(), { error: 'slow_down', error_description: 'Too many requests; retry after 1 second.' }, 'the body docs/identity.md and docs/errors.md describe');
+  assert.deepEqual(await blocked.json(), { error: 'invalid_request', error_description: 'Too many requests; retry after 1 second.' }, 'the body docs/identity.md and docs/errors.md describe');
   assert.equal((await postToken(s, codeExchange(other, 'code'))).status, 400, 'another client is not blocked (its bad code is just invalid_grant)');
 });
 

@@ -94,6 +94,18 @@ test('a body other than a batch holding more than 1,000 values is 400 validation
   }
 });
 
+test('an unknown query parameter on a company write is 400 naming it, before the body is acted on (CONTRACT §3)', async () => {
+  const shapedRight: Record<string, unknown> = {
+    '/api/v1/company/revenue': { items: [{ departmentId: 'dep_any', date: '2026-11-20', kind: 'realised', amount: 1 }] },
+    '/api/v1/company/wage-budget': { items: [{ departmentId: 'dep_any', date: '2026-11-20', kind: 'realised', amount: 1 }] },
+    '/api/v1/timeclock/events': { eventId: '0b7c5f4e-2d7a-4a53-9a8e-1f2b3c4d5e6f', badgeId: 'B-1', type: 'clock_in', occurredAt: '2026-11-20T08:00:00Z', source: 'terminal' },
+  };
+  for (const path of COMPANY_WRITES) {
+    const problem = await assertProblem(await post(`${path}?foo=1`, JSON.stringify(shapedRight[path])), 400, 'validation_failed');
+    assert.deepEqual(problem.errors, [{ path: '/querystring/foo', message: 'unknown query parameter "foo"' }], path);
+  }
+});
+
 test('a token request over 64 KiB is 413 invalid_request', async () => {
   const response = await company.server.fetch(`${company.server.config.issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=client_credentials&pad=${'x'.repeat(64 * 1024)}` });
   assert.equal(response.status, 413);

@@ -720,7 +720,7 @@ export interface paths {
         };
         /**
          * JSON Web Key Set (includes keys about to sign and retired keys still verifying)
-         * @description A new key appears here at least 120 s before it signs; a retired key stays until every token it signed has expired. Cacheable for 60 s; refetch on an unknown kid. Readable from any origin (CORS `Access-Control-Allow-Origin: *`, preflight answered).
+         * @description A new key appears here on every instance as soon as it is rotated, and signs from its activation (by default 120 s later; an operator may choose sooner, down to at once, e.g. after a key leak); a retired key stays until every token it signed has expired. Cacheable for 60 s; refetch on an unknown kid. Readable from any origin (CORS `Access-Control-Allow-Origin: *`, preflight answered).
          */
         get: operations["jwks"];
         put?: never;
@@ -5691,13 +5691,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
                 };
             };
-            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
+            /** @description invalid_request: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5705,7 +5705,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5720,7 +5720,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5768,13 +5768,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
                 };
             };
-            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
+            /** @description invalid_request: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5782,7 +5782,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5797,7 +5797,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5855,7 +5855,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5869,7 +5869,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5884,7 +5884,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5898,13 +5898,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
                 };
             };
-            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
+            /** @description invalid_request: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5912,7 +5912,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -5927,7 +5927,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -6014,7 +6014,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -6028,7 +6028,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -6043,7 +6043,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -6057,13 +6057,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
                 };
             };
-            /** @description slow_down: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
+            /** @description invalid_request: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6071,7 +6071,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
@@ -6086,7 +6086,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; slow_down (the RFC 8628 code for "too fast") on a 429 */
+                        /** @description RFC 6749 §5.2 / RFC 6750 §3.1 error code; invalid_request on a 429 (§5.2 has no code of its own for it) */
                         error: string;
                         error_description: string;
                     };
