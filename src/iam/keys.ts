@@ -172,7 +172,7 @@ export class KeyRing {
   #loading: Promise<void> | undefined;
   readonly #publishedReads = new SingleFlight<JWK[]>();
 
-  constructor(db: Db, box: SecretBox, refreshMs = 30_000, clock: Clock = systemClock) {
+  constructor(db: Db, box: SecretBox, refreshMs = 1_000, clock: Clock = systemClock) {
     this.#db = db;
     this.#box = box;
     this.#refreshMs = refreshMs;

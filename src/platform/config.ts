@@ -219,7 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
     passwordHashCost: passwordHashCost(env),
     dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 1),
     revocationRefreshMs: integer(env, 'REVOCATION_REFRESH_MS', 1000, 50),
-    keyRefreshMs: integer(env, 'KEY_REFRESH_MS', 30_000, 100),
+    keyRefreshMs: integer(env, 'KEY_REFRESH_MS', 1_000, 100),
     trustProxy: trustProxy(env.TRUST_PROXY),
     secretsKey: secretsKey(env.SECRETS_KEY),
     secretsKeyPrevious: previousSecretsKeys(env.SECRETS_KEY_PREVIOUS),

@@ -72,10 +72,18 @@ function clientWentAway(request: FastifyRequest, error: FastifyError): boolean {
 /** SQLite's SQLITE_BUSY and SQLITE_LOCKED: another connection (another instance on the same file) held the write lock past busy_timeout. */
 const SQLITE_LOCK_ERRORS = [5, 6];
 
-function isDatabaseDown(error: unknown): boolean {
+/**
+ * PostgreSQL codes that say the server cannot take the request now: it is shutting down (57P01) or
+ * starting (57P03), a connection failed or broke (08xxx), or it is out of connections (53300, also
+ * "too many connections for role/database"): all pass, so a client should retry (503), not report a fault.
+ */
+const POSTGRES_UNAVAILABLE = ['57P01', '57P03', '08006', '08001', '08003', '53300'];
+
+/** Whether `error` means the database is briefly unavailable (answered 503 with Retry-After), not a fault of ours. */
+export function isDatabaseDown(error: unknown): boolean {
   const { code = '', errcode } = (error as { code?: string; errcode?: number } | null) ?? {};
   if (code === 'ERR_SQLITE_ERROR') return SQLITE_LOCK_ERRORS.includes(errcode ?? 0);
-  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003'].includes(code)
+  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', ...POSTGRES_UNAVAILABLE].includes(code)
     || /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|not queryable|Query read timeout/i.test((error as Error | null)?.message ?? '');
 }
 

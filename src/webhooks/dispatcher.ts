@@ -8,7 +8,9 @@
 // recording, the message is sent again (at least once).
 //
 // Time: "now" is ctx.clock (tests move a ManualClock through the retry schedule); the poll timer is a
-// real, unref'd timer, stopped by close().
+// real, unref'd timer, stopped by close(). A retry waits its pause from the end of the failed attempt,
+// and the instance that released the endpoint to wait looks again when it falls due (a poll is at most
+// pollMs away, so a retry would otherwise go out up to 500 ms late).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Db, DialectName } from '../platform/db/database.ts';
@@ -114,6 +116,10 @@ export class WebhookDispatcher {
   readonly #leaseMs: number;
   readonly #concurrency: number;
   #timer: NodeJS.Timeout | undefined;
+  /** performance.now() at which #timer fires; Infinity while none is armed. */
+  #timerAt = Number.POSITIVE_INFINITY;
+  /** The earliest retry (clock time) of an endpoint this instance released to wait, until a look claims it. */
+  #retryAt = Number.POSITIVE_INFINITY;
   #ticking = false;
   #lastTick = 0;
   #lastPrune = Number.NEGATIVE_INFINITY;
@@ -167,16 +173,35 @@ export class WebhookDispatcher {
     this.#sender.close();
   }
 
+  /** Looks for work in `delayMs`, unless a look is already due sooner. */
   #schedule(delayMs: number): void {
-    if (this.#closing) return;
+    const at = performance.now() + delayMs;
+    if (this.#closing || at >= this.#timerAt) return;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.#tick(), delayMs);
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => {
+      this.#timerAt = Number.POSITIVE_INFINITY;
+      void this.#tick();
+    }, delayMs);
     this.#timer.unref();
+  }
+
+  /** An endpoint released to wait for a retry at `at` (clock time): look for it then, if before the next poll. */
+  #wakeAt(at: number): void {
+    this.#retryAt = Math.min(this.#retryAt, at);
+    if (!this.#ticking) this.#schedule(this.#untilNextLook());
+  }
+
+  /** The next poll, or the earliest retry this instance knows of when that comes first. */
+  #untilNextLook(): number {
+    return Math.min(this.#pollMs, Math.max(0, this.#retryAt - this.#options.clock.now()));
   }
 
   async #tick(): Promise<void> {
     this.#ticking = true;
     this.#lastTick = performance.now();
+    // A retry that has fallen due is claimed by this look (or, with no room, by a later poll).
+    if (this.#retryAt <= this.#options.clock.now()) this.#retryAt = Number.POSITIVE_INFINITY;
     try {
       await this.#pruneDeliveries();
       const free = this.#concurrency - this.#working.size;
@@ -191,7 +216,7 @@ export class WebhookDispatcher {
       this.#options.onError?.(error);
     } finally {
       this.#ticking = false;
-      this.#schedule(this.#wakeAgain ? 0 : this.#pollMs);
+      this.#schedule(this.#wakeAgain ? 0 : this.#untilNextLook());
       this.#wakeAgain = false;
     }
   }
@@ -274,6 +299,7 @@ export class WebhookDispatcher {
         .where('id', '=', claimed.id)
         .where('lease_owner', '=', this.instanceId)
         .execute();
+      if (row && row.enabled === 1 && row.next_attempt_at > this.#options.clock.now()) this.#wakeAt(row.next_attempt_at);
     }
   }
 
@@ -313,7 +339,8 @@ export class WebhookDispatcher {
     const outcome = await this.#sender.attempt({ url: row.url, headers, body: message.body, timeoutMs, policy });
     this.#options.observer?.attempted(outcome.error === null, outcome.durationMs / 1000);
     const attempt = (row.head_message_id === message.id ? row.head_attempt : 0) + 1;
-    return { message, outcome, attempt, at: now, startedAt, ordinal: nextOrdinal(), state: this.#nextState(row, message, outcome, attempt, now) };
+    // The retry's wait counts from the end of this attempt (answer, failure or timeout), not its start.
+    return { message, outcome, attempt, at: now, startedAt, ordinal: nextOrdinal(), state: this.#nextState(row, message, outcome, attempt, clock.now()) };
   }
 
   /**
@@ -360,16 +387,17 @@ export class WebhookDispatcher {
     return updated;
   }
 
-  #nextState(row: EndpointRow, message: Message, outcome: AttemptOutcome, attempt: number, now: number): Partial<EndpointRow> {
+  /** Where the endpoint stands after an attempt that ended at `endedAt`: a retry waits from then. */
+  #nextState(row: EndpointRow, message: Message, outcome: AttemptOutcome, attempt: number, endedAt: number): Partial<EndpointRow> {
     if (outcome.error === null) {
       const deliveredSeq = message.queuedId === undefined && message.seq !== null ? message.seq : row.delivered_seq;
       return { delivered_seq: deliveredSeq, head_message_id: null, head_attempt: 0, next_attempt_at: 0 };
     }
     const failing = { head_message_id: message.id, head_attempt: attempt };
     // 410 Gone: the receiver asks for no more messages.
-    if (outcome.statusCode === 410) return { ...failing, enabled: 0, disabled_reason: 'gone', updated_at: now };
+    if (outcome.statusCode === 410) return { ...failing, enabled: 0, disabled_reason: 'gone', updated_at: endedAt };
     const wait = retryWait(this.#options.schedule, attempt, outcome.retryAfterMs);
-    if (wait === null) return { ...failing, enabled: 0, disabled_reason: 'retries_exhausted', updated_at: now };
-    return { ...failing, next_attempt_at: now + wait };
+    if (wait === null) return { ...failing, enabled: 0, disabled_reason: 'retries_exhausted', updated_at: endedAt };
+    return { ...failing, next_attempt_at: endedAt + wait };
   }
 }

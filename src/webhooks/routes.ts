@@ -18,7 +18,8 @@ const Accepted = Type.Object({ messageId: Type.String({ description: 'The `webho
 
 const DELIVERY_RULES =
   'Messages are POSTed in `seq` order, at least once; a failing message holds back the later ones of its endpoint. A `2xx` within `WEBHOOK_TIMEOUT_MS` (15 s) is success; anything else, ' +
-  'a `3xx` included, is retried after `WEBHOOK_RETRY_SCHEDULE` (5s, 5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h, each plus up to 10 % jitter; a longer `Retry-After` on `429`/`503` replaces the wait). ' +
+  'a `3xx` included, is retried after `WEBHOOK_RETRY_SCHEDULE` (5s, 5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h, each plus up to 10 % jitter; a longer `Retry-After` on `429`/`503` replaces the wait), ' +
+  'counted from the end of the failed attempt (the answer, the failed connection or the timeout). ' +
   '`410` disables the endpoint at once; so does the end of the schedule. Enabling it again resumes with the first undelivered message. See docs/webhooks.md.';
 
 /** The token's company acts: another company's endpoint id is a 404. */

@@ -74,7 +74,7 @@ export const Delivery = Type.Object({
   statusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'The receiver\'s status; null when no answer came.' }),
   error: Type.Union([Type.String(), Type.Null()], { description: 'What failed, in words; null on success.' }),
   durationMs: Type.Integer({ minimum: 0 }),
-  nextAttemptAt: Type.Union([Type.String(), Type.Null()], { description: 'When the message is tried again; null after a success or when the endpoint was disabled.' }),
+  nextAttemptAt: Type.Union([Type.String(), Type.Null()], { description: 'When the message is tried again: the wait counted from the end of this attempt (not `attemptedAt`, its start); null after a success or when the endpoint was disabled.' }),
 });
 
 export const ReplayPeriod = Type.Object(

@@ -2,7 +2,9 @@
 // the `standardwebhooks` package verifies (two during a rotation), order with a failing message
 // holding the later ones back, the retry schedule driven by a ManualClock, Retry-After, 3xx and
 // timeouts as failures, 410 and an exhausted schedule disabling the endpoint, enabling resuming,
-// retry of a delivery, and the destination checked again at delivery.
+// retry of a delivery, and the destination checked again at delivery. On the real clock: each retry
+// waits its pause from the end of the failed attempt (a slow answer, a timeout), and goes out at its
+// time rather than at a later poll.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -207,6 +209,47 @@ describe('webhook delivery', () => {
     assert.equal((await deliveries(server.baseUrl, await token(), endpoint.id)).length, 1, 'kept within the retention');
     clock.advance(2 * 86_400_000);
     await eventually('the delivery is pruned', 5000, async () => (await deliveries(server.baseUrl, await token(), endpoint.id)).length === 0);
+  });
+});
+
+describe('webhook retry timing, on the real clock', () => {
+  let server: TestServer;
+  let company: SignedInCompany;
+  let receiver: Receiver;
+  /** What a retry may come after its time: the claim, signing and a kept-alive request, not a poll (500 ms). */
+  const PROMPT_MS = 250;
+
+  before(async () => {
+    server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1', WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s', WEBHOOK_TIMEOUT_MS: '2500' }, { inProcess: true });
+    company = await signedInCompany(server.ctx);
+  });
+  after(async () => {
+    await receiver?.close();
+    await server.close();
+  });
+
+  it('waits each pause from the end of the failed attempt (a slow answer, a timeout) and retries at its time', async () => {
+    // A 503 after 2 s, no answer within the 2.5 s timeout, two quick 503s, then success.
+    receiver = await startReceiver((index) => (index === 0 ? { status: 503, delayMs: 2000 } : index === 1 ? { status: 200, delayMs: 3000 } : { status: index < 4 ? 503 : 204 }));
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: receiver.url });
+    await sendTest(server.baseUrl, company.token, endpoint.id);
+    const received = await receiver.waitFor(5, 20_000);
+    await eventually('five attempts are logged', 5000, async () => (await deliveries(server.baseUrl, company.token, endpoint.id)).length === 5);
+    const log = (await deliveries(server.baseUrl, company.token, endpoint.id)).reverse();
+    for (let index = 0; index < 4; index++) {
+      const failed = log[index];
+      const next = received[index + 1];
+      assert.ok(failed?.nextAttemptAt && next);
+      const nextAttemptAt = Date.parse(failed.nextAttemptAt);
+      // attemptedAt is the start; the attempt ended no sooner than durationMs later (1 ms for rounding).
+      const pause = nextAttemptAt - (Date.parse(failed.attemptedAt) + failed.durationMs);
+      assert.ok(pause >= 999 && pause <= 1100 + PROMPT_MS, `attempt ${index + 1}: the next is logged 1 s (plus jitter) after it ended, not after it started: ${pause} ms`);
+      const answeredAt = received[index]?.answeredAt;
+      if (index !== 1 && answeredAt) assert.ok(next.arrivedAt - answeredAt >= 1000, `attempt ${index + 1}: retried ${next.arrivedAt - answeredAt} ms after the answer`);
+      assert.ok(next.arrivedAt >= nextAttemptAt && next.arrivedAt - nextAttemptAt <= PROMPT_MS, `attempt ${index + 2} came ${next.arrivedAt - nextAttemptAt} ms after its logged time`);
+    }
+    assert.equal(log[1]?.error, 'no answer within 2500 ms');
+    assert.deepEqual(log.map((delivery) => delivery.statusCode), [503, null, 503, 503, 204]);
   });
 });
 

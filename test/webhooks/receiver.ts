@@ -17,6 +17,9 @@ export interface ReceivedMessage {
   json: { type: string; timestamp: string; data: Record<string, unknown> };
   /** The status this receiver answered. */
   answered: number;
+  /** When the request arrived (its body read) and when its answer was sent (Date.now(); null until sent). */
+  arrivedAt: number;
+  answeredAt: number | null;
 }
 
 /** How the receiver answers the request numbered `index` (0-based): a status, headers, and a delay. */
@@ -44,12 +47,16 @@ export async function startReceiver(script: Script = ok): Promise<Receiver> {
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const header = (name: string) => String(request.headers[name] ?? '');
-      const message: ReceivedMessage = { id: header('webhook-id'), timestamp: header('webhook-timestamp'), signature: header('webhook-signature'), headers: request.headers, body, json: JSON.parse(body) as ReceivedMessage['json'], answered: 0 };
+      const message: ReceivedMessage = { id: header('webhook-id'), timestamp: header('webhook-timestamp'), signature: header('webhook-signature'), headers: request.headers, body, json: JSON.parse(body) as ReceivedMessage['json'], answered: 0, arrivedAt: Date.now(), answeredAt: null };
       const { status, headers = {}, delayMs = 0 } = current(received.length, message);
       message.answered = status;
       received.push(message);
-      if (delayMs === 0) response.writeHead(status, headers).end();
-      else setTimeout(() => response.writeHead(status, headers).end(), delayMs).unref();
+      const send = () => {
+        message.answeredAt = Date.now();
+        response.writeHead(status, headers).end();
+      };
+      if (delayMs === 0) send();
+      else setTimeout(send, delayMs).unref();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

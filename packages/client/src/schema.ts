@@ -560,7 +560,7 @@ export interface paths {
         put?: never;
         /**
          * Registers a webhook endpoint
-         * @description The endpoint receives the changes committed after its creation (of `types`, or all). The URL must be https and resolve to public addresses only (`400 invalid_webhook_url`, `400 webhook_destination_refused`). The `secret` is shown only in this answer. Messages are POSTed in `seq` order, at least once; a failing message holds back the later ones of its endpoint. A `2xx` within `WEBHOOK_TIMEOUT_MS` (15 s) is success; anything else, a `3xx` included, is retried after `WEBHOOK_RETRY_SCHEDULE` (5s, 5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h, each plus up to 10 % jitter; a longer `Retry-After` on `429`/`503` replaces the wait). `410` disables the endpoint at once; so does the end of the schedule. Enabling it again resumes with the first undelivered message. See docs/webhooks.md.
+         * @description The endpoint receives the changes committed after its creation (of `types`, or all). The URL must be https and resolve to public addresses only (`400 invalid_webhook_url`, `400 webhook_destination_refused`). The `secret` is shown only in this answer. Messages are POSTed in `seq` order, at least once; a failing message holds back the later ones of its endpoint. A `2xx` within `WEBHOOK_TIMEOUT_MS` (15 s) is success; anything else, a `3xx` included, is retried after `WEBHOOK_RETRY_SCHEDULE` (5s, 5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h, each plus up to 10 % jitter; a longer `Retry-After` on `429`/`503` replaces the wait), counted from the end of the failed attempt (the answer, the failed connection or the timeout). `410` disables the endpoint at once; so does the end of the schedule. Enabling it again resumes with the first undelivered message. See docs/webhooks.md.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -4967,7 +4967,7 @@ export interface operations {
                             id: string;
                             /** @description The `webhook-id` header: the change id (the same on every attempt and in a replay). */
                             messageId: string;
-                            /** @description When the message is tried again; null after a success or when the endpoint was disabled. */
+                            /** @description When the message is tried again: the wait counted from the end of this attempt (not `attemptedAt`, its start); null after a success or when the endpoint was disabled. */
                             nextAttemptAt: string | null;
                             /** @description The change's seq; null for a test message. */
                             seq: number | null;
