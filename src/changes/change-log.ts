@@ -4,9 +4,9 @@
 // Reading is safe by construction: on PostgreSQL only changes up to the watermark (watermark.ts) are
 // returned, so no change can commit later with a seq below one already handed out; SQLite has one
 // writer at a time, so its seq order is commit order. docs/changes.md gives the proof.
-import { PostgresAdapter, sql, type Insertable, type Selectable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
 import { compiledRows } from '../platform/db/compiled-once.ts';
-import { sqliteHandleOf, type Db } from '../platform/db/database.ts';
+import { onPostgres, sqliteHandleOf, type Db } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
 import { formatInstant } from '../platform/local-time.ts';
 import { watermarkOf } from './watermark.ts';
@@ -77,17 +77,34 @@ const UNNEST_CHUNK = 5000;
 export async function recordChanges(trx: Connection, companyId: string, changes: readonly NewChange[], time: ChangeTime): Promise<void> {
   if (changes.length === 0) return;
   const occurredAt = formatInstant(time.at, time.timezone);
-  const postgres = trx.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = onPostgres(trx);
   // A large import records hundreds of thousands: a statement at a time, with a turn of the event loop
   // between them (cooperative.ts). A batch (5,000 items at most) stays one statement on PostgreSQL.
   const chunk = postgres ? UNNEST_CHUNK : INSERT_CHUNK;
   const pace = pacer();
   for (let i = 0; i < changes.length; i += chunk) {
     const rows = changes.slice(i, i + chunk).map((change) => changeRow(companyId, change, occurredAt, time.at));
-    if (postgres) await insertUnnested(trx, companyId, columnsOf(rows), occurredAt, time.at);
-    else await trx.executeQuery(changeInsert(trx, rows));
+    await trx.executeQuery(postgres ? unnestedInsert(companyId, columnsOf(rows), occurredAt, time.at).compile(trx) : changeInsert(trx, rows));
     await pace();
   }
+}
+
+/** Changes whose insert statement is built already: calling it sends the statement. */
+export type PreparedChanges = () => Promise<void>;
+
+/**
+ * `recordChanges` in two steps: the statement built now, sent when the result is called. On
+ * PostgreSQL a batch builds it while the database inserts the batch's figures (batch.ts), so the
+ * service's part (the rows presented, their JSON, the texts) and the database's overlap instead of
+ * taking turns. SQLite, and more changes than one statement takes, build when sent.
+ */
+export function prepareChanges(trx: Connection, companyId: string, changes: readonly NewChange[], time: ChangeTime): PreparedChanges {
+  if (changes.length === 0 || changes.length > UNNEST_CHUNK || !onPostgres(trx)) return () => recordChanges(trx, companyId, changes, time);
+  const occurredAt = formatInstant(time.at, time.timezone);
+  const query = unnestedInsert(companyId, columnsOf(changes.map((change) => changeRow(companyId, change, occurredAt, time.at))), occurredAt, time.at).compile(trx);
+  return async () => {
+    await trx.executeQuery(query);
+  };
 }
 
 type ChangeRow = Insertable<CompanyChangesTable>;
@@ -125,11 +142,11 @@ const changeInsert = compiledRows((db: Db, rows: ChangeRow[]) => db.insertInto('
  * 0012: the writers' lock taken once, not once a row as the column default does) and zipped with the
  * rows by position, so they follow `rows`.
  */
-async function insertUnnested(trx: Connection, companyId: string, columns: ChangeColumns, occurredAt: string, recordedAt: number): Promise<void> {
-  await sql`insert into company_changes (seq, company_id, type, resource_id, occurred_at, recorded_at, data)
+function unnestedInsert(companyId: string, columns: ChangeColumns, occurredAt: string, recordedAt: number) {
+  return sql`insert into company_changes (seq, company_id, type, resource_id, occurred_at, recorded_at, data)
     select c.seq, ${companyId}::text, c.type, c.resource_id, ${occurredAt}::text, ${recordedAt}::bigint, c.data
     from rows from (company_changes_next_seqs(${columns.types.length}::integer), unnest(string_to_array(${separatedTexts(columns.types)}::text, chr(30), '')),
-      unnest(string_to_array(${separatedTexts(columns.resourceIds)}::text, chr(30), '')), unnest(string_to_array(${separatedTexts(columns.data)}::text, chr(30), ''))) as c(seq, type, resource_id, data)`.execute(trx);
+      unnest(string_to_array(${separatedTexts(columns.resourceIds)}::text, chr(30), '')), unnest(string_to_array(${separatedTexts(columns.data)}::text, chr(30), ''))) as c(seq, type, resource_id, data)`;
 }
 
 /** A change with its company and time: for a statement that logs changes of several companies at once. */

@@ -13,9 +13,7 @@ import { figureKey, storeFigures, type FigureDraft, type WrittenFigure } from '.
 import type { BatchOutcome as BatchOutcomeSchema, FigureRow } from './figures.ts';
 import type { Static, TSchema } from 'typebox';
 import { schemaChecker } from '../platform/validation.ts';
-import { recordChanges, type ChangeTime, type NewChange } from '../changes/change-log.ts';
-import type { Transaction } from 'kysely';
-import type { Database } from '../platform/db/schema.ts';
+import { prepareChanges, type NewChange } from '../changes/change-log.ts';
 import { announceChanges } from '../changes/notifier.ts';
 import { companyTimezone } from '../tenancy/companies.ts';
 
@@ -170,8 +168,10 @@ export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: str
   const now = options.now ?? Date.now();
   const onPostgres = sqliteHandleOf(db) === undefined;
   const outcome = await durably(db, (connection) => connection.transaction().execute(async (trx) => {
-    const written = await storeFigures(trx, onPostgres, companyId, rules.stream, drafts, now);
-    await logFigureChanges(trx, companyId, rules, written, { at: now, timezone });
+    const time = { at: now, timezone };
+    // The change-log statement is built while PostgreSQL inserts a batch of new figures (storeFigures).
+    const { written, prepared: logChanges } = await storeFigures(trx, onPostgres, companyId, rules.stream, drafts, now, (figures) => prepareChanges(trx, companyId, figureChanges(rules, figures, timezone), time));
+    await logChanges();
     const created = written.filter((figure) => figure.created).length;
     const updated = written.length - created;
     return { received: items.length, created, updated, unchanged: items.length - created - updated };
@@ -180,8 +180,7 @@ export async function ingestBatch<Item extends BatchItem>(db: Db, companyId: str
   return outcome;
 }
 
-/** One change per created or updated figure, in the transaction that wrote them; unchanged ones log nothing. */
-async function logFigureChanges<Item extends BatchItem>(trx: Transaction<Database>, companyId: string, rules: StreamRules<Item>, written: WrittenFigure[], time: ChangeTime): Promise<void> {
-  const changes = written.map(({ row, created }): NewChange => ({ resourceType: rules.resourceType, action: created ? 'created' : 'updated', resourceId: row.id, data: rules.present(row, time.timezone) }));
-  await recordChanges(trx, companyId, changes, time);
+/** One change per created or updated figure, for the transaction that wrote them; unchanged ones log nothing. */
+function figureChanges<Item extends BatchItem>(rules: StreamRules<Item>, written: WrittenFigure[], timezone: string): NewChange[] {
+  return written.map(({ row, created }) => ({ resourceType: rules.resourceType, action: created ? 'created' : 'updated', resourceId: row.id, data: rules.present(row, timezone) }));
 }

@@ -67,7 +67,6 @@ const COLUMNS = Object.keys(COLUMN_TYPES) as Array<keyof InboundItemsTable>;
 
 /** Columns every row of one statement shares (figureRow): sent once, not as an array. */
 const BATCH_WIDE = new Set<keyof InboundItemsTable>(['company_id', 'stream', 'created_at', 'updated_at']);
-const PER_ROW = COLUMNS.filter((column) => !BATCH_WIDE.has(column));
 
 function arrayOf(rows: InboundItemsTable[], column: keyof InboundItemsTable) {
   return COLUMN_TYPES[column] === 'bigint'
@@ -77,13 +76,17 @@ function arrayOf(rows: InboundItemsTable[], column: keyof InboundItemsTable) {
 
 /**
  * The rows (at least one) as one array per varying column, zipped back into rows by PostgreSQL's
- * `unnest`, in COLUMNS order; the batch-wide columns as single values.
+ * `unnest`, in COLUMNS order; the batch-wide columns as single values. The unnests stand in the select
+ * list, where set-returning functions advance together, an element of each per row (ProjectSet); in
+ * FROM (`from unnest(a, b, …)`) a FunctionScan first copied all the rows into a tuplestore and read
+ * them back: the insert of 5,000 new figures took 45–47 → 40 ms of PostgreSQL's CPU this way
+ * (docs/benchmarks.md, "Revenue batches", session 11). Every array has one element per row, so none
+ * is padded with nulls.
  */
 function unnestedRows(rows: InboundItemsTable[]): Expression<InboundItemsTable> {
   const first = rows[0] as InboundItemsTable;
-  const selected = COLUMNS.map((column) => (BATCH_WIDE.has(column) ? sql`${first[column]}::${sql.raw(COLUMN_TYPES[column])}` : sql.ref(`u.${column}`)));
-  const arrays = PER_ROW.map((column) => arrayOf(rows, column));
-  return sql<InboundItemsTable>`select ${sql.join(selected)} from unnest(${sql.join(arrays)}) as u(${sql.join(PER_ROW.map((column) => sql.id(column)))})`;
+  const selected = COLUMNS.map((column) => (BATCH_WIDE.has(column) ? sql`${first[column]}::${sql.raw(COLUMN_TYPES[column])}` : sql`unnest(${arrayOf(rows, column)})`));
+  return sql<InboundItemsTable>`select ${sql.join(selected)}`;
 }
 
 function figureRow(companyId: string, stream: InboundStream, draft: FigureDraft, now: number): InboundItemsTable {
@@ -201,32 +204,50 @@ function storedKeyViolation(error: unknown): boolean {
   return (code === '23505' && constraint === 'inbound_items_key') || (errcode === 2067 && message === SQLITE_KEY_VIOLATION);
 }
 
-/** Whether the first or the last of the rows (sorted by key) is stored already. */
-async function endsStored(trx: Transaction<Database>, rows: InboundItemsTable[]): Promise<boolean> {
-  const ends = [rows[0], rows[rows.length - 1]] as InboundItemsTable[];
-  const found = await trx
-    .selectFrom('inbound_items')
-    .select('id')
-    .where((eb) => eb.or(ends.map((row) => eb.and({ company_id: row.company_id, stream: row.stream, period_key: row.period_key, department_id: row.department_id, kind: row.kind, category: row.category }))))
-    .limit(1)
-    .execute();
-  return found.length > 0;
+/**
+ * The look-up of endsStored: any of the first and the last of the rows (sorted by key), each asked
+ * for alone, joined by UNION ALL, naming the figure's first day as well as its key (the day follows
+ * from the key), so that whichever index the planner picks reads one period of the company's figures
+ * at most. Asked as one OR of the two keys, PostgreSQL scanned the key index on the columns both keys
+ * share (company, stream, and in the bench the category, the index's last column); asked by key
+ * alone on a table without statistics yet (a new database), it scanned the period index on company
+ * and stream: either way the company's whole range, 5–20 ms at 25,000–60,000 figures and growing
+ * with them (docs/benchmarks.md, "Revenue batches", session 11).
+ */
+export function storedEndsQuery(db: Kysely<Database>, rows: readonly InboundItemsTable[]) {
+  const stored = (row: InboundItemsTable) =>
+    db
+      .selectFrom('inbound_items')
+      .select('id')
+      .where((eb) => eb.and({ company_id: row.company_id, stream: row.stream, period_start: row.period_start, period_key: row.period_key, department_id: row.department_id, kind: row.kind, category: row.category }));
+  return stored(rows[0] as InboundItemsTable).unionAll(stored(rows[rows.length - 1] as InboundItemsTable)).limit(1);
 }
 
-/** PostgreSQL: inserts the rows (at least one) when none is stored; false, having written nothing, when one is. */
-async function insertedAsNew(trx: Transaction<Database>, rows: InboundItemsTable[]): Promise<boolean> {
-  if (await endsStored(trx, rows)) return false;
+/** Whether the first or the last of the rows (sorted by key) is stored already. */
+async function endsStored(trx: Transaction<Database>, rows: InboundItemsTable[]): Promise<boolean> {
+  return (await storedEndsQuery(trx, rows).execute()).length > 0;
+}
+
+/**
+ * PostgreSQL: inserts the rows (at least one) when none is stored, and answers what `meanwhile` gave,
+ * run while the database inserts them; undefined, having written nothing, when one is stored.
+ */
+async function insertedAsNew<T>(trx: Transaction<Database>, rows: InboundItemsTable[], meanwhile: () => T): Promise<{ meanwhile: T } | undefined> {
+  if (await endsStored(trx, rows)) return undefined;
   await trx.executeQuery(SAVEPOINT);
-  let inserted = true;
-  try {
-    await trx.insertInto('inbound_items').columns(COLUMNS).expression(unnestedRows(rows)).execute();
-  } catch (error) {
-    if (!storedKeyViolation(error)) throw error;
+  // Awaited only after `meanwhile`: settled into a value, so a failure is never an unhandled rejection.
+  const insert = trx.insertInto('inbound_items').columns(COLUMNS).expression(unnestedRows(rows)).execute().then(() => undefined, (error: unknown) => ({ error }));
+  // Kysely hands the statement to node-postgres through a chain of promises: a turn of the event loop
+  // sends it before `meanwhile` holds the thread.
+  await nextTurn();
+  const made = meanwhile();
+  const failed = await insert;
+  if (failed) {
+    if (!storedKeyViolation(failed.error)) throw failed.error;
     await trx.executeQuery(ROLLBACK_TO_SAVEPOINT);
-    inserted = false;
   }
   await trx.executeQuery(RELEASE_SAVEPOINT);
-  return inserted;
+  return failed ? undefined : { meanwhile: made };
 }
 
 // SQLite, a statement per chunk: each chunk is tried as new until one holds a stored key; a failed
@@ -246,27 +267,49 @@ async function sqliteInsertedAsNew(trx: Transaction<Database>, rows: InboundItem
   }
 }
 
+/** The figures a batch wrote, and what the caller's `prepare` made of them (storeFigures). */
+export interface StoredFigures<Prepared> {
+  written: WrittenFigure[];
+  prepared: Prepared;
+}
+
 /**
  * Stores the drafts in their order — inserting the new ones, updating the changed ones, leaving the
- * same ones alone — and returns the written ones as stored, in the drafts' order. A stored figure
- * keeps its id; every other field of its row is the draft's (the key fixes department, date or week,
- * kind and category). A row that a concurrent batch inserted meanwhile is updated, not duplicated.
+ * same ones alone — and returns the written ones as stored, in the drafts' order, with `prepare` of
+ * them. A stored figure keeps its id; every other field of its row is the draft's (the key fixes
+ * department, date or week, kind and category). A row that a concurrent batch inserted meanwhile is
+ * updated, not duplicated. On PostgreSQL `prepare` runs while the database inserts a batch of new keys
+ * (the service's work and the database's overlap), and again, for what the upsert wrote, when that
+ * insert finds a stored key.
  */
-export async function storeFigures(trx: Transaction<Database>, onPostgres: boolean, companyId: string, stream: InboundStream, drafts: FigureDraft[], now: number): Promise<WrittenFigure[]> {
-  const step = onPostgres ? drafts.length || 1 : WRITE_CHUNK;
+export async function storeFigures<Prepared>(trx: Transaction<Database>, onPostgres: boolean, companyId: string, stream: InboundStream, drafts: FigureDraft[], now: number, prepare: (written: WrittenFigure[]) => Prepared): Promise<StoredFigures<Prepared>> {
+  if (!onPostgres) {
+    const written = await sqliteStoreFigures(trx, companyId, stream, drafts, now);
+    return { written, prepared: prepare(written) };
+  }
+  if (drafts.length === 0) return { written: [], prepared: prepare([]) };
+  const rows = drafts.map((draft) => figureRow(companyId, stream, draft, now));
+  const asNew = rows.map((row) => ({ row, created: true }));
+  const inserted = await insertedAsNew(trx, rows, () => prepare(asNew));
+  if (inserted) return { written: asNew, prepared: inserted.meanwhile };
+  const answer = await trx.executeQuery(upsertChanged(trx.insertInto('inbound_items').columns(COLUMNS).expression(unnestedRows(rows)), 'is distinct from').compile());
+  const written = writtenFigures(rows, drafts, 0, answer);
+  return { written, prepared: prepare(written) };
+}
+
+/** SQLite: storeFigures a chunk at a time (WRITE_CHUNK), new keys inserted until a chunk holds a stored one. */
+async function sqliteStoreFigures(trx: Transaction<Database>, companyId: string, stream: InboundStream, drafts: FigureDraft[], now: number): Promise<WrittenFigure[]> {
   const written: WrittenFigure[] = [];
   let newSoFar = true;
-  for (let from = 0; from < drafts.length; from += step) {
+  for (let from = 0; from < drafts.length; from += WRITE_CHUNK) {
     if (from > 0) await nextTurn();
-    const rows = drafts.slice(from, from + step).map((draft) => figureRow(companyId, stream, draft, now));
-    newSoFar &&= await (onPostgres ? insertedAsNew(trx, rows) : sqliteInsertedAsNew(trx, rows));
+    const rows = drafts.slice(from, from + WRITE_CHUNK).map((draft) => figureRow(companyId, stream, draft, now));
+    newSoFar &&= await sqliteInsertedAsNew(trx, rows);
     if (newSoFar) {
       written.push(...rows.map((row) => ({ row, created: true })));
       continue;
     }
-    const upsert = onPostgres ? upsertChanged(trx.insertInto('inbound_items').columns(COLUMNS).expression(unnestedRows(rows)), 'is distinct from') : sqliteUpsert(trx, rows);
-    const query: CompiledQuery<StoredKey> = upsert.compile();
-    written.push(...writtenFigures(rows, drafts, from, await trx.executeQuery(query)));
+    written.push(...writtenFigures(rows, drafts, from, await trx.executeQuery(sqliteUpsert(trx, rows).compile())));
   }
   return written;
 }
