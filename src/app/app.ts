@@ -12,6 +12,7 @@ import { installValidators } from '../platform/validation.ts';
 import { readJsonBodies } from '../platform/json-body.ts';
 import { answerClientError, capConnectionsPerAddress, serverOptions } from '../platform/connections.ts';
 import { refuseUnstorableText } from '../platform/unstorable-text.ts';
+import { parseUrlEncoded, routableUrl } from '../platform/percent-decoding.ts';
 import { CachedAnswerLane, laneCanAnswer } from '../platform/cached-answer-lane.ts';
 import { registerOpenApi } from '../platform/openapi.ts';
 import { healthRoutes } from '../platform/health.ts';
@@ -47,7 +48,8 @@ const LOGGED_PATH_SECRETS = /(\/console\/invitations\/)[^/?#]+/g;
 
 /** The request as each log line shows it, without the authorization code of a callback URL or an invitation's token. */
 function requestForLog(request: FastifyRequest): Record<string, unknown> {
-  const url = request.url.replace(LOGGED_QUERY_SECRETS, '$1[redacted]').replace(LOGGED_PATH_SECRETS, '$1[redacted]');
+  // The URL as it came, not as routableUrl may have rewritten it.
+  const url = request.originalUrl.replace(LOGGED_QUERY_SECRETS, '$1[redacted]').replace(LOGGED_PATH_SECRETS, '$1[redacted]');
   return { method: request.method, url, host: request.headers.host, remoteAddress: request.ip };
 }
 
@@ -83,7 +85,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     // Off unless TRUST_PROXY names the load balancer: request.ip keys the failed-login penalties.
     trustProxy: trustedProxies(ctx.config.trustProxy),
     genReqId: requestIdOf,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Escapes that decode to no text reach their route and are refused there (percent-decoding.ts).
+    routerOptions: { ignoreTrailingSlash: true, querystringParser: parseUrlEncoded },
+    rewriteUrl: routableUrl,
     frameworkErrors: answerFrameworkError,
     ...serverOptions(ctx.config),
     clientErrorHandler: answerClientError,
@@ -109,7 +113,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   installErrorHandling(app, ctx.config.baseUrl);
   readJsonBodies(app);
   refuseUnstorableText(app);
-  await app.register(formbody);
+  await app.register(formbody, { parser: parseUrlEncoded });
   await registerOpenApi(app, ctx.config, { webhooks: webhookMessagesDocument() });
 
   await app.register(healthRoutes, { db: ctx.db, redis: ctx.redis });

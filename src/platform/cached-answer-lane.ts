@@ -5,8 +5,9 @@
 // answer Fastify would send — the same status, headers in the same order and body, the same rate-limit
 // count and request-duration observation — and hands anything else to Fastify untouched, having
 // counted, written and logged nothing. What it cannot repeat, it leaves to Fastify: logging (it
-// engages only while the logger is above `info`), errors (401, 400, 429 …), HEAD, a representation
-// not yet made (the first compressed request of an entry), and every request while the server is closing.
+// engages only while the logger is above `info`), errors (401, 400, 429 …), a URL with a %-escape,
+// HEAD, a representation not yet made (the first compressed request of an entry), and every request
+// while the server is closing.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FastifyServerFactory } from 'fastify';
 import { CACHED_HEADERS, representation, type CachedResponse } from './response-cache.ts';
@@ -130,9 +131,11 @@ export class CachedAnswerLane {
     const framework = this.#framework;
     // Fastify logs every request at `info` (with a child logger per request): only Fastify writes those lines.
     if (request.method !== 'GET' || this.#closing || !framework || !ABOVE_INFO.has(framework.log.level)) return false;
-    // A GET with a body is Fastify's to judge; so is anything not a registered path exactly (escapes, a trailing slash).
+    // A GET with a body is Fastify's to judge; so is anything not a registered path exactly (a trailing
+    // slash), and any %-escape: what it decodes to is checked there (unstorable-text.ts).
     if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) return false;
     const url = request.url ?? '';
+    if (url.includes('%')) return false;
     const mark = url.indexOf('?');
     const route = this.#routes.get(mark < 0 ? url : url.slice(0, mark));
     return route !== undefined && route(request, response, mark < 0 ? undefined : url.slice(mark + 1), performance.now());

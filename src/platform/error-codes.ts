@@ -12,7 +12,7 @@ export interface ErrorCodeEntry {
 export const ERROR_CODES = {
   validation_failed: { status: 400, title: 'Validation failed', meaning: 'a parameter or body field has the wrong type or value, or an unknown query parameter' },
   malformed_body: { status: 400, title: 'Malformed body', meaning: 'the body is not valid JSON, not valid UTF-8, nests too deeply or holds a number too long for any field' },
-  invalid_character: { status: 400, title: 'Invalid character', meaning: 'a string holds U+0000 or an unpaired UTF-16 surrogate, which no database stores faithfully' },
+  invalid_character: { status: 400, title: 'Invalid character', meaning: 'a string holds U+0000 or an unpaired UTF-16 surrogate, which no database stores faithfully, or a percent-escape in the path, query or a form decodes to no UTF-8 text' },
   client_closed_request: { status: 400, title: 'Client closed request', meaning: 'the client closed the connection before its request was complete (logged; nobody hears the answer)' },
   bad_request: { status: 400, title: 'Bad request', meaning: 'any other request the HTTP layer refuses' },
   invalid_date: { status: 400, title: 'Invalid date', meaning: 'a date parameter that is not a real date' },

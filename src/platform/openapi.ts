@@ -58,7 +58,7 @@ function baseDocument(config: Config): Json {
         '',
         '**Errors.** The company API answers RFC 9457 problem details (`application/problem+json`) with a stable `code` and the `requestId` that every response also carries in `X-Request-Id`. The OAuth endpoints answer RFC 6749 `{error, error_description}`.',
         '',
-        '**Limits.** Secured calls are rate limited per API Client; every answer to an authenticated call carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`, and over the limit the answer is `429` with `Retry-After` (seconds). Bodies over 2 MiB: `413`; a request must arrive within 30 s (`408`); strings holding U+0000 or an unpaired surrogate are `400 invalid_character`. `503` means the database is briefly unavailable: retry.',
+        '**Limits.** Secured calls are rate limited per API Client; every answer to an authenticated call carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`, and over the limit the answer is `429` with `Retry-After` (seconds). Bodies over 2 MiB: `413`; a request must arrive within 30 s (`408`); strings holding U+0000 or an unpaired surrogate, and percent-escapes in the path, query or a form that decode to no UTF-8 text (`%ED%A0%80`, `%C0%80`, `%F0`, `%ZZ`), are `400 invalid_character`. `503` means the database is briefly unavailable: retry.',
         '',
         '**Versioning.** The major version is part of the path (`/api/v1`). Within a version, fields and operations are only added, never removed or changed in meaning; clients must ignore unknown fields.',
       ].join('\n'),

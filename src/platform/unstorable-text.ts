@@ -1,9 +1,12 @@
 // Text that no database stores faithfully (contract: errors and limits): U+0000, which PostgreSQL refuses outright
 // (a 500) while SQLite keeps it, and an unpaired UTF-16 surrogate, which both turn into U+FFFD — so
 // two different keys became one row. Such a string is refused once, at the edge, wherever it comes
-// in (body, form, query, path), before any feature sees it.
+// in (body, form, query, path), before any feature sees it; so is a percent-escape in a URL or form
+// that decodes to no text (an encoded surrogate, an overlong or truncated sequence, `%ZZ`), which the
+// parsers would keep as literal characters (percent-decoding.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError, type FieldError } from './errors.ts';
+import { undecodableIn, undecodablePath } from './percent-decoding.ts';
 
 /** What is wrong with `text` in words, or undefined when it can be stored as sent. */
 export function unstorableReason(text: string): string | undefined {
@@ -45,7 +48,14 @@ export function findUnstorableText(value: unknown, base: string): FieldError | u
   return undefined;
 }
 
-const PART_NAMES = { params: 'Path parameter', querystring: 'Query parameter', body: 'Body field' } as const;
+type Part = 'params' | 'querystring' | 'body';
+
+/** Each part of a request: the JSON pointer base of its fields, and how a problem names the part and a field of it. */
+const PARTS: Record<Part, { base: string; whole: string; field: string }> = {
+  params: { base: '/params', whole: 'The path', field: 'Path parameter' },
+  querystring: { base: '/querystring', whole: 'The query', field: 'Query parameter' },
+  body: { base: '', whole: 'The body', field: 'Body field' },
+};
 
 /** Bodies the JSON parser has already seen to hold no escape that could produce such a string. */
 const cleanBodies = new WeakSet<object>();
@@ -70,25 +80,48 @@ export function markChecked(body: unknown): void {
 }
 
 /**
+ * An escape in the path, query or form that did not decode (percent-decoding.ts), as a field error:
+ * at the path parameter that holds the U+FFFD the router was given in its place (the first such; the
+ * path as a whole when none does or no route matched, as when the escape is in a fixed segment), at
+ * the query or form field, or at the part itself when the escape is in a field's name.
+ */
+function undecodableFieldIn(request: FastifyRequest, part: Part, value: unknown): FieldError | undefined {
+  const { base } = PARTS[part];
+  if (part === 'params') {
+    const reason = undecodablePath(request.raw);
+    if (!reason) return undefined;
+    const named = value !== null && typeof value === 'object' ? Object.entries(value as Record<string, string>) : [];
+    const name = named.find(([, text]) => text.includes('\uFFFD'))?.[0];
+    return name === undefined ? { path: base, message: `has a segment that ${reason}` } : { path: `${base}/${pointerToken(name)}`, message: reason };
+  }
+  const found = undecodableIn(value);
+  if (!found) return undefined;
+  if (found.field === undefined) return { path: base || '/', message: `has a field name that ${found.reason}` };
+  return { path: `${base}/${pointerToken(found.field)}`, message: found.reason };
+}
+
+/**
  * Path parameters and the query are decoded from the URL. Without a %-escape in it their text is the
  * URL's own characters, printable ASCII (Node's HTTP parser answers 400 to a raw control byte or a
- * byte over 0x7F), so only a URL with a `%` needs the walk; most requests skip it.
+ * byte over 0x7F), so only a URL with a `%` needs the checks; most requests skip them.
  */
-function unstorableIn(request: FastifyRequest): { part: keyof typeof PART_NAMES; error: FieldError } | undefined {
-  const parts: Array<[keyof typeof PART_NAMES, unknown, string]> = request.url.includes('%') ? [['params', request.params, '/params'], ['querystring', request.query, '/querystring']] : [];
+function unstorableIn(request: FastifyRequest): { part: Part; error: FieldError } | undefined {
+  // Where no route matched, the path is the not-found route's wildcard: checked as the path as a whole.
+  const params = request.is404 ? (request.params as Record<string, string | undefined>)['*'] : request.params;
+  const parts: Array<[Part, unknown]> = request.url.includes('%') ? [['params', params], ['querystring', request.query]] : [];
   const body = request.body;
-  if (body !== undefined && body !== null && !(typeof body === 'object' && cleanBodies.has(body))) parts.push(['body', body, '']);
-  for (const [part, value, base] of parts) {
-    const error = findUnstorableText(value, base);
+  if (body !== undefined && body !== null && !(typeof body === 'object' && cleanBodies.has(body))) parts.push(['body', body]);
+  for (const [part, value] of parts) {
+    const error = undecodableFieldIn(request, part, value) ?? findUnstorableText(value, PARTS[part].base);
     if (error) return { part, error };
   }
   return undefined;
 }
 
 /**
- * Refuses, on every route, a request whose path parameters, query or body hold unstorable text:
- * 400 `invalid_character` naming the field, rendered by the error handler in the route's own shape
- * (problem+json, OAuth `invalid_request`, or the HTML error page).
+ * Refuses, on every route, a request whose path parameters, query or body hold unstorable text or an
+ * undecodable escape: 400 `invalid_character` naming the field, rendered by the error handler in the
+ * route's own shape (problem+json, OAuth `invalid_request`, or the HTML error page).
  */
 export function refuseUnstorableText(app: FastifyInstance): void {
   // Callback style, like the other per-request hooks: no promise on the common, clean path.
@@ -103,7 +136,8 @@ export function refuseUnstorableText(app: FastifyInstance): void {
 }
 
 /** 400 `invalid_character` for the unstorable string `error` found in `part` of a request. */
-export function invalidCharacter(part: keyof typeof PART_NAMES, error: FieldError): ProblemError {
-  const where = part === 'body' ? (error.path === '/' ? 'The body' : `Body field ${error.path}`) : `${PART_NAMES[part]} ${error.path.replace(/^\/[a-z]+\//, '')}`;
+export function invalidCharacter(part: Part, error: FieldError): ProblemError {
+  const { base, whole, field } = PARTS[part];
+  const where = error.path === (base || '/') ? whole : `${field} ${part === 'body' ? error.path : error.path.slice(base.length + 1)}`;
   return new ProblemError({ code: 'invalid_character', detail: `${where} ${error.message}.`, errors: [error] });
 }

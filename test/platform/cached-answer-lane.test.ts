@@ -176,6 +176,18 @@ test('the lane and Fastify give the same answers to every kind of request', asyn
   assert.deepEqual(await durationCounts(p.lane), await durationCounts(p.fastify));
 });
 
+test('a URL whose escapes decode to no UTF-8 text goes to Fastify, which refuses it: 400 invalid_character, the same answer either way', async () => {
+  const p = pair as Pair;
+  const auth = { authorization: `Bearer ${p.company.token}` };
+  const answersBefore = p.lane.laneAnswers.length;
+  for (const path of [`${FEED}?date=%ED%A0%80`, `${FEED}?date=${dayFromToday(0)}&x=%C0%80`, `${CONFIGURATION}?x=%F0`, '/api/v1/company/configurat%ED%B0%80ion']) {
+    const answer = await same(p, path, auth);
+    assert.equal(answer.status, 400, path);
+    assert.equal((JSON.parse(answer.body.toString()) as { code: string }).code, 'invalid_character', path);
+  }
+  assert.equal(p.lane.laneAnswers.length, answersBefore);
+});
+
 test('the lane answers a cached read, a compressed one and a revalidation', async () => {
   const p = pair as Pair;
   const auth = { authorization: `Bearer ${p.company.token}` };

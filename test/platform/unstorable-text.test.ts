@@ -2,7 +2,10 @@
 // and unpaired UTF-16 surrogates (stored as U+FFFD, so two different keys became one row). Every
 // such string is refused with 400 at the edge, wherever it arrives — JSON body, form body, query,
 // path — in the shape of the endpoint: problem+json on the company and operator API, RFC 6749 JSON on
-// the OAuth endpoints, an HTML page on the login page. Nothing is stored.
+// the OAuth endpoints, an HTML page on the login page and the console. Nothing is stored. In a URL or
+// a form a lone surrogate can only be written as its (invalid) UTF-8 bytes, percent-encoded: every
+// escape that does not decode to UTF-8 text is refused the same way, where the parsers would keep it
+// as literal characters.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -21,28 +24,39 @@ function send(path: string, jsonText: string, headers: Record<string, string> = 
   return company.server.fetch(`${company.server.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: jsonText });
 }
 
-async function assertProblem(response: Response, path: string): Promise<void> {
+/** Escapes that decode to no UTF-8 text: U+D800 and U+DC00 as UTF-8 bytes, an overlong NUL, a truncated sequence, a `%` without two hex digits. */
+const MALFORMED = ['%ED%A0%80', '%ED%B0%80', '%C0%80', '%F0', '%ZZ'];
+/** What an answer's description says of the refused text. */
+const REASON = /U\+0000|surrogate|percent-encod/;
+
+async function assertProblem(response: Response, path: string, what = ''): Promise<void> {
   const body = (await response.json()) as ProblemBody & { requestId: string };
-  assert.equal(response.status, 400, JSON.stringify(body));
+  assert.equal(response.status, 400, `${what} ${JSON.stringify(body)}`);
   assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
-  assert.equal(body.code, 'invalid_character');
+  assert.equal(body.code, 'invalid_character', what);
+  assert.match(body.detail, REASON, what);
   assert.equal(body.requestId, response.headers.get('x-request-id'));
-  assert.deepEqual(body.errors?.map((e) => e.path), [path]);
+  assert.deepEqual(body.errors?.map((e) => e.path), [path], what);
 }
 
-async function assertOAuthInvalidRequest(response: Response): Promise<void> {
+/** A secured answer counted against the client's rate limit, as every secured answer is. */
+function assertRateLimited(response: Response, what: string): void {
+  assert.match(response.headers.get('x-ratelimit-remaining') ?? '', /^\d+$/, what);
+}
+
+async function assertOAuthInvalidRequest(response: Response, what = ''): Promise<void> {
   const body = (await response.json()) as { error: string; error_description: string };
-  assert.equal(response.status, 400, JSON.stringify(body));
-  assert.equal(body.error, 'invalid_request');
-  assert.match(body.error_description, /U\+0000|surrogate/);
+  assert.equal(response.status, 400, `${what} ${JSON.stringify(body)}`);
+  assert.equal(body.error, 'invalid_request', what);
+  assert.match(body.error_description, REASON, what);
   assert.ok(response.headers.get('x-request-id'));
 }
 
-async function assertHtmlPage(response: Response): Promise<void> {
+async function assertHtmlPage(response: Response, what = ''): Promise<void> {
   const html = await response.text();
-  assert.equal(response.status, 400, html);
+  assert.equal(response.status, 400, `${what} ${html}`);
   assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
-  assert.match(html, /U\+0000/);
+  assert.match(html, REASON, what);
   assert.ok(response.headers.get('x-request-id'));
 }
 
@@ -115,4 +129,54 @@ test('the login page answers an HTML 400 page for client_id=a%00b and for a logi
 test('a path parameter holding U+0000 is 400 invalid_character naming it', async () => {
   const response = await company.server.fetch(`${company.server.baseUrl}/api/v1/admin/api-clients/cli%00x/disable`, { method: 'POST', headers: bearer(ADMIN_TOKEN) });
   await assertProblem(response, '/params/clientId');
+  // On a path no route answers, the path is refused as a whole.
+  await assertProblem(await company.server.fetch(`${company.server.baseUrl}/api/v1/company/configurat%00ion`, { headers: bearer(company.token) }), '/params');
+});
+
+test('a query parameter whose escapes decode to no UTF-8 text (an encoded surrogate, an overlong or truncated sequence, %ZZ) is 400 invalid_character naming it, counted as every secured answer', async () => {
+  const get = (path: string) => company.server.fetch(`${company.server.baseUrl}${path}`, { headers: bearer(company.token) });
+  for (const escape of MALFORMED) {
+    const events = await get(`/api/v1/timeclock/events?userId=a${escape}`);
+    assertRateLimited(events, escape);
+    await assertProblem(events, '/querystring/userId', escape);
+    await assertProblem(await get(`/api/v1/timeclock/badges?companyId=${escape}`), '/querystring/companyId', escape);
+    // In a parameter's name, the name cannot be told: the answer points at the query.
+    await assertProblem(await get(`/api/v1/timeclock/events?x${escape}=1`), '/querystring', escape);
+  }
+  // Valid escapes, a proper surrogate pair (U+1F600) among them, are text as ever.
+  assert.equal((await get('/api/v1/timeclock/events?userId=%F0%9F%98%80%20a%2Bb')).status, 200);
+});
+
+test('a path segment whose escapes decode to no UTF-8 text is 400 invalid_character naming the parameter, with the rate-limit headers on secured paths', async () => {
+  for (const escape of MALFORMED) {
+    const webhook = await company.server.fetch(`${company.server.baseUrl}/api/v1/company/webhooks/w${escape}`, { headers: bearer(company.token) });
+    assertRateLimited(webhook, escape);
+    await assertProblem(webhook, '/params/id', escape);
+    await assertProblem(await company.server.fetch(`${company.server.baseUrl}/api/v1/admin/api-clients/cli${escape}x/disable`, { method: 'POST', headers: bearer(ADMIN_TOKEN) }), '/params/clientId', escape);
+    // Where no route matches the path (the escape in a fixed segment), the path is refused as a whole, not 404.
+    await assertProblem(await company.server.fetch(`${company.server.baseUrl}/api/v1/company/configurat${escape}ion`, { headers: bearer(company.token) }), '/params', escape);
+  }
+});
+
+test('the OAuth endpoints answer invalid_request to escapes that decode to no UTF-8 text, in a form field or the query', async () => {
+  const issuer = company.server.config.issuer;
+  for (const escape of MALFORMED) {
+    const revoke = await company.server.fetch(`${issuer}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${escape}&client_id=${company.tenant.clientId}` });
+    await assertOAuthInvalidRequest(revoke, escape);
+    const token = await company.server.fetch(`${issuer}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=client_credentials&client_id=a${escape}&client_secret=x` });
+    await assertOAuthInvalidRequest(token, escape);
+    const query = await company.server.fetch(`${issuer}/oauth/token?client_id=${escape}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' });
+    await assertOAuthInvalidRequest(query, escape);
+  }
+});
+
+test('the login page and the console answer an HTML 400 page to escapes that decode to no UTF-8 text, in the query, a form or the path', async () => {
+  const authUrl = company.server.config.authUrl;
+  for (const escape of MALFORMED) {
+    await assertHtmlPage(await company.server.fetch(`${authorizeUrl(company.server, defaultParams(company.tenant))}&nonce=${escape}`), escape);
+    const form = { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' } } as const;
+    await assertHtmlPage(await company.server.fetch(`${authUrl}/oauth/authorize`, { ...form, body: `email=a${escape}%40example.com&secret=x` }), escape);
+    await assertHtmlPage(await company.server.fetch(`${company.server.baseUrl}/console/login`, { ...form, body: `email=${escape}&password=x` }), escape);
+    await assertHtmlPage(await company.server.fetch(`${company.server.baseUrl}/console/invitations/t${escape}`), escape);
+  }
 });
