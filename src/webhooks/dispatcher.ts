@@ -54,6 +54,8 @@ export interface DispatcherOptions {
 /** A Retry-After longer than this is not honoured beyond it: one receiver cannot park its endpoint for a year. */
 const LONGEST_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 const CHANGES_READ_AT_ONCE = 100;
+/** Retry times kept to look at when due; beyond these (endpoints all waiting at once) the poll finds them. */
+const MAX_KEPT_RETRIES = 1000;
 /** Deliveries recorded by one commit at most, and the longest a delivery waits to be recorded. */
 const RECORD_AT_MOST = 100;
 const RECORD_WITHIN_MS = 50;
@@ -118,8 +120,11 @@ export class WebhookDispatcher {
   #timer: NodeJS.Timeout | undefined;
   /** performance.now() at which #timer fires; Infinity while none is armed. */
   #timerAt = Number.POSITIVE_INFINITY;
-  /** The earliest retry (clock time) of an endpoint this instance released to wait, until a look claims it. */
-  #retryAt = Number.POSITIVE_INFINITY;
+  /**
+   * The retries (clock times) of endpoints this instance released to wait, soonest first, each until
+   * a look at or after it; at most MAX_KEPT_RETRIES (the poll finds any other).
+   */
+  readonly #retryTimes: number[] = [];
   #ticking = false;
   #lastTick = 0;
   #lastPrune = Number.NEGATIVE_INFINITY;
@@ -188,20 +193,25 @@ export class WebhookDispatcher {
 
   /** An endpoint released to wait for a retry at `at` (clock time): look for it then, if before the next poll. */
   #wakeAt(at: number): void {
-    this.#retryAt = Math.min(this.#retryAt, at);
+    const times = this.#retryTimes;
+    let index = times.length;
+    while (index > 0 && (times[index - 1] ?? 0) > at) index -= 1;
+    times.splice(index, 0, at);
+    if (times.length > MAX_KEPT_RETRIES) times.pop();
     if (!this.#ticking) this.#schedule(this.#untilNextLook());
   }
 
   /** The next poll, or the earliest retry this instance knows of when that comes first. */
   #untilNextLook(): number {
-    return Math.min(this.#pollMs, Math.max(0, this.#retryAt - this.#options.clock.now()));
+    return Math.min(this.#pollMs, Math.max(0, (this.#retryTimes[0] ?? Number.POSITIVE_INFINITY) - this.#options.clock.now()));
   }
 
   async #tick(): Promise<void> {
     this.#ticking = true;
     this.#lastTick = performance.now();
     // A retry that has fallen due is claimed by this look (or, with no room, by a later poll).
-    if (this.#retryAt <= this.#options.clock.now()) this.#retryAt = Number.POSITIVE_INFINITY;
+    const now = this.#options.clock.now();
+    while ((this.#retryTimes[0] ?? Number.POSITIVE_INFINITY) <= now) this.#retryTimes.shift();
     try {
       await this.#pruneDeliveries();
       const free = this.#concurrency - this.#working.size;

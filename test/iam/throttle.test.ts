@@ -2,7 +2,7 @@
 // and login; after 5 failures for one client from one address, 429 with a Retry-After doubling from
 // 1 s up to 15 min, reset by a success; one client never blocks another. The counter store is tested
 // in memory and against the real Redis, and two instances sharing Redis share the penalties.
-import { test, after } from 'node:test';
+import { test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,11 +25,17 @@ const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
+// Each test's servers close when it ends: a dozen kept to the end of the file held enough idle
+// PostgreSQL connections, beside the other files of a parallel run, to exhaust max_connections.
+const servers: TestServer[] = [];
+afterEach(async () => {
+  for (const started of servers.splice(0).reverse()) await started.close();
+});
 
-/** A server answering in process unless `options` say otherwise. */
+/** A server answering in process unless `options` say otherwise; closed when the test ends. */
 async function server(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const started = await startTestServer(env, { inProcess: true, ...options });
-  cleanups.push(() => started.close());
+  servers.push(started);
   return started;
 }
 

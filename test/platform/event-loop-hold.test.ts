@@ -104,6 +104,10 @@ test('the worst bodies to the other JSON write endpoints hold the event loop und
   const json = { 'content-type': 'application/json' };
   const longest = { eventId: randomUUID(), badgeId: person.badgeId, companyId: company.tenant.companyId, type: 'clock_in', occurredAt: new Date(Date.now() - 60_000).toISOString(), source: 'terminal', deviceId: 'd'.repeat(200), location: { latitude: 52.1, longitude: 4.3 } };
   await assertCheap('a valid event with the longest strings', '/api/v1/timeclock/events', Buffer.from(JSON.stringify(longest)), { ...json, ...bearer(company.token) }, 200);
+  // ajv-formats' date-time splits its text on every "t" and space: 2 MiB of them were a million pieces.
+  const splitBait = (head: string) => filled(`{${head}"`, () => 't ', '', '"}');
+  await assertCheap('an occurredAt of 2 MiB of "t "', '/api/v1/timeclock/events', splitBait(`"eventId":"${randomUUID()}","badgeId":"${person.badgeId}","type":"clock_in","source":"terminal","occurredAt":`), { ...json, ...bearer(company.token) }, 400);
+  await assertCheap('a replay from of 2 MiB of "t "', '/api/v1/company/webhooks/whe_none/replay', splitBait('"to":"2026-11-20T10:00:00Z","from":'), { ...json, ...bearer(company.token) });
   const targets: Array<[string, Record<string, string>]> = [
     ['/api/v1/timeclock/events', bearer(company.token)],
     ['/api/v1/company/webhooks', bearer(company.token)],

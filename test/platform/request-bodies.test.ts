@@ -97,7 +97,7 @@ test('a body other than a batch holding more than 1,000 values is 400 validation
 test('an unknown query parameter on a company write is 400 naming it, before the body is acted on (CONTRACT §3)', async () => {
   const shapedRight: Record<string, unknown> = {
     '/api/v1/company/revenue': { items: [{ departmentId: 'dep_any', date: '2026-11-20', kind: 'realised', amount: 1 }] },
-    '/api/v1/company/wage-budget': { items: [{ departmentId: 'dep_any', date: '2026-11-20', kind: 'realised', amount: 1 }] },
+    '/api/v1/company/wage-budget': { items: [{ departmentId: 'dep_any', date: '2026-11-20', amount: 1, hours: 8 }] },
     '/api/v1/timeclock/events': { eventId: '0b7c5f4e-2d7a-4a53-9a8e-1f2b3c4d5e6f', badgeId: 'B-1', type: 'clock_in', occurredAt: '2026-11-20T08:00:00Z', source: 'terminal' },
   };
   for (const path of COMPANY_WRITES) {

@@ -251,6 +251,24 @@ describe('webhook retry timing, on the real clock', () => {
     assert.equal(log[1]?.error, 'no answer within 2500 ms');
     assert.deepEqual(log.map((delivery) => delivery.statusCode), [503, null, 503, 503, 204]);
   });
+
+  it('retries each of several waiting endpoints at its own time, not only the soonest', async () => {
+    // Three endpoints fail together; their receivers ask for 1, 2 and 3 s (Retry-After), then succeed.
+    const receivers = await Promise.all([1, 2, 3].map((seconds) => startReceiver((index) => (index === 0 ? { status: 503, headers: { 'retry-after': String(seconds) } } : { status: 204 }))));
+    try {
+      const endpoints = await Promise.all(receivers.map((waiting) => createEndpoint(server.baseUrl, company.token, { url: waiting.url })));
+      await Promise.all(endpoints.map((endpoint) => sendTest(server.baseUrl, company.token, endpoint.id)));
+      for (const [index, waiting] of receivers.entries()) {
+        const [, retried] = await waiting.waitFor(2, 10_000);
+        const [failed] = (await deliveries(server.baseUrl, company.token, endpoints[index]?.id ?? '')).reverse();
+        assert.ok(retried && failed?.nextAttemptAt);
+        const late = retried.arrivedAt - Date.parse(failed.nextAttemptAt);
+        assert.ok(late >= 0 && late <= PROMPT_MS, `endpoint ${index + 1} was retried ${late} ms after its time`);
+      }
+    } finally {
+      await Promise.all(receivers.map((waiting) => waiting.close()));
+    }
+  });
 });
 
 describe('webhook metrics', () => {

@@ -2,9 +2,9 @@
 // new ids are unique (the index), and down removes the column again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { down, up } from '../../../../src/platform/db/migrations/0015_invitation_ids.ts';
-import { useMigratedDatabase } from '../../../support/database.ts';
+import { testDialect, useMigratedDatabase } from '../../../support/database.ts';
 import { createOrganisation } from '../../../../src/iam/provisioning.ts';
 
 const database = useMigratedDatabase();
@@ -23,4 +23,9 @@ test('invitations made before the migration get ids in created_at order; ids are
   assert.ok(rows.every((row) => /^inv_[\w-]{23}$/.test(row.id)), JSON.stringify(rows));
   const copy = { ...invitation('d-copy', 4000), id: rows[0]?.id ?? '' };
   await assert.rejects(database.db.insertInto('console_invitations').values({ ...copy, role: 'viewer' }).execute(), /console_invitations_id|UNIQUE|duplicate/i);
+});
+
+test('on PostgreSQL the ids compare byte by byte (collation "C"), whatever the database\'s own collation', { skip: testDialect !== 'postgres' && 'PostgreSQL only' }, async () => {
+  const column = await sql<{ collation_name: string | null }>`select collation_name from information_schema.columns where table_name = 'console_invitations' and column_name = 'id'`.execute(database.db);
+  assert.equal(column.rows[0]?.collation_name, 'C');
 });
