@@ -149,9 +149,19 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
   void sendProblem(request, reply, toProblem(error));
 }
 
+/** Fastify's refusals of a body by its size or type, which an unknown path answers as such instead (404/405). */
+const BODY_REFUSALS = new Set(['FST_ERR_CTP_BODY_TOO_LARGE', 'FST_ERR_CTP_INVALID_MEDIA_TYPE', 'FST_ERR_CTP_INVALID_CONTENT_LENGTH']);
+
 /** `problemTypeBase`: BASE_URL, so a problem's `type` is {base_url}/docs/errors#<code>. */
 export function installErrorHandling(app: FastifyInstance, problemTypeBase: string): void {
   app.decorate('problemTypeBase', problemTypeBase);
+  const methodsOf = registeredMethods(app);
+  const noRouteProblem = (request: FastifyRequest): ProblemError => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = methodsOf(path);
+    if (allowed.length > 0) return new ProblemError({ code: 'method_not_allowed', detail: `${path} answers ${allowed.join(', ')}, not ${request.method}.`, headers: { Allow: allowed.join(', ') } });
+    return new ProblemError({ code: 'not_found', detail: `No route for ${request.method} ${path}.` });
+  };
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const format = request.routeOptions.config?.errorFormat ?? 'problem';
     let problem: ProblemError;
@@ -162,6 +172,10 @@ export function installErrorHandling(app: FastifyInstance, problemTypeBase: stri
       // Nobody hears an answer now; a client dropping mid-body is routine, not a fault of ours.
       request.log.info({ code: error.code }, 'client closed the connection before the request was complete');
       problem = new ProblemError({ code: 'client_closed_request', detail: 'The client closed the connection.' });
+    } else if (request.is404 && BODY_REFUSALS.has(error.code)) {
+      // No route was found: that is the answer, whatever the body (the not-found route keeps the
+      // default body limit, so a large body to an unknown path met it first).
+      problem = noRouteProblem(request);
     } else if (isDatabaseDown(error)) {
       request.log.error({ err: error }, 'database unavailable');
       problem = new ProblemError({ code: 'database_unavailable', detail: 'The database is unavailable; retry shortly.', headers: { 'Retry-After': '1' } });
@@ -178,15 +192,7 @@ export function installErrorHandling(app: FastifyInstance, problemTypeBase: stri
     return sendProblem(request, reply, problem);
   });
 
-  const methodsOf = registeredMethods(app);
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    const allowed = methodsOf(path);
-    if (allowed.length > 0) {
-      return sendProblem(request, reply, new ProblemError({ code: 'method_not_allowed', detail: `${path} answers ${allowed.join(', ')}, not ${request.method}.`, headers: { Allow: allowed.join(', ') } }));
-    }
-    return sendProblem(request, reply, new ProblemError({ code: 'not_found', detail: `No route for ${request.method} ${path}.` }));
-  });
+  app.setNotFoundHandler((request, reply) => sendProblem(request, reply, noRouteProblem(request)));
 }
 
 /**

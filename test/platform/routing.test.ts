@@ -42,6 +42,21 @@ test('an unknown path is 404 not_found whatever the method', async () => {
   }
 });
 
+test('an unknown path or method is 404 or 405 whatever the body: not 413 for a large one, not 415 for another type', async () => {
+  const large = JSON.stringify({ pad: 'x'.repeat(1024 * 1024) });
+  const cases: Array<[string, string, string, string, number]> = [
+    ['POST', '/api/v1/company/nope', large, 'application/json', 404],
+    ['PUT', '/api/v1/company/revenue', large, 'application/json', 405],
+    ['PATCH', '/api/v1/company/revenue', 'a=1', 'text/csv', 405],
+    ['POST', '/api/v1/company/nope', 'a=1', 'text/csv', 404],
+  ];
+  for (const [method, path, body, type, status] of cases) {
+    const response = await server.fetch(`${server.baseUrl}${path}`, { method, body, headers: { 'content-type': type } });
+    assert.equal(response.status, status, `${method} ${path} with ${body.length} bytes of ${type}`);
+    assert.equal((await problemOf(response)).code, status === 404 ? 'not_found' : 'method_not_allowed');
+  }
+});
+
 test('the token and revocation endpoints refuse a body that is neither form fields nor JSON with 415 and say what to send', async () => {
   for (const path of ['/api/v1/iam/oauth/token', '/api/v1/iam/oauth/revoke']) {
     const multipart = new FormData();
