@@ -4,12 +4,12 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Writable } from 'node:stream';
 import Fastify, { type FastifyRequest } from 'fastify';
-import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.ts';
 import { DEFAULT_BODY_LIMIT, answerFrameworkError, installErrorHandling, type App } from '../platform/http.ts';
 import { installValidators } from '../platform/validation.ts';
 import { readJsonBodies } from '../platform/json-body.ts';
+import { readFormBodies } from '../platform/form-body.ts';
 import { answerClientError, capConnectionsPerAddress, serverOptions } from '../platform/connections.ts';
 import { refuseUnstorableText } from '../platform/unstorable-text.ts';
 import { parseUrlEncoded, routableUrl } from '../platform/percent-decoding.ts';
@@ -113,7 +113,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   installErrorHandling(app, ctx.config.baseUrl);
   readJsonBodies(app);
   refuseUnstorableText(app);
-  await app.register(formbody, { parser: parseUrlEncoded });
+  readFormBodies(app);
   await registerOpenApi(app, ctx.config, { webhooks: webhookMessagesDocument() });
 
   await app.register(healthRoutes, { db: ctx.db, redis: ctx.redis });

@@ -1,7 +1,7 @@
 // Percent-escapes that decode to no text. In a URL or a form a lone UTF-16 surrogate can only be written
 // as its (invalid) UTF-8 bytes, percent-encoded (`%ED%A0%80`), and the parsers keep whatever escape
-// they cannot decode as literal characters: fast-querystring (Fastify's query, @fastify/formbody's
-// form) keeps `%ED%A0%80`, `%C0%80`, `%F0` or `%ZZ` as written, and the router answers 400 before
+// they cannot decode as literal characters: fast-querystring (Fastify's query, and the form
+// parser's, form-body.ts) keeps `%ED%A0%80`, `%C0%80`, `%F0` or `%ZZ` as written, and the router answers 400 before
 // any route (so without the route's error shape or rate-limit count). Here such text is parsed as
 // before and remembered, and the route's own hook refuses it (unstorable-text.ts), in the route's
 // shape. Only text holding a `%` is looked at; everything else costs one `includes`.
