@@ -18,7 +18,7 @@ import { requireOperator } from './guard.ts';
 import { endSecretOverlap } from '../iam/client-admin.ts';
 import { approveGrantRequest, declineGrantRequest, listGrantRequests } from '../iam/grant-requests.ts';
 import { OPERATOR } from '../iam/audit.ts';
-import { newClientSecret, newSigningKey, switchClient, switchUser } from './operations.ts';
+import { newClientSecret, newSigningKey, switchClient, switchUser, withdrawnSigningKey } from './operations.ts';
 import { ClientCredentials, CreatedApiUser, CreatedCompany, CreatedOrganisation, NewApiClient, NewApiUser, NewCompany, NewOrganisation } from '../iam/provisioning-schemas.ts';
 import {
   ClientGrants,
@@ -35,8 +35,10 @@ import {
   RotateSigningKeyBody,
   RotatedSigningKey,
   SecretOverlapEnded,
+  SigningKeyParams,
   UserParams,
   UserState,
+  WithdrawnSigningKey,
 } from './schemas.ts';
 
 /** A whole company's data can be far larger than the 2 MiB of the company API. */
@@ -124,6 +126,19 @@ export async function adminRoutes(app: App, { deps }: { deps: AdminRouteDeps }):
       request.body ??= {};
     },
   }, async (request) => newSigningKey(db, await secretBox(db, deps.config), deps.config, request.body.activateInSeconds));
+
+  app.post('/api/v1/admin/signing-keys/:kid/withdraw', {
+    schema: {
+      params: SigningKeyParams,
+      ...operatorSchema(
+        'adminWithdrawSigningKey',
+        'Withdraw a leaked signing key at once',
+        200,
+        WithdrawnSigningKey,
+      ),
+      description: 'The key leaves the JWKS now and every token it signed is refused (401 invalid_token) on every instance within its key-ring reload (KEY_REFRESH_MS, 1 s), tokens verified and cached before included; refresh tokens it signed stop renewing (their holders sign in again). When the key was the one signing (or the only key), a new key is created in the same transaction and signs at once (`replacement`); a key already scheduled keeps its activation. 404 for a kid that is not published (unknown, withdrawn before, or expired).',
+    },
+  }, async (request) => withdrawnSigningKey(db, await secretBox(db, deps.config), deps.config, request.params.kid));
 
   await app.register(importRoute, { deps });
 }

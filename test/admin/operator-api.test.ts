@@ -164,7 +164,6 @@ test('POST /signing-keys/rotate publishes a key now that signs after activateInS
   assert.deepEqual(Object.keys(rotated.body).sort(), ['activatesAt', 'kid']);
   const activatesAt = Date.parse(String(rotated.body.activatesAt));
   assert.ok(activatesAt >= before + 120_000 && activatesAt <= Date.now() + 120_000);
-  // Instances reload the key table every 30 s, well within the 60 s before the key signs.
   const row = await server.ctx.db.selectFrom('signing_keys').select(['activates_at', 'unpublish_at', 'private_jwk']).where('kid', '=', String(rotated.body.kid)).executeTakeFirstOrThrow();
   assert.deepEqual([row.activates_at, row.unpublish_at], [activatesAt, null]);
   assert.match(row.private_jwk, /^v2\./, 'the private key is stored sealed');
@@ -176,6 +175,25 @@ test('POST /signing-keys/rotate publishes a key now that signs after activateInS
   const bad = await admin('POST', '/signing-keys/rotate', { activateInSeconds: -1 });
   assert.equal(bad.status, 400);
   assert.deepEqual((bad.body.errors as { path: string }[]).map((e) => e.path), ['/activateInSeconds']);
+});
+
+test('POST /signing-keys/{kid}/withdraw answers as wfs withdraw-signing-key: the key leaves the JWKS now, a replacement signs at once; an unpublished kid is 404', async () => {
+  const signing = await admin('POST', '/signing-keys/rotate', { activateInSeconds: 0 });
+  const kid = String(signing.body.kid);
+  const withdrawn = await admin('POST', `/signing-keys/${kid}/withdraw`);
+  assert.equal(withdrawn.status, 200);
+  assert.deepEqual(Object.keys(withdrawn.body).sort(), ['kid', 'replacement', 'withdrawnAt']);
+  assert.equal(withdrawn.body.kid, kid);
+  const replacement = withdrawn.body.replacement as { kid: string; activatesAt: string };
+  assert.ok(Date.parse(replacement.activatesAt) <= Date.now(), 'the replacement signs at once');
+  const jwks = (await (await server.fetch(`${server.config.issuer}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> };
+  const published = jwks.keys.map((key) => key.kid);
+  assert.ok(published.includes(replacement.kid) && !published.includes(kid));
+
+  const again = await admin('POST', `/signing-keys/${kid}/withdraw`);
+  assert.equal(again.status, 404);
+  assert.equal(again.body.code, 'not_found');
+  assert.match(String(again.body.detail), new RegExp(`^No published signing key ${kid} `));
 });
 
 test('bad bodies are 400 problem+json listing every problem, from the schema or from the rules', async () => {

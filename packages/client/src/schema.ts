@@ -345,6 +345,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/signing-keys/{kid}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a leaked signing key at once
+         * @description The key leaves the JWKS now and every token it signed is refused (401 invalid_token) on every instance within its key-ring reload (KEY_REFRESH_MS, 1 s), tokens verified and cached before included; refresh tokens it signed stop renewing (their holders sign in again). When the key was the one signing (or the only key), a new key is created in the same transaction and signs at once (`replacement`); a key already scheduled keeps its activation. 404 for a kid that is not published (unknown, withdrawn before, or expired).
+         */
+        post: operations["adminWithdrawSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/signing-keys/rotate": {
         parameters: {
             query?: never;
@@ -720,7 +740,7 @@ export interface paths {
         };
         /**
          * JSON Web Key Set (includes keys about to sign and retired keys still verifying)
-         * @description A new key appears here on every instance as soon as it is rotated, and signs from its activation (by default 120 s later; an operator may choose sooner, down to at once, e.g. after a key leak); a retired key stays until every token it signed has expired. Cacheable for 60 s; refetch on an unknown kid. Readable from any origin (CORS `Access-Control-Allow-Origin: *`, preflight answered).
+         * @description A new key appears here on every instance as soon as it is rotated, and signs from its activation (by default 120 s later; an operator may choose sooner, down to at once, e.g. after a key leak); a retired key stays until every token it signed has expired, and a withdrawn one (a leak: `wfs withdraw-signing-key`) leaves at once. Cacheable for 60 s; refetch on an unknown kid. Readable from any origin (CORS `Access-Control-Allow-Origin: *`, preflight answered).
          */
         get: operations["jwks"];
         put?: never;
@@ -3130,6 +3150,66 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             /** @description Conflict */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminWithdrawSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kid of a published signing key (as in the JWKS) */
+                kid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The withdrawn key: no longer in the JWKS, and every token it signed is refused */
+                        kid: string;
+                        /** @description The key created to sign at once, when the withdrawn key was the one signing; null when another key already signs */
+                        replacement: {
+                            /**
+                             * Format: date-time
+                             * @description When the new key starts signing
+                             */
+                            activatesAt: string;
+                            kid: string;
+                        } | null;
+                        /** Format: date-time */
+                        withdrawnAt: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
