@@ -153,6 +153,14 @@ export async function ensureSigningKey(db: Db, box: SecretBox, now = Date.now())
   if (!existing) await createKeyRow(db, box, now, now);
 }
 
+/** The keys published (and so verifying) at `now`, newest activation first; the caller selects. */
+function publishedKeyRows(db: Db, now: number) {
+  return db
+    .selectFrom('signing_keys')
+    .where((eb) => eb.or([eb('unpublish_at', 'is', null), eb('unpublish_at', '>', now)]))
+    .orderBy('activates_at', 'desc');
+}
+
 export interface RotationOptions {
   /** Seconds before the new key signs: at least how long instances cache the key set. */
   activateInSeconds: number;
@@ -215,20 +223,15 @@ type PublishedRow = { kid: string; activates_at: number; retired_at: number | nu
  * Withdraws a published key at once (a leak): it leaves the JWKS and the set that verifies, so every
  * token it signed is refused (each instance within its key-ring reload, KEY_REFRESH_MS), whatever
  * its expiry. The service is never left without a key that signs: when the withdrawn key is the one
- * signing now (or none other has activated), a new key is created in the same transaction and signs
- * at once, since the key signing is the newest activated one and an older, retired key must never
- * take over. A key scheduled to activate later keeps its activation; the replacement signs until then.
+ * signing now (or none signs), a new key is created in the same transaction and signs at once: the
+ * older keys are retired and never sign again. A key scheduled to activate later keeps its
+ * activation; the replacement signs until then.
  */
 export async function withdrawSigningKey(db: Db, box: SecretBox, kid: string, options: WithdrawalOptions): Promise<Withdrawal> {
   const now = options.now ?? Date.now();
   return db.transaction().execute(async (trx) => {
     await lockKeyTable(trx);
-    const published = await trx
-      .selectFrom('signing_keys')
-      .select(['kid', 'activates_at', 'retired_at', 'unpublish_at'])
-      .where((eb) => eb.or([eb('unpublish_at', 'is', null), eb('unpublish_at', '>', now)]))
-      .orderBy('activates_at', 'desc')
-      .execute();
+    const published = await publishedKeyRows(trx, now).select(['kid', 'activates_at', 'retired_at', 'unpublish_at']).execute();
     const withdrawn = published.find((row) => row.kid === kid);
     if (!withdrawn) throw notFound(`No published signing key ${kid} (unknown, withdrawn, or every token it signed has expired).`);
     const signing = published.find((row) => signsAt(row.activates_at, row.retired_at, now));
@@ -270,9 +273,9 @@ async function createReplacement(trx: Db, box: SecretBox, others: PublishedRow[]
  * An in-memory view of the key table, reloaded every `refreshMs` (a server also polls at that pace,
  * `start`, so that tokens verified before and cached see a withdrawal without any new token arriving)
  * and whenever a token names a kid it has not seen (at most once a second, so forged kids cannot
- * hammer the database). Activation,
- * retention and both intervals are read on `clock` (the context's: tests move it). A key that does
- * not unseal fails the load (and so start-up, which loads once: src/app/bootstrap.ts).
+ * hammer the database). Activation, retention and both intervals are read on `clock` (the context's:
+ * tests move it). A key that does not unseal fails the load (and so start-up, which loads once:
+ * src/app/bootstrap.ts).
  */
 export class KeyRing {
   readonly #db: Db;
@@ -280,6 +283,8 @@ export class KeyRing {
   readonly #refreshMs: number;
   readonly #clock: Clock;
   #keys: LoadedKey[] = [];
+  /** The kids of #keys, for the check of every cached token (a lookup that allocates nothing). */
+  #kids = new Set<string>();
   #loadedAt = 0;
   #lastMissReload = 0;
   #loading: Promise<void> | undefined;
@@ -295,12 +300,7 @@ export class KeyRing {
 
   async #load(): Promise<void> {
     const now = this.#clock.now();
-    const rows = await this.#db
-      .selectFrom('signing_keys')
-      .selectAll()
-      .where((eb) => eb.or([eb('unpublish_at', 'is', null), eb('unpublish_at', '>', now)]))
-      .orderBy('activates_at', 'desc')
-      .execute();
+    const rows = await publishedKeyRows(this.#db, now).selectAll().execute();
     const cached = new Map(this.#keys.map((k) => [k.kid, k]));
     this.#keys = await Promise.all(
       rows.map(async (row) => {
@@ -318,6 +318,7 @@ export class KeyRing {
         };
       }),
     );
+    this.#kids = new Set(this.#keys.map((key) => key.kid));
     this.#loadedAt = now;
   }
 
@@ -350,7 +351,7 @@ export class KeyRing {
    * set as last loaded (synchronous, for cached tokens; a withdrawn key has left it).
    */
   verifies(kid: string): boolean {
-    return this.#keys.some((key) => key.kid === kid);
+    return this.#kids.has(kid);
   }
 
   /** The newest key whose activation time has come and whose retirement has not. */
@@ -382,12 +383,7 @@ export class KeyRing {
   }
 
   async #readPublished(): Promise<JWK[]> {
-    const rows = await this.#db
-      .selectFrom('signing_keys')
-      .select('public_jwk')
-      .where((eb) => eb.or([eb('unpublish_at', 'is', null), eb('unpublish_at', '>', this.#clock.now())]))
-      .orderBy('activates_at', 'desc')
-      .execute();
+    const rows = await publishedKeyRows(this.#db, this.#clock.now()).select('public_jwk').execute();
     return rows.map((row) => JSON.parse(row.public_jwk) as JWK);
   }
 }

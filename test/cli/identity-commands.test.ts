@@ -168,6 +168,8 @@ test('withdraw-signing-key withdraws a published key at once; a replacement sign
   assert.equal(early.replacement, null);
   assert.deepEqual(await keyRow(replacement.kid), { activates_at: withdrawnAt, retired_at: null, unpublish_at: null });
 
+  const rotations = await db.selectFrom('audit_log').select('context').where('detail', '=', 'signing_key_rotated').execute();
+  assert.ok(rotations.some((row) => (JSON.parse(row.context ?? '{}') as { kid?: string }).kid === signing), 'rotations are audited too');
   const audit = await db.selectFrom('audit_log').select(['event', 'actor_kind', 'context']).where('detail', '=', 'signing_key_withdrawn').orderBy('at').execute();
   assert.deepEqual(audit.map((row) => ({ ...row, context: JSON.parse(row.context ?? '{}') as unknown })), [
     { event: 'operator_change', actor_kind: 'operator', context: { kid: signing, replacementKid: replacement.kid } },
