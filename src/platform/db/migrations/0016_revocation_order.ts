@@ -15,7 +15,10 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('grants').addColumn('revoked_seq', 'bigint').execute();
-  await db.schema.createIndex('grants_revoked_seq').on('grants').column('revoked_seq').execute();
+  // Partial: a grant is inserted with no revoked_seq on every token issue, and an index of all grants
+  // would take a B-tree insert of that null each time. The poll's `revoked_seq >= …` (or `= any(…)`)
+  // implies not null, so both databases use this index for it.
+  await db.schema.createIndex('grants_revoked_seq').on('grants').column('revoked_seq').where(sql.ref('revoked_seq'), 'is not', null).execute();
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     await sql`
       create function grants_order_revocation() returns trigger language plpgsql as $$

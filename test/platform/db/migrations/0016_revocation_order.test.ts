@@ -4,9 +4,9 @@
 // removes the column, the trigger and (SQLite) the counter again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { down, up } from '../../../../src/platform/db/migrations/0016_revocation_order.ts';
-import { useMigratedDatabase } from '../../../support/database.ts';
+import { testDialect, useMigratedDatabase } from '../../../support/database.ts';
 import { createGrant } from '../../../../src/iam/grants.ts';
 import { createApiClient, createCompany, createOrganisation } from '../../../../src/iam/provisioning.ts';
 
@@ -47,4 +47,24 @@ test('down and up again: the column and the trigger go and come back', async () 
   const [grantId] = await grants(1) as [string];
   await revoke(grantId);
   assert.notEqual(await seqOf(grantId), null);
+});
+
+test('the poll finds revoked grants through the index of revoked seqs, which leaves out the grants never revoked', async () => {
+  await grants(3);
+  // readRevocations' condition (src/iam/grants.ts), with sequential scans priced out on PostgreSQL.
+  const lines = await database.db.transaction().execute(async (trx) => {
+    if (testDialect === 'postgres') {
+      await sql`set local enable_seqscan = off`.execute(trx);
+      const { rows } = await trx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw('explain select id from grants where revoked_seq >= $1 or revoked_seq = any($2)', [5, [1, 2]]));
+      return rows.map((row) => row['QUERY PLAN']);
+    }
+    const { rows } = await trx.executeQuery<{ detail: string }>(CompiledQuery.raw('explain query plan select id from grants where revoked_seq >= ?', [5]));
+    return rows.map((row) => row.detail);
+  });
+  assert.ok(lines.some((line) => line.includes('grants_revoked_seq')), lines.join('\n'));
+  assert.ok(!lines.some((line) => /Seq Scan|^SCAN grants$/.test(line)), lines.join('\n'));
+  const index = testDialect === 'postgres'
+    ? (await sql<{ indexdef: string }>`select indexdef from pg_indexes where indexname = 'grants_revoked_seq'`.execute(database.db)).rows[0]?.indexdef
+    : (await sql<{ sql: string }>`select sql from sqlite_master where name = 'grants_revoked_seq'`.execute(database.db)).rows[0]?.sql;
+  assert.match(index ?? '', /where .*revoked_seq.* is not null/i, 'a token issue inserts no entry into it');
 });
