@@ -337,9 +337,16 @@ export class KeyRing {
     await this.#fresh(true);
   }
 
-  /** Reloads every `refreshMs` until `stop`: a withdrawn key leaves the set within that interval. */
+  /**
+   * Reloads every `refreshMs` until `stop`: a withdrawn key leaves the set within that interval. The
+   * reload is not handed back to the clock: nothing waits for a poll (whoever must, calls `reload`),
+   * and on SQLite one may queue behind an import holding the connection, which must not hold up
+   * whoever waits for the clock's other tasks (the revocation poll's, which reads beside it).
+   */
   start(onError: (error: unknown) => void): void {
-    this.#stopPolling = this.#clock.every(this.#refreshMs, () => this.reload().catch(onError));
+    this.#stopPolling = this.#clock.every(this.#refreshMs, () => {
+      this.reload().catch(onError);
+    });
   }
 
   stop(): void {
