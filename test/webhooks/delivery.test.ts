@@ -5,7 +5,7 @@
 // retry of a delivery, and the destination checked again at delivery. On the real clock: each retry
 // waits its pause from the end of the failed attempt (a slow answer, a timeout), and goes out at its
 // time rather than at a later poll.
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ManualClock } from '../../src/platform/clock.ts';
@@ -14,10 +14,23 @@ import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import { mintTokens } from '../support/tenants.ts';
 import { postJson } from '../support/http.ts';
 import { eventually } from '../multi-instance/client.ts';
-import { startReceiver, assertVerifies, verified, type Receiver } from './receiver.ts';
+import { startReceiver, assertVerifies, verified, type Receiver, type ReceivedMessage } from './receiver.ts';
 import { WEBHOOKS, createEndpoint, deliveries, patchEndpoint, readEndpoint, sendTest } from './helpers.ts';
 
 const SCHEDULE = '5s,5m,30m';
+
+/**
+ * Runs `check` with Date at the message's webhook-timestamp: the server's ManualClock is hours or days
+ * ahead of the real one by now, and standardwebhooks refuses a timestamp 5 minutes from its own Date.
+ */
+function asSent(message: ReceivedMessage, check: () => void): void {
+  mock.timers.enable({ apis: ['Date'], now: Number(message.timestamp) * 1000 });
+  try {
+    check();
+  } finally {
+    mock.timers.reset();
+  }
+}
 
 describe('webhook delivery', () => {
   const clock = new ManualClock();
@@ -78,6 +91,55 @@ describe('webhook delivery', () => {
     assert.ok(later);
     assert.equal(later.signature.split(' ').length, 1, 'the old secret has stopped signing');
     assert.throws(() => verified(endpoint.secret, later));
+  });
+
+  it('keeps every secret replaced within 24 hours signing until 24 hours after its replacement, also through quick rotations', async () => {
+    await freshReceiver();
+    const endpoint = await createEndpoint(server.baseUrl, await token(), { url: receiver.url });
+    const secrets = [endpoint.secret];
+    for (let rotation = 0; rotation < 3; rotation += 1) {
+      const rotated = await postJson<{ secret: string }>(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}/rotate-secret`, await token(), {});
+      assert.equal(rotated.status, 200, rotated.text);
+      secrets.push(rotated.body.secret);
+      clock.advance(60_000);
+    }
+    await sendTest(server.baseUrl, await token(), endpoint.id);
+    const [message] = await receiver.waitFor(1);
+    assert.ok(message);
+    assert.equal(message.signature.split(' ').length, 4);
+    asSent(message, () => {
+      for (const secret of secrets) assertVerifies(secret, message);
+    });
+
+    // 24 hours after the first rotation (and 2 and 1 minutes before the others' ends): only the first secret has stopped.
+    clock.advance(24 * 3600_000 - 3 * 60_000 + 1000);
+    await sendTest(server.baseUrl, await token(), endpoint.id);
+    const [, later] = await receiver.waitFor(2);
+    assert.ok(later);
+    assert.equal(later.signature.split(' ').length, 3);
+    asSent(later, () => {
+      assert.throws(() => verified(secrets[0] ?? '', later), /No matching signature/, 'the secret replaced first has stopped signing');
+      for (const secret of secrets.slice(1)) assertVerifies(secret, later);
+    });
+  });
+
+  it('signs with the current secret and at most 4 replaced ones: a fifth rotation within 24 hours ends the oldest overlap', async () => {
+    await freshReceiver();
+    const endpoint = await createEndpoint(server.baseUrl, await token(), { url: receiver.url });
+    const secrets = [endpoint.secret];
+    for (let rotation = 0; rotation < 5; rotation += 1) {
+      const rotated = await postJson<{ secret: string }>(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}/rotate-secret`, await token(), {});
+      assert.equal(rotated.status, 200, rotated.text);
+      secrets.push(rotated.body.secret);
+    }
+    await sendTest(server.baseUrl, await token(), endpoint.id);
+    const [message] = await receiver.waitFor(1);
+    assert.ok(message);
+    assert.equal(message.signature.split(' ').length, 5);
+    asSent(message, () => {
+      assert.throws(() => verified(secrets[0] ?? '', message), /No matching signature/, 'the oldest of six has stopped signing');
+      for (const secret of secrets.slice(1)) assertVerifies(secret, message);
+    });
   });
 
   it('holds later messages back while one fails, retries it on the schedule, then delivers in order', async () => {
