@@ -32,6 +32,16 @@ function asSent(message: ReceivedMessage, check: () => void): void {
   }
 }
 
+/** The message carries one signature per `signing` secret, each verifying alone, and none that `stopped` verifies. */
+function assertSignedBy(message: ReceivedMessage | undefined, signing: string[], stopped: string[]): void {
+  assert.ok(message);
+  assert.equal(message.signature.split(' ').length, signing.length);
+  asSent(message, () => {
+    for (const secret of stopped) assert.throws(() => verified(secret, message), /No matching signature/, `${secret.slice(0, 12)}… has stopped signing`);
+    for (const secret of signing) assertVerifies(secret, message);
+  });
+}
+
 describe('webhook delivery', () => {
   const clock = new ManualClock();
   let server: TestServer;
@@ -52,6 +62,18 @@ describe('webhook delivery', () => {
     return receiver;
   }
   after(() => receiver?.close());
+
+  /** Rotates the endpoint's secret `times` times, `pauseMs` apart on the server's clock; answers the new secrets. */
+  async function rotate(endpointId: string, times: number, pauseMs = 0): Promise<string[]> {
+    const secrets: string[] = [];
+    for (let rotation = 0; rotation < times; rotation += 1) {
+      const rotated = await postJson<{ secret: string }>(`${server.baseUrl}${WEBHOOKS}/${endpointId}/rotate-secret`, await token(), {});
+      assert.equal(rotated.status, 200, rotated.text);
+      secrets.push(rotated.body.secret);
+      clock.advance(pauseMs);
+    }
+    return secrets;
+  }
 
   it('signs a test message so that standardwebhooks verifies it', async () => {
     await freshReceiver();
@@ -96,50 +118,22 @@ describe('webhook delivery', () => {
   it('keeps every secret replaced within 24 hours signing until 24 hours after its replacement, also through quick rotations', async () => {
     await freshReceiver();
     const endpoint = await createEndpoint(server.baseUrl, await token(), { url: receiver.url });
-    const secrets = [endpoint.secret];
-    for (let rotation = 0; rotation < 3; rotation += 1) {
-      const rotated = await postJson<{ secret: string }>(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}/rotate-secret`, await token(), {});
-      assert.equal(rotated.status, 200, rotated.text);
-      secrets.push(rotated.body.secret);
-      clock.advance(60_000);
-    }
+    const secrets = [endpoint.secret, ...(await rotate(endpoint.id, 3, 60_000))];
     await sendTest(server.baseUrl, await token(), endpoint.id);
-    const [message] = await receiver.waitFor(1);
-    assert.ok(message);
-    assert.equal(message.signature.split(' ').length, 4);
-    asSent(message, () => {
-      for (const secret of secrets) assertVerifies(secret, message);
-    });
+    assertSignedBy((await receiver.waitFor(1))[0], secrets, []);
 
     // 24 hours after the first rotation (and 2 and 1 minutes before the others' ends): only the first secret has stopped.
     clock.advance(24 * 3600_000 - 3 * 60_000 + 1000);
     await sendTest(server.baseUrl, await token(), endpoint.id);
-    const [, later] = await receiver.waitFor(2);
-    assert.ok(later);
-    assert.equal(later.signature.split(' ').length, 3);
-    asSent(later, () => {
-      assert.throws(() => verified(secrets[0] ?? '', later), /No matching signature/, 'the secret replaced first has stopped signing');
-      for (const secret of secrets.slice(1)) assertVerifies(secret, later);
-    });
+    assertSignedBy((await receiver.waitFor(2))[1], secrets.slice(1), secrets.slice(0, 1));
   });
 
   it('signs with the current secret and at most 4 replaced ones: a fifth rotation within 24 hours ends the oldest overlap', async () => {
     await freshReceiver();
     const endpoint = await createEndpoint(server.baseUrl, await token(), { url: receiver.url });
-    const secrets = [endpoint.secret];
-    for (let rotation = 0; rotation < 5; rotation += 1) {
-      const rotated = await postJson<{ secret: string }>(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}/rotate-secret`, await token(), {});
-      assert.equal(rotated.status, 200, rotated.text);
-      secrets.push(rotated.body.secret);
-    }
+    const secrets = [endpoint.secret, ...(await rotate(endpoint.id, 5))];
     await sendTest(server.baseUrl, await token(), endpoint.id);
-    const [message] = await receiver.waitFor(1);
-    assert.ok(message);
-    assert.equal(message.signature.split(' ').length, 5);
-    asSent(message, () => {
-      assert.throws(() => verified(secrets[0] ?? '', message), /No matching signature/, 'the oldest of six has stopped signing');
-      for (const secret of secrets.slice(1)) assertVerifies(secret, message);
-    });
+    assertSignedBy((await receiver.waitFor(1))[0], secrets.slice(1), secrets.slice(0, 1));
   });
 
   it('holds later messages back while one fails, retries it on the schedule, then delivers in order', async () => {
