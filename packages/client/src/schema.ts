@@ -409,7 +409,7 @@ export interface paths {
         };
         /**
          * Changes of the company since a cursor (delta, with tombstones; long poll)
-         * @description The company's change log after the cursor, in seq order: every user, contract, shift, department, position, shift type and contract type created, updated or deleted (by import or operator), revenue and wage-budget items created or updated, timeclock events stored. `data` is the resource as its collection shows it, `null` for a deletion (tombstone). Following nextCursor sees every change committed after it exactly once, in seq order, also while several instances write at once. With `wait`, an empty answer is held until a change arrives (within 1 second of its commit) or the time is up. A cursor that is tampered with, another company's, or was read with other `types` is `400 invalid_cursor`; one some pruned change (older than CHANGES_RETENTION_SECONDS) would still have had to return is `410 cursor_expired`: read the collections again, then follow from /changes/head.
+         * @description The company's change log after the cursor, in seq order: every user, contract, shift, department, position, shift type and contract type created, updated or deleted (by import or operator), revenue and wage-budget items created or updated, timeclock events stored. `data` is the resource as its collection shows it, `null` for a deletion (tombstone). Following nextCursor sees every change committed after it exactly once, in seq order, also while several instances write at once. With `wait`, an empty answer is held until a change arrives (within 1 second of its commit) or the time is up. A cursor that is tampered with, another company's, or was read with other `types` is `400 invalid_cursor`; one some pruned change (older than CHANGES_RETENTION_SECONDS) would still have had to return is `410 cursor_expired`: read the collections again, then follow from /changes/head. Only changes of the types the request reads (all without `types`) count: a pruned change of another type never expires a filtered cursor.
          */
         get: operations["getCompanyChanges"];
         put?: never;
@@ -682,7 +682,7 @@ export interface paths {
         put?: never;
         /**
          * Replaces the signing secret
-         * @description Answers the new secret (shown only here). For 24 hours messages carry two signatures, space separated in `webhook-signature`: one with the new secret, one with the previous; a receiver holding either verifies them.
+         * @description Answers the new secret (shown only here). For 24 hours messages carry two signatures, space separated in `webhook-signature`: one with the new secret, one with the previous; a receiver holding either verifies them. Every replaced secret signs until 24 hours after its own replacement, also through quick rotations (three within a minute: four signatures), at most 4 beside the current one: a fifth rotation within 24 hours ends the oldest overlap at once rather than being refused, so that a leaked secret can always be replaced.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -5326,7 +5326,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Until then messages carry a signature with the previous secret too. */
+                        /** @description Until then messages carry a signature with the secret this rotation replaced too (secrets replaced earlier keep their own ends). */
                         previousSecretExpiresAt: string;
                         /** @description The signing secret, `whsec_` and the base64 of 32 random bytes. Shown only here: store it. */
                         secret: string;
