@@ -1,4 +1,4 @@
-// Row types of the webhook tables (migrations 0010, 0017). Instants are epoch milliseconds, flags 0/1.
+// Row types of the webhook tables (migrations 0010, 0018). Instants are epoch milliseconds, flags 0/1.
 export interface WebhookEndpointsTable {
   id: string;
   company_id: string;
@@ -15,7 +15,7 @@ export interface WebhookEndpointsTable {
   previous_secret_sealed: string | null;
   previous_secret_until: number | null;
   /**
-   * The secrets replaced before the previous one whose overlap has not ended (migration 0017): one
+   * The secrets replaced before the previous one whose overlap has not ended (migration 0018): one
    * sealed JSON list of `{secret, until}`, newest first; null when there are none.
    */
   earlier_secrets_sealed: string | null;
