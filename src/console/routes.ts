@@ -204,9 +204,14 @@ export async function consoleRoutes(app: App, { deps }: { deps: ConsoleDeps }): 
   app.get('/console/assets/console.css', (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').type('text/css; charset=utf-8').send(STYLESHEET));
   app.get('/console/assets/console.js', (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(SCRIPT));
 
-  // An unknown console address is a page too, not the API's problem+json.
+  // An unknown console address is a page too, not the API's problem+json; a known one asked with
+  // another method is a 405 page with Allow, as everywhere else (docs/errors.md).
   await app.register(async (scope) => {
-    scope.setNotFoundHandler((request, reply) => shared.render(request, reply, 'error', { title: titleFor(404), message: 'There is no such page in the console.' }, 404));
+    scope.setNotFoundHandler((request, reply) => {
+      const problem = app.noRouteProblem(request);
+      const message = problem.status === 404 ? 'There is no such page in the console.' : problem.message;
+      return shared.render(request, reply.headers(problem.headers), 'error', { title: titleFor(problem.status), message }, problem.status);
+    });
   }, { prefix: '/console' });
   await app.register(signInRoutes, { console: shared });
   await app.register(invitationRoutes, { console: shared });

@@ -32,6 +32,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** BASE_URL, for the `type` of problem answers (set by installErrorHandling). */
     problemTypeBase: string;
+    /** The answer to a request no route took: 405 with Allow for a known path, else 404 (set by installErrorHandling). */
+    noRouteProblem(request: FastifyRequest): ProblemError;
   }
   interface FastifyContextConfig {
     errorFormat?: ErrorFormat;
@@ -162,6 +164,8 @@ export function installErrorHandling(app: FastifyInstance, problemTypeBase: stri
     if (allowed.length > 0) return new ProblemError({ code: 'method_not_allowed', detail: `${path} answers ${allowed.join(', ')}, not ${request.method}.`, headers: { Allow: allowed.join(', ') } });
     return new ProblemError({ code: 'not_found', detail: `No route for ${request.method} ${path}.` });
   };
+  // Scopes with a not-found handler of their own (the console's pages) answer the same, in their format.
+  app.decorate('noRouteProblem', noRouteProblem);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const format = request.routeOptions.config?.errorFormat ?? 'problem';
     let problem: ProblemError;

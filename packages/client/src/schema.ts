@@ -682,7 +682,7 @@ export interface paths {
         put?: never;
         /**
          * Replaces the signing secret
-         * @description Answers the new secret (shown only here). For 24 hours messages carry two signatures, space separated in `webhook-signature`: one with the new secret, one with the previous; a receiver holding either verifies them.
+         * @description Answers the new secret (shown only here). For 24 hours messages carry two signatures, space separated in `webhook-signature`: one with the new secret, one with the previous; a receiver holding either verifies them. Every replaced secret signs until 24 hours after its own replacement, also through quick rotations (three within a minute: four signatures), at most 4 beside the current one: a fifth rotation within 24 hours ends the oldest overlap at once rather than being refused, so that a leaked secret can always be replaced.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -5326,7 +5326,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Until then messages carry a signature with the previous secret too. */
+                        /** @description Until then messages carry a signature with the secret this rotation replaced too (secrets replaced earlier keep their own ends). */
                         previousSecretExpiresAt: string;
                         /** @description The signing secret, `whsec_` and the base64 of 32 random bytes. Shown only here: store it. */
                         secret: string;
