@@ -7,14 +7,14 @@ import { rotateClientSecret, rotateClientSecretWithOverlap, setClientDisabled } 
 import { setUserDisabled } from '../iam/user-admin.ts';
 import { OPERATOR } from '../iam/audit.ts';
 import { EVERY_ORGANISATION } from '../iam/organisation-scope.ts';
-import { rotateSigningKey } from '../iam/keys.ts';
+import { rotateSigningKey, withdrawSigningKey } from '../iam/keys.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
 import type { ClientCredentials } from '../iam/provisioning-schemas.ts';
-import type { ClientState, RotatedSigningKey, UserState } from './schemas.ts';
+import type { ClientState, RotatedSigningKey, UserState, WithdrawnSigningKey } from './schemas.ts';
 
 /**
- * A new key must be seen by every verifier before it signs: instances reload the key table every
- * 30 s and integrators may cache the JWKS for its max-age of 60 s, so publish 120 s ahead.
+ * A new key must be seen by every verifier before it signs: instances publish it at once (the JWKS is
+ * read from the table) and integrators may cache the JWKS for its max-age of 60 s, so publish 120 s ahead.
  */
 export const DEFAULT_ACTIVATE_IN_SECONDS = 120;
 
@@ -38,17 +38,25 @@ export async function switchUser(db: Db, userId: string, disabled: boolean): Pro
   return { userId, disabled };
 }
 
-/**
- * The new key is published `activateInSeconds` before it signs, and the old one stays published
- * until the last token it signed (a refresh token, the longest-lived) has expired.
- */
-export async function newSigningKey(
-  db: Db,
-  box: SecretBox,
-  config: Pick<Config, 'refreshTokenTtl' | 'accessTokenTtl' | 'clockSkewSeconds'>,
-  activateInSeconds = DEFAULT_ACTIVATE_IN_SECONDS,
-): Promise<RotatedSigningKey> {
-  const retainSeconds = config.refreshTokenTtl + config.accessTokenTtl + config.clockSkewSeconds;
-  const { kid, activatesAt } = await rotateSigningKey(db, box, { activateInSeconds, retainSeconds });
+type TokenLifetimes = Pick<Config, 'refreshTokenTtl' | 'accessTokenTtl' | 'clockSkewSeconds'>;
+
+/** How long a retired key stays published: until the last token it signed (a refresh token, the longest-lived) has expired. */
+function retainSeconds(config: TokenLifetimes): number {
+  return config.refreshTokenTtl + config.accessTokenTtl + config.clockSkewSeconds;
+}
+
+/** The new key is published `activateInSeconds` before it signs; the old one is retained (above). */
+export async function newSigningKey(db: Db, box: SecretBox, config: TokenLifetimes, activateInSeconds = DEFAULT_ACTIVATE_IN_SECONDS): Promise<RotatedSigningKey> {
+  const { kid, activatesAt } = await rotateSigningKey(db, box, { activateInSeconds, retainSeconds: retainSeconds(config) });
   return { kid, activatesAt: new Date(activatesAt).toISOString() };
+}
+
+/** A leaked key leaves the JWKS and stops verifying now; a replacement signs at once when it was signing. */
+export async function withdrawnSigningKey(db: Db, box: SecretBox, config: TokenLifetimes, kid: string): Promise<WithdrawnSigningKey> {
+  const { withdrawnAt, replacement } = await withdrawSigningKey(db, box, kid, { retainSeconds: retainSeconds(config) });
+  return {
+    kid,
+    withdrawnAt: new Date(withdrawnAt).toISOString(),
+    replacement: replacement && { kid: replacement.kid, activatesAt: new Date(replacement.activatesAt).toISOString() },
+  };
 }

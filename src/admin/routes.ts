@@ -9,7 +9,8 @@ import { secretBox } from '../platform/sealed-secrets.ts';
 import { problemResponses } from '../platform/schemas.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';
 import { ImportDocument, ImportResult } from '../company/import.ts';
-import { importInWorker, type Rejection } from '../company/import-job.ts';
+import type { Rejection } from '../company/import-job.ts';
+import { importedCompanyData } from './company-import.ts';
 import { markChecked } from '../platform/unstorable-text.ts';
 import { bodyIntoOneBuffer } from '../platform/body-buffer.ts';
 import { badRequest } from '../platform/errors.ts';
@@ -18,7 +19,7 @@ import { requireOperator } from './guard.ts';
 import { endSecretOverlap } from '../iam/client-admin.ts';
 import { approveGrantRequest, declineGrantRequest, listGrantRequests } from '../iam/grant-requests.ts';
 import { OPERATOR } from '../iam/audit.ts';
-import { newClientSecret, newSigningKey, switchClient, switchUser } from './operations.ts';
+import { newClientSecret, newSigningKey, switchClient, switchUser, withdrawnSigningKey } from './operations.ts';
 import { ClientCredentials, CreatedApiUser, CreatedCompany, CreatedOrganisation, NewApiClient, NewApiUser, NewCompany, NewOrganisation } from '../iam/provisioning-schemas.ts';
 import {
   ClientGrants,
@@ -35,8 +36,10 @@ import {
   RotateSigningKeyBody,
   RotatedSigningKey,
   SecretOverlapEnded,
+  SigningKeyParams,
   UserParams,
   UserState,
+  WithdrawnSigningKey,
 } from './schemas.ts';
 
 /** A whole company's data can be far larger than the 2 MiB of the company API. */
@@ -125,6 +128,19 @@ export async function adminRoutes(app: App, { deps }: { deps: AdminRouteDeps }):
     },
   }, async (request) => newSigningKey(db, await secretBox(db, deps.config), deps.config, request.body.activateInSeconds));
 
+  app.post('/api/v1/admin/signing-keys/:kid/withdraw', {
+    schema: {
+      params: SigningKeyParams,
+      ...operatorSchema(
+        'adminWithdrawSigningKey',
+        'Withdraw a leaked signing key at once',
+        200,
+        WithdrawnSigningKey,
+      ),
+      description: 'The key leaves the JWKS now and every token it signed is refused (401 invalid_token) on every instance within its key-ring reload (KEY_REFRESH_MS, 1 s), tokens verified and cached before included; refresh tokens it signed stop renewing (their holders sign in again). When the key was the one signing (or the only key), a new key is created in the same transaction and signs at once (`replacement`); a key already scheduled keeps its activation. 404 for a kid that is not published (unknown, withdrawn before, or expired).',
+    },
+  }, async (request) => withdrawnSigningKey(db, await secretBox(db, deps.config), deps.config, request.params.kid));
+
   await app.register(importRoute, { deps });
 }
 
@@ -145,14 +161,13 @@ async function importRoute(app: App, { deps }: { deps: AdminRouteDeps }): Promis
     });
   });
   app.post('/api/v1/admin/companies/:companyId/import', {
-    schema: { params: CompanyParams, body: ImportDocument, ...operatorSchema('adminImportCompanyData', 'Import company data: validated whole, applied in one transaction, upserted by ref', 200, ImportResult, 400, 413, 415) },
+    schema: { params: CompanyParams, body: ImportDocument, ...operatorSchema('adminImportCompanyData', 'Import company data: validated whole, applied in one transaction, upserted by ref', 200, ImportResult, 400) },
     bodyLimit: IMPORT_BODY_LIMIT,
     // The schema documents the format; the worker reads the document against it (import-document.ts)
     // so the API and `wfs import` report the same problems, each at its exact path (/shifts/3/start).
     validatorCompiler: () => (value: unknown) => ({ value }),
   }, async (request, reply) => {
-    const settings = { databaseUrl: deps.config.databaseUrl, statementTimeoutMs: deps.config.dbStatementTimeoutMs, companyId: request.params.companyId, now: Date.now(), source: 'The request body' };
-    const outcome = await importInWorker(deps.db, settings, request.body as unknown as Buffer);
+    const outcome = await importedCompanyData(deps.db, deps.config, request.params.companyId, request.body as unknown as Buffer, 'The request body');
     return 'problems' in outcome ? sendRejection(request, reply, outcome) : outcome;
   });
 }

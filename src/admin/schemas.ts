@@ -38,6 +38,14 @@ export const ClientGrants = Type.Object({ clientId: Type.String(), grants: Type.
 export const ClientState = Type.Object({ clientId: Type.String(), disabled: Type.Boolean() });
 export const UserState = Type.Object({ userId: Type.String(), disabled: Type.Boolean() });
 export const RotatedSigningKey = Type.Object({ kid: Type.String(), activatesAt: Type.String({ format: 'date-time', description: 'When the new key starts signing' }) });
+export const SigningKeyParams = Type.Object({ kid: Id('The kid of a published signing key (as in the JWKS)') });
+export const WithdrawnSigningKey = Type.Object({
+  kid: Type.String({ description: 'The withdrawn key: no longer in the JWKS, and every token it signed is refused' }),
+  withdrawnAt: Type.String({ format: 'date-time' }),
+  replacement: Type.Union([RotatedSigningKey, Type.Null()], {
+    description: 'The key created to sign at once, when the withdrawn key was the one signing; null when another key already signs',
+  }),
+});
 
 export const SecretOverlapEnded = Type.Object({ clientId: Type.String(), previousSecretExpiresAt: Type.Null({ description: 'Only the current secret is accepted now' }) });
 
@@ -67,3 +75,4 @@ export const DeclineGrantRequestBody = Type.Object(
 export type ClientState = Static<typeof ClientState>;
 export type UserState = Static<typeof UserState>;
 export type RotatedSigningKey = Static<typeof RotatedSigningKey>;
+export type WithdrawnSigningKey = Static<typeof WithdrawnSigningKey>;

@@ -23,7 +23,7 @@ const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 const CHECKPOINT_INTERVAL_MS = 250;
 
 export interface ContextOptions {
-  /** Start the background revocation poll (servers do; one-shot CLI commands do not). */
+  /** Start the background polls of revocations and signing keys (servers do; one-shot CLI commands do not). */
   poll?: boolean;
   onBackgroundError?: (error: unknown) => void;
   onWarning?: (message: string) => void;
@@ -46,7 +46,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
   sqliteHandleOf(db)?.checkpointInBackground(CHECKPOINT_INTERVAL_MS, (message) => options.onBackgroundError?.(new Error(`SQLite checkpoint failed: ${message}`)));
   const revocations = new RevocationList(db, clock, (config.accessTokenTtl + config.clockSkewSeconds) * 1000);
   await revocations.refresh();
-  if (options.poll !== false) revocations.start(config.revocationRefreshMs, options.onBackgroundError ?? (() => {}));
+  if (options.poll !== false) {
+    revocations.start(config.revocationRefreshMs, options.onBackgroundError ?? (() => {}));
+    keys.start(options.onBackgroundError ?? (() => {}));
+  }
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, options.onBackgroundError ?? (() => {})) : undefined;
   const cursorKey = Buffer.from(await sharedSecret(db, 'cursor_hmac'), 'base64url');
   const changeNotifier = new ChangeNotifier(db, dialectOf(config.databaseUrl) === 'postgres' ? config.databaseUrl : undefined);
@@ -82,6 +85,7 @@ async function connectRedis(url: string, onError: (error: Error) => void): Promi
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   ctx.revocations.stop();
+  ctx.keys.stop();
   await ctx.changeRetention.stop();
   await ctx.changeNotifier.close();
   ctx.redis?.disconnect();

@@ -77,7 +77,8 @@ async function readOnce(db: Db, request: DeltaRequest): Promise<DeltaPage> {
     rows: async (count) => {
       const window = await readChangeWindow(db, request.companyId, { afterSeq, limit: count, types: request.types });
       // Read after the page: a prune that removed rows the page should have held has raised it by now.
-      if (after && afterSeq < (await prunedThrough(db, request.companyId))) {
+      // Only the horizons of the types this page selects: a pruned change of another type was never due.
+      if (after && afterSeq < (await prunedThrough(db, request.companyId, request.types))) {
         throw new ProblemError({ code: 'cursor_expired', detail: 'Changes after this cursor are past retention and gone: read the collections again, then follow the changes from GET /api/v1/company/changes/head.' });
       }
       throughSeq = window.throughSeq;

@@ -48,7 +48,8 @@ const DESCRIPTION =
   'Following nextCursor sees every change committed after it exactly once, in seq order, also while several instances write at once. ' +
   'With `wait`, an empty answer is held until a change arrives (within 1 second of its commit) or the time is up. ' +
   'A cursor that is tampered with, another company\'s, or was read with other `types` is `400 invalid_cursor`; ' +
-  'one some pruned change (older than CHANGES_RETENTION_SECONDS) would still have had to return is `410 cursor_expired`: read the collections again, then follow from /changes/head.';
+  'one some pruned change (older than CHANGES_RETENTION_SECONDS) would still have had to return is `410 cursor_expired`: read the collections again, then follow from /changes/head. ' +
+  'Only changes of the types the request reads (all without `types`) count: a pruned change of another type never expires a filtered cursor.';
 
 /** What the change-log routes need of the context (src/app/feature-options.ts builds it). */
 export interface ChangeRouteDeps {

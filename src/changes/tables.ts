@@ -16,15 +16,26 @@ export interface CompanyChangesTable {
   data: string | null;
 }
 
+/** Company-wide horizons (migration 0009): still raised for an older release during a rolling deploy; read by none of this release. */
 export interface CompanyChangeHorizonsTable {
   company_id: string;
-  /** The highest seq of this company that retention has removed: a cursor below it has lost changes. */
+  /** The highest seq of this company that retention has removed. */
+  pruned_through: number;
+}
+
+/** Horizons per change type (migration 0017): what the delta endpoint reads. */
+export interface CompanyChangeTypeHorizonsTable {
+  company_id: string;
+  /** `<resourceType>.<action>`, one of CHANGE_TYPES. */
+  type: string;
+  /** The highest seq of a change of this type of this company that retention has removed: a cursor below it, selecting this type, has lost changes. */
   pruned_through: number;
 }
 
 export interface ChangeTables {
   company_changes: CompanyChangesTable;
   company_change_horizons: CompanyChangeHorizonsTable;
+  company_change_type_horizons: CompanyChangeTypeHorizonsTable;
 }
 
 declare module '../platform/db/schema.ts' {

@@ -2,7 +2,7 @@
 // and signing keys. Each one calls the same domain function as the operator API.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { OPTIONAL_GRANTS, createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';
-import { DEFAULT_ACTIVATE_IN_SECONDS, newClientSecret, newSigningKey, switchClient, switchUser } from '../admin/operations.ts';
+import { DEFAULT_ACTIVATE_IN_SECONDS, newClientSecret, newSigningKey, switchClient, switchUser, withdrawnSigningKey } from '../admin/operations.ts';
 import { MAX_OVERLAP_SECONDS, endSecretOverlap } from '../iam/client-admin.ts';
 import { OPERATOR } from '../iam/audit.ts';
 import { loadSecretBox } from '../sso/secrets-key.ts';
@@ -124,5 +124,15 @@ export function identityCommands(program: Command): void {
     .action(operatorAction<{ activateIn: number }>(async ({ db, config, warn }, options) => {
       const result = await newSigningKey(db, await loadSecretBox(db, config, warn), config, options.activateIn);
       return { json: result, summary: `New signing key ${result.kid} is published and signs from ${result.activatesAt}; older keys stay published until their tokens expire.` };
+    }));
+
+  program
+    .command('withdraw-signing-key')
+    .description('after a key leak: remove a key from the JWKS now, so every token it signed is refused; a new key signs at once if it was signing')
+    .requiredOption('--kid <kid>', 'kid of the leaked key (the JWKS lists them; the header of any token it signed names it)')
+    .action(operatorAction<{ kid: string }>(async ({ db, config, warn }, options) => {
+      const result = await withdrawnSigningKey(db, await loadSecretBox(db, config, warn), config, options.kid);
+      const signing = result.replacement ? `New signing key ${result.replacement.kid} signs from now.` : 'The key signing now is unchanged.';
+      return { json: result, summary: `Signing key ${result.kid} is withdrawn: it is no longer published, and every instance refuses the tokens it signed within its key-ring reload (KEY_REFRESH_MS, 1 s by default; their holders sign in again). ${signing}` };
     }));
 }

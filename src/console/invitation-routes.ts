@@ -55,9 +55,9 @@ export async function invitationRoutes(app: App, { console: con }: { console: Co
     const { token } = request.params;
     const found = await invitation(token);
     if (!found.pendingTotpSecret) return reply.redirect(con.url(`/invitations/${token}`), 303);
-    await con.attempt(request, 'code');
+    // Counted per invitation; a right code uses the invitation up, so there is nothing to forget then.
+    await con.attempt(request, { step: 'code', subject: found.id });
     const created = await completeInvitation(deps.db, found, request.body.code ?? '', con.secrets, now());
-    if (created) await con.succeeded(request);
     if (!created) return enrolPage(request, reply, token, found, openTotpSecret(con.secrets, found.pendingTotpSecret, found.email), 400, 'That code is not right. Check the time on your device and type the code the app shows now.');
     con.setSessionCookie(reply, await completeSignIn(deps.db, created.userId, now()));
     await auditConsole(deps.db, { event: 'console_invitation_accepted', outcome: 'success', organisationId: found.organisationId, actor: { kind: 'console_user', id: created.userId, email: found.email }, address: request.ip, context: { role: found.role } }, now());

@@ -19,10 +19,14 @@ export function isConsoleRole(value: unknown): value is ConsoleRole {
   return (CONSOLE_ROLES as readonly unknown[]).includes(value);
 }
 
-/** The email as kept, by the same rule as an API User's (white space around it dropped, lower case). */
+/** An email as it is kept and as sign-in looks it up, by the same rule as an API User's (white space around it dropped, lower case). */
+export function signInEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
 function normaliseEmail(email: string): string {
   rejectIf(schemaErrors(EMAIL, email, '/email'));
-  return email.trim().toLowerCase();
+  return signInEmail(email);
 }
 
 /** A problem with the new password, or undefined when it is acceptable (12 to 256 characters). */
@@ -73,6 +77,7 @@ export async function inviteConsoleUser(
 }
 
 export interface OpenInvitation {
+  id: string;
   tokenHash: string;
   organisationId: string;
   email: string;
@@ -92,7 +97,7 @@ export async function openInvitation(db: Db, token: string, now: number): Promis
   const row = await db.selectFrom('console_invitations').selectAll().where('token_hash', '=', sha256(token)).executeTakeFirst();
   if (!row || row.used_at !== null || row.expires_at <= now) return undefined;
   if (await hasConsoleAccount(db, row.email)) throw addressTaken(row.email);
-  return { tokenHash: row.token_hash, organisationId: row.organisation_id, email: row.email, role: row.role, invitedBy: row.invited_by, pendingTotpSecret: row.pending_totp_secret, pendingPasswordHash: row.pending_password_hash };
+  return { id: row.id, tokenHash: row.token_hash, organisationId: row.organisation_id, email: row.email, role: row.role, invitedBy: row.invited_by, pendingTotpSecret: row.pending_totp_secret, pendingPasswordHash: row.pending_password_hash };
 }
 
 /** The password step of accepting: keeps the password's hash and a new TOTP secret until the code step. */
@@ -131,11 +136,14 @@ async function hasConsoleAccount(db: Db, email: string): Promise<boolean> {
   return (await db.selectFrom('console_users').select('id').where('email', '=', email).executeTakeFirst()) !== undefined;
 }
 
-/** The console user with this email and password; the same work is done for an unknown email. */
-export async function checkPassword(db: Db, email: string, password: string): Promise<ConsoleUsersTable | undefined> {
-  const user = await db.selectFrom('console_users').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+/**
+ * The console user with this email, if any (a failure is audited in its organisation), and whether
+ * `password` is its password; the same work is done for an unknown email.
+ */
+export async function checkPassword(db: Db, email: string, password: string): Promise<{ user: ConsoleUsersTable | undefined; matches: boolean }> {
+  const user = await db.selectFrom('console_users').selectAll().where('email', '=', signInEmail(email)).executeTakeFirst();
   const ok = await verifyUserSecret(password.slice(0, 1024), user?.password_hash ?? unknownUserHash());
-  return ok ? user : undefined;
+  return { user, matches: ok && user !== undefined };
 }
 
 export async function consoleUserById(db: Db, userId: string): Promise<ConsoleUsersTable | undefined> {

@@ -18,6 +18,8 @@ import { loadSecretBox } from '../sso/secrets-key.ts';
 import { LoginCsrf } from '../iam/csrf.ts';
 import { MemoryThrottleStore, RedisThrottleStore, Throttle } from '../iam/throttle.ts';
 import { ConsoleCsrf, EXPIRED_FORM, READ_ONLY, admitted } from './access.ts';
+import { auditConsole, type ConsoleAuditEntry } from './audit.ts';
+import { signInEmail } from './people.ts';
 import { renderPage, type PageContext, type PageData } from './pages.ts';
 import { readSession, steppedUp } from './sessions.ts';
 import { signInRoutes } from './sign-in-routes.ts';
@@ -46,16 +48,29 @@ export interface Console {
   /** Seals TOTP secrets (totp-secrets.ts). */
   secrets: SecretBox;
   /**
-   * Failed passwords and TOTP codes (sign-in, step-up, enrolment) are penalised per address like API
-   * User logins: an attempt is reserved (counted as failed) before the check, refused with 429 while a
-   * penalty is in force, and `succeeded` forgets the failures of both steps.
+   * Failed passwords and TOTP codes (sign-in, step-up, enrolment) are penalised like API User logins,
+   * per account and address where logins count per client and address (the account is what is
+   * attacked): an attempt is reserved (counted as failed) before the check and refused with 429 while
+   * a penalty is in force. Password attempts also count toward their address's own, higher limit
+   * (ADDRESS_FAILURES_BEFORE_PENALTY), against one address trying many emails.
    *
-   * The sign-in's two steps count apart (`step`). Counted together, the correct password after a
-   * penalty would start the next one, and refuse the correct code that follows it with 429. A correct
-   * password forgets nothing, so knowing it does not buy more guesses at the code.
+   * The sign-in's two steps count apart (`target.step`). Counted together, the correct password after
+   * a penalty would start the next one, and refuse the correct code that follows it with 429.
    */
-  attempt(request: FastifyRequest, step: SignInStep): Promise<void>;
-  succeeded(request: FastifyRequest): Promise<void>;
+  attempt(request: FastifyRequest, target: AttemptTarget): Promise<void>;
+  /**
+   * A reserved attempt failed its check: audits `entry` as a failure and, when the failure started a
+   * penalty, that too, once (the attempts the penalty refuses are not audited, so a flood of them
+   * writes nothing).
+   */
+  failed(request: FastifyRequest, target: AttemptTarget, entry: FailedAttempt): Promise<void>;
+  /**
+   * The account signed in or stepped up: forgets its failures of both steps from this address. A
+   * correct password alone forgets nothing (knowing it buys no more guesses at the code), and no
+   * success forgets the address's own count or another account's (an admin of one organisation
+   * cannot lift a penalty on a person of another with its own step-ups).
+   */
+  succeeded(request: FastifyRequest, account: { id: string; email: string }): Promise<void>;
   render(request: FastifyRequest, reply: FastifyReply, template: string, data: PageData, status?: number): Promise<FastifyReply>;
   /** Sets (or, with undefined, clears) the session cookie. */
   setSessionCookie(reply: FastifyReply, token: string | undefined): void;
@@ -68,11 +83,28 @@ export interface Console {
   stepUpDue(request: FastifyRequest, back: string): string | undefined;
 }
 
-/** What an attempt checks: the sign-in's password alone, or a TOTP code (with a password on the step-up page). */
-export type SignInStep = 'password' | 'code';
+/**
+ * What an attempt checks, and whose failures it counts toward: the sign-in's password, by the typed
+ * email (an unknown one too, under its own key, so answers do not tell whether it has an account); or
+ * a TOTP code (with a password on the step-up page), by the console user or the invitation (`subject`).
+ */
+export type AttemptTarget = { step: 'password'; email: string } | { step: 'code'; subject: string };
 
-/** The penalty keys of the console's sign-in steps (the throttle counts per key and address). */
-const THROTTLE_KEYS: Record<SignInStep, string> = { password: 'console-password', code: 'console' };
+/** A failed attempt's audit entry: the account's organisation and the account as actor, or nulls for an unknown email. */
+export type FailedAttempt = Pick<ConsoleAuditEntry, 'event' | 'organisationId' | 'actor' | 'detail'>;
+
+/**
+ * Password attempts from one address, whatever the email, before a penalty. A success does not reset
+ * this count (else any account's sign-in would reset it), so successes count too: high enough for an
+ * office behind one address, low enough that spraying one password over many emails stops soon.
+ */
+export const ADDRESS_FAILURES_BEFORE_PENALTY = 50;
+const ADDRESS_KEY = 'console-password-address';
+
+/** The throttle key of the account an attempt is made on (the throttle counts per key and address). */
+function accountKey(target: AttemptTarget): string {
+  return target.step === 'password' ? `console-password:${signInEmail(target.email)}` : `console:${target.subject}`;
+}
 
 function tooManyAttempts(retryAfter: number): ProblemError {
   return new ProblemError({ code: 'too_many_requests', detail: `Too many failed attempts. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, headers: { 'Retry-After': String(retryAfter) } });
@@ -109,12 +141,29 @@ export async function consoleRoutes(app: App, { deps }: { deps: ConsoleDeps }): 
     deps,
     root,
     secrets: await loadSecretBox(deps.db, deps.config, (message) => app.log.warn(message)),
-    attempt: async (request, step) => {
-      const blocked = await throttle.attempt(THROTTLE_KEYS[step], request.ip);
+    attempt: async (request, target) => {
+      // The address first: an attempt its penalty refuses is not counted against the account.
+      const blocked = (target.step === 'password' ? await throttle.attempt(ADDRESS_KEY, request.ip, ADDRESS_FAILURES_BEFORE_PENALTY) : undefined)
+        ?? await throttle.attempt(accountKey(target), request.ip);
       if (blocked) throw tooManyAttempts(blocked.retryAfter);
     },
-    succeeded: async (request) => {
-      await Promise.all(Object.values(THROTTLE_KEYS).map((key) => throttle.succeeded(key, request.ip)));
+    failed: async (request, target, entry) => {
+      const audit = { ...entry, address: request.ip };
+      await auditConsole(deps.db, { ...audit, outcome: 'failure' }, deps.clock.now());
+      // No penalty was in force when the attempt was reserved, so one in force now was started by this
+      // failure (or by one running beside it).
+      const [account, address] = await Promise.all([
+        throttle.penalised(accountKey(target), request.ip),
+        target.step === 'password' ? throttle.penalised(ADDRESS_KEY, request.ip) : undefined,
+      ]);
+      const started = (retryAfter: number) => ({ outcome: 'throttled' as const, context: { step: target.step, retryAfter } });
+      if (account) await auditConsole(deps.db, { ...audit, ...started(account.retryAfter), detail: 'penalty_started' }, deps.clock.now());
+      // The address's penalty is no one account's business: it goes where unknown emails' failures go.
+      if (address) await auditConsole(deps.db, { ...audit, organisationId: null, actor: null, ...started(address.retryAfter), detail: 'address_penalty_started' }, deps.clock.now());
+    },
+    succeeded: async (request, account) => {
+      const keys = [accountKey({ step: 'password', email: account.email }), accountKey({ step: 'code', subject: account.id })];
+      await Promise.all(keys.map((key) => throttle.succeeded(key, request.ip)));
     },
     render: (request, reply, template, data, status) => renderPage(pages, request, reply, template, data, status),
     setSessionCookie: (reply, token) => {
@@ -155,9 +204,14 @@ export async function consoleRoutes(app: App, { deps }: { deps: ConsoleDeps }): 
   app.get('/console/assets/console.css', (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').type('text/css; charset=utf-8').send(STYLESHEET));
   app.get('/console/assets/console.js', (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(SCRIPT));
 
-  // An unknown console address is a page too, not the API's problem+json.
+  // An unknown console address is a page too, not the API's problem+json; a known one asked with
+  // another method is a 405 page with Allow, as everywhere else (docs/errors.md).
   await app.register(async (scope) => {
-    scope.setNotFoundHandler((request, reply) => shared.render(request, reply, 'error', { title: titleFor(404), message: 'There is no such page in the console.' }, 404));
+    scope.setNotFoundHandler((request, reply) => {
+      const problem = app.noRouteProblem(request);
+      const message = problem.status === 404 ? 'There is no such page in the console.' : problem.message;
+      return shared.render(request, reply.headers(problem.headers), 'error', { title: titleFor(problem.status), message }, problem.status);
+    });
   }, { prefix: '/console' });
   await app.register(signInRoutes, { console: shared });
   await app.register(invitationRoutes, { console: shared });

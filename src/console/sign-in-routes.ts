@@ -1,5 +1,6 @@
 // Signing in (email and password, then a TOTP code), confirming one's identity again before a secret
-// is shown (step-up), and signing out. Failures count toward the per-address penalty of §2.
+// is shown (step-up), and signing out. Failures count toward the penalty of §2, per account and address
+// (routes.ts `attempt`), and are audited in the account's organisation.
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
@@ -43,10 +44,12 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
 
   app.post('/console/login', { config: { consoleAccess: 'public' }, schema: { body: Form } }, async (request, reply) => {
     const { email = '', password = '' } = request.body;
-    await con.attempt(request, 'password');
-    const user = await checkPassword(deps.db, email, password);
-    if (!user) {
-      await auditConsole(deps.db, { event: 'console_sign_in', outcome: 'failure', organisationId: null, actor: null, address: request.ip, detail: 'bad_password' }, now());
+    const target = { step: 'password', email } as const;
+    await con.attempt(request, target);
+    const { user, matches } = await checkPassword(deps.db, email, password);
+    if (!user || !matches) {
+      // A known account's failure is its organisation's business (an attack on its people); an unknown email's belongs to no one.
+      await con.failed(request, target, { event: 'console_sign_in', organisationId: user?.organisation_id ?? null, actor: user ? actorOf(user) : null, detail: 'bad_password' });
       return con.render(request, reply, 'login', { title: 'Sign in', email, message: WRONG_CREDENTIALS }, 401);
     }
     con.setSessionCookie(reply, await startSignIn(deps.db, user.id, now()));
@@ -57,15 +60,16 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
 
   app.post('/console/login/code', { config: { consoleAccess: 'signing-in' }, schema: { body: Form } }, async (request, reply) => {
     const session = request.consoleSession!;
-    await con.attempt(request, 'code');
+    const target = { step: 'code', subject: session.user.id } as const;
+    await con.attempt(request, target);
     const user = await consoleUserById(deps.db, session.user.id);
     const accepted = user !== undefined && (await acceptUserCode(deps.db, user, openTotpSecret(con.secrets, user.totp_secret, user.email), request.body.code ?? '', now()));
     const audit = { event: 'console_sign_in', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip } as const;
     if (!accepted) {
-      await auditConsole(deps.db, { ...audit, outcome: 'failure', detail: 'bad_code' }, now());
+      await con.failed(request, target, { ...audit, detail: 'bad_code' });
       return codePage(request, reply, 401, WRONG_CODE);
     }
-    await con.succeeded(request);
+    await con.succeeded(request, session.user);
     con.setSessionCookie(reply, await completeSignIn(deps.db, session.user.id, now(), session.tokenHash));
     await auditConsole(deps.db, { ...audit, outcome: 'success' }, now());
     return reply.redirect(con.root, 303);
@@ -77,15 +81,16 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
   app.post('/console/step-up', { config: { consoleAccess: 'member' }, schema: { body: Form } }, async (request, reply) => {
     const session = request.consoleSession!;
     const next = safeNext(con.root, request.body.next);
-    await con.attempt(request, 'code');
-    const user = await checkPassword(deps.db, session.user.email, request.body.password ?? '');
-    const accepted = user?.id === session.user.id && (await acceptUserCode(deps.db, user, openTotpSecret(con.secrets, user.totp_secret, user.email), request.body.code ?? '', now()));
+    const target = { step: 'code', subject: session.user.id } as const;
+    await con.attempt(request, target);
+    const { user, matches } = await checkPassword(deps.db, session.user.email, request.body.password ?? '');
+    const accepted = matches && user?.id === session.user.id && (await acceptUserCode(deps.db, user, openTotpSecret(con.secrets, user.totp_secret, user.email), request.body.code ?? '', now()));
     const audit = { event: 'console_step_up', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip } as const;
     if (!accepted) {
-      await auditConsole(deps.db, { ...audit, outcome: 'failure' }, now());
+      await con.failed(request, target, audit);
       return stepUpPage(request, reply, next, 401, 'The password or code is not right.');
     }
-    await con.succeeded(request);
+    await con.succeeded(request, session.user);
     await recordStepUp(deps.db, session.tokenHash, now());
     await auditConsole(deps.db, { ...audit, outcome: 'success' }, now());
     return reply.redirect(next, 303);

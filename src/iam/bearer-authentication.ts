@@ -1,15 +1,16 @@
 // Authentication of the secured company API, applied once to the whole subtree as a hook: a Bearer ID
-// token, strictly verified (algorithm, kid, issuer, audience, expiry, type), not revoked, resolved to
-// its company and organisation. Verified tokens are cached (bounded, until they expire) under the
-// Authorization header that carried them, so a repeated header skips the parsing too; expiry and the
-// revocation check run on every request against the in-memory list. Each connection also remembers
+// token, strictly verified (algorithm, kid, issuer, audience, expiry, age, type), not revoked, resolved
+// to its company and organisation. Verified tokens are cached (bounded, until they expire) under the
+// Authorization header that carried them, so a repeated header skips the parsing too; what can change
+// after verification runs on every request against memory: expiry, revocation (the in-memory list)
+// and whether the signing key is still in the key ring (a withdrawn key leaves it). Each connection also remembers
 // the last header it authenticated: a keep-alive client sends the same one again, and comparing two
 // strings costs less than hashing a fresh ~800-character one for the Map (~2 % of a cached read's
 // samples, docs/benchmarks.md).
 import type { FastifyRequest } from 'fastify';
 import { ProblemError } from '../platform/errors.ts';
 import type { Principal } from '../tenancy/principal.ts';
-import { InvalidTokenError, verifyIdToken, type AccessClaims, type TokenSettings } from './tokens.ts';
+import { InvalidTokenError, UNKNOWN_KEY, verifyIdToken, type AccessClaims, type TokenSettings, type VerifiedIdToken } from './tokens.ts';
 import type { KeyRing } from './keys.ts';
 import type { RevocationList } from './revocations.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -25,6 +26,7 @@ export interface AuthenticatorDeps {
 
 const CACHE_LIMIT = 10_000;
 const EXPIRED = 'The token has expired.';
+const REVOKED = 'The token has been revoked.';
 
 function missingToken(): ProblemError {
   return new ProblemError({
@@ -55,26 +57,26 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 
 export class Authenticator {
   readonly #deps: AuthenticatorDeps;
-  /** Claims by the Authorization header value they were verified from. */
-  readonly #cache = new Map<string, AccessClaims>();
-  /** The last verified header and its claims, by the connection (socket) that sent it. */
-  readonly #lastOnConnection = new WeakMap<object, { header: string; claims: AccessClaims; principal: Principal }>();
+  /** Verified tokens by the Authorization header value they were verified from. */
+  readonly #cache = new Map<string, VerifiedIdToken>();
+  /** The last verified header and its token, by the connection (socket) that sent it. */
+  readonly #lastOnConnection = new WeakMap<object, { header: string; verified: VerifiedIdToken; principal: Principal }>();
 
   constructor(deps: AuthenticatorDeps) {
     this.#deps = deps;
   }
 
-  async #verify(header: string, token: string): Promise<AccessClaims> {
-    let claims: AccessClaims;
+  async #verify(header: string, token: string): Promise<VerifiedIdToken> {
+    let verified: VerifiedIdToken;
     try {
-      claims = await verifyIdToken(this.#deps.keys, token, this.#deps.config, this.#deps.clock.now());
+      verified = await verifyIdToken(this.#deps.keys, token, this.#deps.config, this.#deps.clock.now());
     } catch (error) {
       if (error instanceof InvalidTokenError) throw invalidToken(error.message);
       throw error;
     }
     if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear();
-    this.#cache.set(header, claims);
-    return claims;
+    this.#cache.set(header, verified);
+    return verified;
   }
 
   /**
@@ -87,7 +89,7 @@ export class Authenticator {
     const connection = request.raw.socket;
     const last = this.#lastOnConnection.get(connection);
     if (last !== undefined && last.header === header) {
-      this.#check(header, last.claims);
+      this.#check(header, last.verified);
       return last.principal;
     }
     // Only a header that carried a verified token is cached: a hit needs no parsing.
@@ -96,13 +98,13 @@ export class Authenticator {
     const token = bearerToken(request);
     if (token === undefined) throw missingToken();
     if (token === '') throw invalidToken('The Bearer token is empty or malformed.');
-    return this.#verify(header, token).then((claims) => this.#remembered(connection, header, claims));
+    return this.#verify(header, token).then((verified) => this.#remembered(connection, header, verified));
   }
 
-  #remembered(connection: object, header: string, claims: AccessClaims): Principal {
-    this.#check(header, claims);
-    const principal = principalOf(claims);
-    this.#lastOnConnection.set(connection, { header, claims, principal });
+  #remembered(connection: object, header: string, verified: VerifiedIdToken): Principal {
+    this.#check(header, verified);
+    const principal = principalOf(verified.claims);
+    this.#lastOnConnection.set(connection, { header, verified, principal });
     return principal;
   }
 
@@ -113,20 +115,22 @@ export class Authenticator {
    */
   rememberedPrincipal(connection: object, header: string | undefined): Principal | undefined {
     const last = this.#lastOnConnection.get(connection);
-    return last !== undefined && last.header === header && this.#failure(last.claims) === undefined ? last.principal : undefined;
+    return last !== undefined && last.header === header && this.#failure(last.verified) === undefined ? last.principal : undefined;
   }
 
-  /** Checks what can change after verification (expiry, revocation) on every request. */
-  #check(header: string, claims: AccessClaims): void {
-    const failure = this.#failure(claims);
+  /** Checks what can change after verification (expiry, key withdrawal, revocation) on every request. */
+  #check(header: string, verified: VerifiedIdToken): void {
+    const failure = this.#failure(verified);
     if (failure === undefined) return;
-    if (failure === EXPIRED) this.#cache.delete(header);
+    // An expired token, or one whose key was withdrawn, will never be accepted again.
+    if (failure !== REVOKED) this.#cache.delete(header);
     throw invalidToken(failure);
   }
 
-  #failure(claims: AccessClaims): string | undefined {
-    if ((claims.exp ?? 0) + this.#deps.config.clockSkewSeconds < this.#deps.clock.now() / 1000) return EXPIRED;
-    if (this.#deps.revocations.isRevoked(claims.sid)) return 'The token has been revoked.';
+  #failure({ claims, kid, acceptedUntil }: VerifiedIdToken): string | undefined {
+    if (acceptedUntil + this.#deps.config.clockSkewSeconds < this.#deps.clock.now() / 1000) return EXPIRED;
+    if (!this.#deps.keys.verifies(kid)) return UNKNOWN_KEY;
+    if (this.#deps.revocations.isRevoked(claims.sid)) return REVOKED;
     return undefined;
   }
 }

@@ -54,7 +54,7 @@ export async function discoveryRoutes(app: App, { deps }: { deps: Pick<IdentityD
 
   app.get(
     '/api/v1/iam/.well-known/jwks.json',
-    { schema: { tags: ['identity'], operationId: 'jwks', summary: 'JSON Web Key Set (includes keys about to sign and retired keys still verifying)', description: 'A new key appears here on every instance as soon as it is rotated, and signs from its activation (by default 120 s later; an operator may choose sooner, down to at once, e.g. after a key leak); a retired key stays until every token it signed has expired. Cacheable for 60 s; refetch on an unknown kid.' + CORS_NOTE, response: { 200: Jwks } } },
+    { schema: { tags: ['identity'], operationId: 'jwks', summary: 'JSON Web Key Set (includes keys about to sign and retired keys still verifying)', description: 'A new key appears here on every instance as soon as it is rotated, and signs from its activation (by default 120 s later; an operator may choose sooner, down to at once, e.g. after a key leak); a retired key stays until every token it signed has expired, and a withdrawn one (a leak: `wfs withdraw-signing-key`) leaves at once. Cacheable for 60 s; refetch on an unknown kid.' + CORS_NOTE, response: { 200: Jwks } } },
     async (_request, reply) => {
       // Short cache: a key published ahead of rotation must reach clients before it signs.
       reply.headers({ ...METADATA_CORS, 'Cache-Control': 'public, max-age=60' });

@@ -1,7 +1,9 @@
 // The grants table (the only module that reads or writes it). A grant is one login (or one
 // client-credentials issue); its id is the `sid` of every token that descends from it. Revoking a grant kills its refresh tokens at once (checked in the database) and
 // its ID tokens within seconds (through every instance's RevocationList).
-import type { Db } from '../platform/db/database.ts';
+import { sql } from 'kysely';
+import { onPostgres, sqliteHandleOf, type Db } from '../platform/db/database.ts';
+import { toSqliteValue } from '../platform/db/sqlite-dialect.ts';
 import type { PendingInsert } from '../platform/db/durability.ts';
 import { newId } from '../platform/ids.ts';
 import type { RevocationList } from './revocations.ts';
@@ -127,8 +129,43 @@ export async function loadGrantContext(db: Db, grantId: string): Promise<LoadedG
   };
 }
 
-/** The grants revoked after `since` (epoch ms), for every instance's revocation list. */
-export async function revokedSince(db: Db, since: number): Promise<Array<{ id: string; revokedAt: number | null }>> {
-  const rows = await db.selectFrom('grants').select(['id', 'revoked_at']).where('revoked_at', '>', since).execute();
-  return rows.map((row) => ({ id: row.id, revokedAt: row.revoked_at }));
+/**
+ * Where the next read of revocations starts: what the last read's snapshot could not see yet. Every
+ * revocation it did not see has a `revoked_seq` of at least `next` or one of `inFlight`.
+ */
+export interface RevocationMark {
+  next: number;
+  /** PostgreSQL: the transactions in progress at that snapshot (SQLite has none). */
+  inFlight: readonly number[];
+}
+
+/** Revocations at start-up (by the writers' clocks: `revokedAfter`), then those the last read's mark left. */
+export type RevocationsFrom = { revokedAfter: number } | { mark: RevocationMark };
+
+/**
+ * The ids of the grants revoked since `from`, and the mark for the next read, in one statement (one
+ * snapshot: the mark is exactly what the ids could not include), by an index (revoked_seq; at
+ * start-up revoked_at).
+ */
+export async function readRevocations(db: Db, from: RevocationsFrom): Promise<{ grantIds: string[]; mark: RevocationMark }> {
+  const unseen = 'mark' in from
+    ? sql`revoked_seq >= ${from.mark.next}${from.mark.inFlight.length > 0 ? sql` or revoked_seq = any(${[...from.mark.inFlight]})` : sql``}`
+    : sql`revoked_at > ${from.revokedAfter}`;
+  if (onPostgres(db)) {
+    // pg_current_snapshot() is the statement's own snapshot, the one the grants are read with.
+    const { rows } = await sql<{ next: number; in_flight: string[]; ids: string[] }>`
+      select pg_snapshot_xmax(s)::text::bigint as next, array(select pg_snapshot_xip(s)::text::bigint) as in_flight,
+        array(select id from grants where ${unseen}) as ids
+      from pg_current_snapshot() s`.execute(db);
+    const row = rows[0] as { next: number; in_flight: string[]; ids: string[] };
+    return { grantIds: row.ids, mark: { next: Number(row.next), inFlight: row.in_flight.map(Number) } };
+  }
+  const query = sql<{ next: number; ids: string }>`
+    select (select seq + 1 from revocation_counter) as next, (select json_group_array(id) from grants where ${unseen}) as ids`;
+  // Off the connection's queue (readCommittedRow): an import holding it for a minute holds up
+  // neither this read nor, so, the revocations of other processes.
+  const sqlite = sqliteHandleOf(db);
+  const compiled = query.compile(db);
+  const row = (sqlite ? sqlite.readCommittedRow(compiled.sql, compiled.parameters.map(toSqliteValue)) : (await query.execute(db)).rows[0]) as { next: number; ids: string };
+  return { grantIds: JSON.parse(row.ids) as string[], mark: { next: Number(row.next), inFlight: [] } };
 }

@@ -2,7 +2,8 @@
 // Rotation publishes a new key before it signs: the JWKS is read from the table, so every instance
 // publishes a key from the moment its row commits, while signing starts at activates_at (by default
 // the JWKS cache lifetime and more later); a retired key stays published until every token it signed
-// has expired.
+// has expired. A leaked key is withdrawn instead: it leaves the JWKS and stops verifying at once, and
+// a key that signs takes its place in the same transaction.
 //
 // The private JWK is sealed with the secret box (SECRETS_KEY, src/platform/sealed-secrets.ts), bound
 // to its kid: a copy of the database or a backup mints no tokens. Rows written before keys were sealed
@@ -10,18 +11,34 @@
 // unsealed once, when the key ring first loads it, never per token.
 import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import type { Db } from '../platform/db/database.ts';
+import { onPostgres, type Db } from '../platform/db/database.ts';
 import { resealStale, SealedSecretError, type SecretBox } from '../platform/sealed-secrets.ts';
 import { newId } from '../platform/ids.ts';
 import { systemClock, type Clock } from '../platform/clock.ts';
 import { SingleFlight } from '../platform/single-flight.ts';
+import { notFound } from '../platform/errors.ts';
+import { changeEvent, OPERATOR, recordAudit } from './audit.ts';
 
 export const SIGNING_ALG = 'ES256';
 
 export interface PublishedKey {
   kid: string;
   activatesAt: number;
+  retiredAt: number | null;
   publicJwk: JWK;
+}
+
+/**
+ * Whether a key signs at `now`: activated and not yet retired. Of those the newest signs; a key
+ * retired before it activated (rotated again meanwhile) never does.
+ */
+function signsAt(activatesAt: number, retiredAt: number | null, now: number): boolean {
+  return activatesAt <= now && (retiredAt === null || retiredAt > now);
+}
+
+/** Whether a key not yet active will sign once it activates. */
+function willSign(activatesAt: number, retiredAt: number | null, now: number): boolean {
+  return activatesAt > now && (retiredAt === null || retiredAt > activatesAt);
 }
 
 interface LoadedKey extends PublishedKey {
@@ -97,7 +114,15 @@ function unseal(box: SecretBox, row: KeyRow): JsonWebKey {
   }
 }
 
-async function createKeyRow(db: Db, box: SecretBox, now: number, activatesAt: number): Promise<string> {
+/** When a key stops signing and leaves the JWKS; both null while no newer key is scheduled. */
+interface Retirement {
+  retiredAt: number | null;
+  unpublishAt: number | null;
+}
+
+const SIGNING_UNTIL_REPLACED: Retirement = { retiredAt: null, unpublishAt: null };
+
+async function createKeyRow(db: Db, box: SecretBox, now: number, activatesAt: number, retirement = SIGNING_UNTIL_REPLACED): Promise<string> {
   const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
   const kid = newId('key');
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
@@ -111,8 +136,8 @@ async function createKeyRow(db: Db, box: SecretBox, now: number, activatesAt: nu
       public_jwk: JSON.stringify(publicJwk),
       created_at: now,
       activates_at: activatesAt,
-      retired_at: null,
-      unpublish_at: null,
+      retired_at: retirement.retiredAt,
+      unpublish_at: retirement.unpublishAt,
     })
     .execute();
   return kid;
@@ -128,6 +153,14 @@ export async function ensureSigningKey(db: Db, box: SecretBox, now = Date.now())
   if (!existing) await createKeyRow(db, box, now, now);
 }
 
+/** The keys published (and so verifying) at `now`, newest activation first; the caller selects. */
+function publishedKeyRows(db: Db, now: number) {
+  return db
+    .selectFrom('signing_keys')
+    .where((eb) => eb.or([eb('unpublish_at', 'is', null), eb('unpublish_at', '>', now)]))
+    .orderBy('activates_at', 'desc');
+}
+
 export interface RotationOptions {
   /** Seconds before the new key signs: at least how long instances cache the key set. */
   activateInSeconds: number;
@@ -136,14 +169,29 @@ export interface RotationOptions {
   now?: number;
 }
 
+/**
+ * Rotation and withdrawal read the key table and then change it: on PostgreSQL each locks the rows
+ * first, so two operators acting at once take turns (SQLite runs one writing transaction at a time).
+ */
+async function lockKeyTable(trx: Db): Promise<void> {
+  if (onPostgres(trx)) await trx.selectFrom('signing_keys').select('kid').forUpdate().execute();
+}
+
+/**
+ * The keys in use must open with this box, else a new key would be sealed with a SECRETS_KEY the
+ * instances lack (an operator's shell without it) and stop them all when they load it.
+ */
+async function assertBoxOpensKeysInUse(trx: Db, box: SecretBox): Promise<void> {
+  const inUse = await trx.selectFrom('signing_keys').select(['kid', 'private_jwk']).where('retired_at', 'is', null).execute();
+  for (const row of inUse) if (!isPlain(row.private_jwk)) unseal(box, row);
+}
+
 export async function rotateSigningKey(db: Db, box: SecretBox, options: RotationOptions): Promise<{ kid: string; activatesAt: number }> {
   const now = options.now ?? Date.now();
   const activatesAt = now + options.activateInSeconds * 1000;
   return db.transaction().execute(async (trx) => {
-    // The keys in use must open with this box, else the new key would be sealed with a SECRETS_KEY the
-    // instances lack (an operator's shell without it) and stop them all when they load it.
-    const inUse = await trx.selectFrom('signing_keys').select(['kid', 'private_jwk']).where('retired_at', 'is', null).execute();
-    for (const row of inUse) if (!isPlain(row.private_jwk)) unseal(box, row);
+    await lockKeyTable(trx);
+    await assertBoxOpensKeysInUse(trx, box);
     // Every key still signing (or scheduled to) stops when the new one starts.
     await trx
       .updateTable('signing_keys')
@@ -151,15 +199,83 @@ export async function rotateSigningKey(db: Db, box: SecretBox, options: Rotation
       .where('retired_at', 'is', null)
       .execute();
     const kid = await createKeyRow(trx, box, now, activatesAt);
+    await recordAudit(trx, { event: changeEvent(OPERATOR), outcome: 'success', actor: OPERATOR, detail: 'signing_key_rotated', context: { kid, activatesAt: new Date(activatesAt).toISOString() } }, now);
     return { kid, activatesAt };
   });
 }
 
+export interface WithdrawalOptions {
+  /** Seconds a replaced key stays published: as for a rotation (a replacement may retire later). */
+  retainSeconds: number;
+  now?: number;
+}
+
+export interface Withdrawal {
+  kid: string;
+  withdrawnAt: number;
+  /** The key created to sign at once, when the withdrawn key was the one signing; null otherwise. */
+  replacement: { kid: string; activatesAt: number } | null;
+}
+
+type PublishedRow = { kid: string; activates_at: number; retired_at: number | null; unpublish_at: number | null };
+
 /**
- * An in-memory view of the key table, reloaded every `refreshMs` and whenever a token names a kid it
- * has not seen (at most once a second, so forged kids cannot hammer the database). Activation,
- * retention and both intervals are read on `clock` (the context's: tests move it). A key that does
- * not unseal fails the load (and so start-up, which loads once: src/app/bootstrap.ts).
+ * Withdraws a published key at once (a leak): it leaves the JWKS and the set that verifies, so every
+ * token it signed is refused (each instance within its key-ring reload, KEY_REFRESH_MS), whatever
+ * its expiry. The service is never left without a key that signs: when the withdrawn key is the one
+ * signing now (or none signs), a new key is created in the same transaction and signs at once: the
+ * older keys are retired and never sign again. A key scheduled to activate later keeps its
+ * activation; the replacement signs until then.
+ */
+export async function withdrawSigningKey(db: Db, box: SecretBox, kid: string, options: WithdrawalOptions): Promise<Withdrawal> {
+  const now = options.now ?? Date.now();
+  return db.transaction().execute(async (trx) => {
+    await lockKeyTable(trx);
+    const published = await publishedKeyRows(trx, now).select(['kid', 'activates_at', 'retired_at', 'unpublish_at']).execute();
+    const withdrawn = published.find((row) => row.kid === kid);
+    if (!withdrawn) throw notFound(`No published signing key ${kid} (unknown, withdrawn, or every token it signed has expired).`);
+    const signing = published.find((row) => signsAt(row.activates_at, row.retired_at, now));
+    if (withdrawn.activates_at > now) await passOnScheduledRetirement(trx, withdrawn);
+    const others = published.filter((row) => row.kid !== kid);
+    const replacement = signing === undefined || signing.kid === kid ? await createReplacement(trx, box, others, now, options.retainSeconds) : null;
+    await trx
+      .updateTable('signing_keys')
+      .set({ retired_at: Math.min(withdrawn.retired_at ?? now, now), unpublish_at: now })
+      .where('kid', '=', kid)
+      .execute();
+    await recordAudit(trx, { event: changeEvent(OPERATOR), outcome: 'success', actor: OPERATOR, detail: 'signing_key_withdrawn', context: { kid, replacementKid: replacement?.kid ?? null } }, now);
+    return { kid, withdrawnAt: now, replacement };
+  });
+}
+
+/**
+ * A key withdrawn before it activated will not take over from the keys it was to retire: they keep
+ * signing and stay published as long as it would have (until the next scheduled key, or for good).
+ */
+async function passOnScheduledRetirement(trx: Db, withdrawn: PublishedRow): Promise<void> {
+  await trx
+    .updateTable('signing_keys')
+    .set({ retired_at: withdrawn.retired_at, unpublish_at: withdrawn.unpublish_at })
+    .where('retired_at', '=', withdrawn.activates_at)
+    .where('kid', '!=', withdrawn.kid)
+    .execute();
+}
+
+/** A key that signs from `now`, retiring when the earliest key already scheduled activates. */
+async function createReplacement(trx: Db, box: SecretBox, others: PublishedRow[], now: number, retainSeconds: number): Promise<{ kid: string; activatesAt: number }> {
+  await assertBoxOpensKeysInUse(trx, box);
+  const scheduled = others.filter((row) => willSign(row.activates_at, row.retired_at, now)).at(-1);
+  const retirement = scheduled ? { retiredAt: scheduled.activates_at, unpublishAt: scheduled.activates_at + retainSeconds * 1000 } : SIGNING_UNTIL_REPLACED;
+  return { kid: await createKeyRow(trx, box, now, now, retirement), activatesAt: now };
+}
+
+/**
+ * An in-memory view of the key table, reloaded every `refreshMs` (a server also polls at that pace,
+ * `start`, so that tokens verified before and cached see a withdrawal without any new token arriving)
+ * and whenever a token names a kid it has not seen (at most once a second, so forged kids cannot
+ * hammer the database). Activation, retention and both intervals are read on `clock` (the context's:
+ * tests move it). A key that does not unseal fails the load (and so start-up, which loads once:
+ * src/app/bootstrap.ts).
  */
 export class KeyRing {
   readonly #db: Db;
@@ -167,9 +283,12 @@ export class KeyRing {
   readonly #refreshMs: number;
   readonly #clock: Clock;
   #keys: LoadedKey[] = [];
+  /** The kids of #keys, for the check of every cached token (a lookup that allocates nothing). */
+  #kids = new Set<string>();
   #loadedAt = 0;
   #lastMissReload = 0;
   #loading: Promise<void> | undefined;
+  #stopPolling: (() => void) | undefined;
   readonly #publishedReads = new SingleFlight<JWK[]>();
 
   constructor(db: Db, box: SecretBox, refreshMs = 1_000, clock: Clock = systemClock) {
@@ -181,27 +300,25 @@ export class KeyRing {
 
   async #load(): Promise<void> {
     const now = this.#clock.now();
-    const rows = await this.#db
-      .selectFrom('signing_keys')
-      .selectAll()
-      .where((eb) => eb.or([eb('unpublish_at', 'is', null), eb('unpublish_at', '>', now)]))
-      .orderBy('activates_at', 'desc')
-      .execute();
+    const rows = await publishedKeyRows(this.#db, now).selectAll().execute();
     const cached = new Map(this.#keys.map((k) => [k.kid, k]));
     this.#keys = await Promise.all(
       rows.map(async (row) => {
         const known = cached.get(row.kid);
-        if (known) return known;
+        // A later rotation (or withdrawal) may have changed its retirement since.
+        if (known) return { ...known, retiredAt: row.retired_at };
         const publicJwk = JSON.parse(row.public_jwk) as JWK;
         return {
           kid: row.kid,
           activatesAt: row.activates_at,
+          retiredAt: row.retired_at,
           publicJwk,
           privateKey: createPrivateKey({ key: await privateJwkOf(this.#db, this.#box, row), format: 'jwk' }),
           publicKey: (await importJWK(publicJwk, SIGNING_ALG)) as CryptoKey,
         };
       }),
     );
+    this.#kids = new Set(this.#keys.map((key) => key.kid));
     this.#loadedAt = now;
   }
 
@@ -220,11 +337,36 @@ export class KeyRing {
     await this.#fresh(true);
   }
 
-  /** The newest key whose activation time has come. */
+  /**
+   * Reloads every `refreshMs` until `stop`: a withdrawn key leaves the set within that interval. The
+   * reload is not handed back to the clock: nothing waits for a poll (whoever must, calls `reload`),
+   * and on SQLite one may queue behind an import holding the connection, which must not hold up
+   * whoever waits for the clock's other tasks (the revocation poll's, which reads beside it).
+   */
+  start(onError: (error: unknown) => void): void {
+    this.#stopPolling = this.#clock.every(this.#refreshMs, () => {
+      this.reload().catch(onError);
+    });
+  }
+
+  stop(): void {
+    this.#stopPolling?.();
+  }
+
+  /**
+   * Whether a token signed by `kid`, verified earlier, may still be accepted: its key is still in the
+   * set as last loaded (synchronous, for cached tokens; a withdrawn key has left it).
+   */
+  verifies(kid: string): boolean {
+    return this.#kids.has(kid);
+  }
+
+  /** The newest key whose activation time has come and whose retirement has not. */
   async signingKey(): Promise<{ kid: string; privateKey: KeyObject }> {
     const now = this.#clock.now();
-    let key = (await this.#fresh()).find((k) => k.activatesAt <= now);
-    if (!key) key = (await this.#fresh(true)).find((k) => k.activatesAt <= now);
+    const signs = (k: LoadedKey) => signsAt(k.activatesAt, k.retiredAt, now);
+    let key = (await this.#fresh()).find(signs);
+    if (!key) key = (await this.#fresh(true)).find(signs);
     if (!key) throw new Error('No active signing key: run `wfs rotate-signing-key`.');
     return key;
   }
@@ -248,12 +390,7 @@ export class KeyRing {
   }
 
   async #readPublished(): Promise<JWK[]> {
-    const rows = await this.#db
-      .selectFrom('signing_keys')
-      .select('public_jwk')
-      .where((eb) => eb.or([eb('unpublish_at', 'is', null), eb('unpublish_at', '>', this.#clock.now())]))
-      .orderBy('activates_at', 'desc')
-      .execute();
+    const rows = await publishedKeyRows(this.#db, this.#clock.now()).select('public_jwk').execute();
     return rows.map((row) => JSON.parse(row.public_jwk) as JWK);
   }
 }

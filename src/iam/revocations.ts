@@ -1,20 +1,26 @@
 // Revocation must reach ID/access tokens on every instance within 5 seconds without a query per
 // request: each instance keeps the set of revoked grant ids in memory and polls the grants table
-// for newer revocations every REVOCATION_REFRESH_MS (1 s by default). The poll and its window run on
+// for newer revocations every REVOCATION_REFRESH_MS (1 s by default). The poll and its expiry run on
 // the context's clock, so a test moves time instead of waiting for a poll.
+//
+// What a poll reads is decided by commit order, not by clocks (migration 0016, docs/identity.md):
+// each read also returns the mark of what its snapshot could not see yet, and the next read starts
+// there. A revocation whose write waited behind a lock or an import, or whose writer's clock is
+// behind, is read at the first poll after it commits, however old its revoked_at.
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/db/database.ts';
-import { revokedSince } from './grants.ts';
+import { readRevocations, type RevocationMark } from './grants.ts';
 
 export class RevocationList {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #lookbackMs: number;
+  /** Grant id → when this instance learnt of it (its own clock), which is what the expiry counts from. */
   readonly #revoked = new Map<string, number>();
-  #seenUpTo = 0;
+  #mark: RevocationMark | undefined;
   #stopPolling: (() => void) | undefined;
 
-  /** `lookbackMs`: revocations older than the longest access-token lifetime no longer matter. */
+  /** `lookbackMs`: the longest access-token lifetime; a revocation known that long no longer matters. */
   constructor(db: Db, clock: Clock, lookbackMs: number) {
     this.#db = db;
     this.#clock = clock;
@@ -22,11 +28,13 @@ export class RevocationList {
   }
 
   async refresh(): Promise<void> {
+    // The first read goes by the writers' clocks, twice a lifetime back: a revocation stamped that
+    // long before it committed, or by a clock that far behind, is beyond any timeout the service sets.
+    const from = this.#mark ? { mark: this.#mark } : { revokedAfter: this.#clock.now() - 2 * this.#lookbackMs };
+    const read = await readRevocations(this.#db, from);
     const now = this.#clock.now();
-    // Re-read a small overlap: a revocation committed late with an earlier timestamp is still seen.
-    const since = this.#seenUpTo === 0 ? now - this.#lookbackMs : this.#seenUpTo - 10_000;
-    for (const grant of await revokedSince(this.#db, since)) this.#revoked.set(grant.id, grant.revokedAt ?? now);
-    this.#seenUpTo = now;
+    for (const id of read.grantIds) if (!this.#revoked.has(id)) this.#revoked.set(id, now);
+    this.#mark = read.mark;
     for (const [id, at] of this.#revoked) if (at < now - this.#lookbackMs) this.#revoked.delete(id);
   }
 

@@ -1,5 +1,7 @@
 // Row types of the identity tables. Instants are epoch milliseconds; flags are 0/1 integers so one
 // schema serves SQLite and PostgreSQL; lists are JSON text.
+import type { ColumnType } from 'kysely';
+
 export interface ApiClientsTable {
   id: string;
   company_id: string;
@@ -54,8 +56,11 @@ export interface GrantsTable {
   chain_expires_at: number;
   /** Audience of the ID tokens issued from this grant (null: the default audience). */
   audience: string | null;
+  /** The revoking writer's clock: for people and for the start-up read, never for ordering. */
   revoked_at: number | null;
   revoked_reason: string | null;
+  /** Commit order of the revocation, set by migration 0016's trigger only (src/iam/revocations.ts). */
+  revoked_seq: ColumnType<number | null, never, never>;
   /** The SSO provider the login came through (null: the API User's secret); see src/sso. */
   sso_provider_id: string | null;
   /** That provider's issuer: the `idp` claim of every ID token of the grant. */

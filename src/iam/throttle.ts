@@ -30,11 +30,11 @@ export interface ThrottleStore {
   countRequest(windowKey: string, windowMs: number, now: number): Promise<number>;
   /**
    * Atomically: while a penalty of `key` is in force, refuses the attempt (returns the penalty's end);
-   * otherwise records the attempt as a failure at `now` and, from the fifth failure within the
-   * failure window (or while a penalty record lives), sets the next penalty. Returns undefined when
-   * the attempt may go ahead.
+   * otherwise records the attempt as a failure at `now` and, from the `failuresBeforePenalty`th
+   * failure within the failure window (or while a penalty record lives), sets the next penalty.
+   * Returns undefined when the attempt may go ahead.
    */
-  reserveAttempt(key: string, now: number): Promise<number | undefined>;
+  reserveAttempt(key: string, now: number, failuresBeforePenalty?: number): Promise<number | undefined>;
   /** Forgets the failures and the penalty of `key` (a success). */
   reset(key: string): Promise<void>;
   /** The end of the penalty of `key` in force at `now`, or undefined: a check that records nothing. */
@@ -42,12 +42,12 @@ export interface ThrottleStore {
 }
 
 /**
- * The penalty after an attempt that made `failures` failures in the window: none for the first four;
- * then 1 s, doubling with each further failure up to 15 minutes. The record outlives its block by the
- * failure window so the doubling carries on. The Redis script below is the same rule in Lua.
+ * The penalty after an attempt that made `failures` failures in the window: none for the first four
+ * (by default); then 1 s, doubling with each further failure up to 15 minutes. The record outlives its
+ * block by the failure window so the doubling carries on. The Redis script below is the same rule in Lua.
  */
-export function nextPenalty(previous: Penalty | undefined, failures: number, now: number): { penalty: Penalty; ttlMs: number } | undefined {
-  if (!previous && failures < FAILURES_BEFORE_PENALTY) return undefined;
+export function nextPenalty(previous: Penalty | undefined, failures: number, now: number, failuresBeforePenalty = FAILURES_BEFORE_PENALTY): { penalty: Penalty; ttlMs: number } | undefined {
+  if (!previous && failures < failuresBeforePenalty) return undefined;
   const level = previous ? previous.level + 1 : 0;
   const ms = Math.min(2 ** level, MAX_PENALTY_SECONDS) * 1000;
   return { penalty: { until: now + ms, level }, ttlMs: ms + FAILURE_WINDOW_MS };
@@ -84,13 +84,13 @@ export class MemoryThrottleStore implements ThrottleStore {
     return 1;
   }
 
-  async reserveAttempt(key: string, now: number): Promise<number | undefined> {
+  async reserveAttempt(key: string, now: number, failuresBeforePenalty = FAILURES_BEFORE_PENALTY): Promise<number | undefined> {
     const previous = this.#penalties.get(key, now);
     if (previous && previous.until > now) return previous.until;
     const failures = (this.#failures.get(key, now) ?? []).filter((at) => at > now - FAILURE_WINDOW_MS);
     failures.push(now);
     this.#failures.set(key, failures, now + FAILURE_WINDOW_MS);
-    const next = nextPenalty(previous, failures.length, now);
+    const next = nextPenalty(previous, failures.length, now, failuresBeforePenalty);
     if (next) this.#penalties.set(key, next.penalty, now + next.ttlMs);
     return undefined;
   }
@@ -144,10 +144,10 @@ export class RedisThrottleStore implements ThrottleStore {
     return Number(results?.[1]?.[1] ?? 0);
   }
 
-  async reserveAttempt(key: string, now: number): Promise<number | undefined> {
+  async reserveAttempt(key: string, now: number, failuresBeforePenalty = FAILURES_BEFORE_PENALTY): Promise<number | undefined> {
     const member = `${now}:${randomBytes(6).toString('hex')}`;
     const keys = [`${this.#prefix}attempts:${key}`, `${this.#prefix}penalty:${key}`];
-    const until = await this.#redis.eval(RESERVE_ATTEMPT, keys.length, ...keys, now, member, FAILURE_WINDOW_MS, FAILURES_BEFORE_PENALTY, MAX_PENALTY_SECONDS * 1000);
+    const until = await this.#redis.eval(RESERVE_ATTEMPT, keys.length, ...keys, now, member, FAILURE_WINDOW_MS, failuresBeforePenalty, MAX_PENALTY_SECONDS * 1000);
     return Number(until) > 0 ? Number(until) : undefined;
   }
 
@@ -216,11 +216,12 @@ export class Throttle {
 
   /**
    * Reserves an attempt of `clientId` from `address` before its secret is checked: refused while a
-   * penalty is in force, otherwise counted as a failure until `succeeded` clears it.
+   * penalty is in force, otherwise counted as a failure until `succeeded` clears it. A penalty starts
+   * at the `failuresBeforePenalty`th failure in the window (5 unless said).
    */
-  async attempt(clientId: string, address: string): Promise<Verdict> {
+  async attempt(clientId: string, address: string, failuresBeforePenalty?: number): Promise<Verdict> {
     const now = this.#clock.now();
-    const until = await this.#guard(() => this.#store.reserveAttempt(attemptKey(clientId, address), now), undefined);
+    const until = await this.#guard(() => this.#store.reserveAttempt(attemptKey(clientId, address), now, failuresBeforePenalty), undefined);
     return until === undefined ? undefined : retryAfter(until, now);
   }
 

@@ -53,6 +53,17 @@ export interface TokenSettings {
 
 export class InvalidTokenError extends Error {}
 
+/** A kid that is not (or no longer: expired or withdrawn) in the key set. */
+export const UNKNOWN_KEY = 'The token was not signed by a known key.';
+
+/** An ID token that verified: its claims, the key that signed it, and until when it is accepted. */
+export interface VerifiedIdToken {
+  claims: AccessClaims;
+  kid: string;
+  /** Epoch seconds: `exp`, or `iat` plus ACCESS_TOKEN_TTL when that comes first (maxTokenAge). */
+  acceptedUntil: number;
+}
+
 /** The encoded protected header of each key and token type: the same for every token they sign. */
 const encodedHeaders = new Map<string, string>();
 
@@ -121,8 +132,19 @@ export async function signRefreshToken(
   return signJwt(keys, REFRESH_TOKEN_TYPE, claims);
 }
 
-/** `now` (epoch ms) is the clock the expiry is judged by: the context's clock, which tests move. */
-async function verify<T extends JWTPayload>(keys: KeyRing, token: string, typ: string, audience: string, settings: TokenSettings, now: number): Promise<T> {
+/**
+ * `now` (epoch ms) is the clock the expiry is judged by: the context's clock, which tests move.
+ * `maxAgeSeconds`, when given, refuses a token whose `iat` is older (or in the future), whatever its
+ * `exp`: a token minted with a stolen key and a distant `exp` lives no longer than one we issue.
+ */
+async function verify<T extends JWTPayload>(
+  keys: KeyRing,
+  token: string,
+  expected: { typ: string; audience: string; maxAgeSeconds?: number },
+  settings: TokenSettings,
+  now: number,
+): Promise<{ payload: T; kid: string }> {
+  const { typ, audience } = expected;
   let kid: string | undefined;
   try {
     const header = decodeProtectedHeader(token);
@@ -134,7 +156,7 @@ async function verify<T extends JWTPayload>(keys: KeyRing, token: string, typ: s
     throw new InvalidTokenError('The token is malformed.');
   }
   const key = kid ? await keys.verificationKey(kid) : undefined;
-  if (!key) throw new InvalidTokenError('The token was not signed by a known key.');
+  if (!kid || !key) throw new InvalidTokenError(UNKNOWN_KEY);
   try {
     const { payload } = await jwtVerify<T>(token, key, {
       algorithms: [SIGNING_ALG],
@@ -144,8 +166,9 @@ async function verify<T extends JWTPayload>(keys: KeyRing, token: string, typ: s
       clockTolerance: settings.clockSkewSeconds,
       currentDate: new Date(now),
       requiredClaims: ['iat', 'exp', 'sub', 'sid'],
+      ...(expected.maxAgeSeconds === undefined ? {} : { maxTokenAge: expected.maxAgeSeconds }),
     });
-    return payload;
+    return { payload, kid };
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError('The token has expired.');
     if (error instanceof joseErrors.JWTClaimValidationFailed) throw new InvalidTokenError(`The token's ${error.claim} claim is not acceptable.`);
@@ -153,12 +176,18 @@ async function verify<T extends JWTPayload>(keys: KeyRing, token: string, typ: s
   }
 }
 
-export function verifyIdToken(keys: KeyRing, token: string, settings: TokenSettings, now: number, audience = DEFAULT_AUDIENCE): Promise<AccessClaims> {
-  return verify<AccessClaims>(keys, token, ACCESS_TOKEN_TYPE, audience, settings, now);
+/**
+ * ID tokens are stateless, so their age is bounded by ACCESS_TOKEN_TTL as well as by `exp`. Refresh
+ * tokens need no such bound: each is recorded by `jti`, and its record's expiry decides (renewal.ts).
+ */
+export async function verifyIdToken(keys: KeyRing, token: string, settings: TokenSettings, now: number, audience = DEFAULT_AUDIENCE): Promise<VerifiedIdToken> {
+  const { payload: claims, kid } = await verify<AccessClaims>(keys, token, { typ: ACCESS_TOKEN_TYPE, audience, maxAgeSeconds: settings.accessTokenTtl }, settings, now);
+  // Both claims are required and checked numeric by jwtVerify.
+  return { claims, kid, acceptedUntil: Math.min(claims.exp ?? 0, (claims.iat ?? 0) + settings.accessTokenTtl) };
 }
 
-export function verifyRefreshToken(keys: KeyRing, token: string, settings: TokenSettings, now: number): Promise<RefreshClaims> {
-  return verify<RefreshClaims>(keys, token, REFRESH_TOKEN_TYPE, settings.issuer, settings, now);
+export async function verifyRefreshToken(keys: KeyRing, token: string, settings: TokenSettings, now: number): Promise<RefreshClaims> {
+  return (await verify<RefreshClaims>(keys, token, { typ: REFRESH_TOKEN_TYPE, audience: settings.issuer }, settings, now)).payload;
 }
 
 /**

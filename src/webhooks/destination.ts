@@ -23,9 +23,14 @@ export class DestinationRefused extends Error {
   }
 }
 
+/**
+ * An address literal is named with its range (the company typed it). A host name is not followed by
+ * the address it resolved to: the answer would map the service's own network for any API token
+ * holder (`db.internal (10.0.3.7) is a private address`).
+ */
 function refusedAddress(host: string, address: string): DestinationRefused {
-  const shown = host === address ? address : `${host} (${address})`;
-  return new DestinationRefused('refused_address', `${shown} is a ${rangeOf(address)} address; webhooks go only to public addresses`);
+  const what = host === address ? `${address} is a ${rangeOf(address)} address` : `${host} resolves to an address that is not public`;
+  return new DestinationRefused('refused_address', `${what}; webhooks go only to public addresses`);
 }
 
 /** Checks the URL's form: absolute, https (or http when insecure is allowed), no credentials. */

@@ -15,8 +15,23 @@ import type { WebhookEndpointsTable } from './tables.ts';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
-/** How long the secret before a rotation keeps signing beside the new one (CONTRACT §7). */
+/** How long a secret replaced by a rotation keeps signing beside the new one (CONTRACT §7). */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Replaced secrets still signing, at most: with the current one, 5 signatures a message. A rotation
+ * beyond it ends the oldest overlap early rather than being refused, so that a leaked secret can
+ * always be replaced at once (docs/webhooks.md).
+ */
+export const MAX_REPLACED_SECRETS = 4;
+
+/** A replaced secret and when it stops signing. */
+interface ReplacedSecret {
+  secret: string;
+  until: number;
+}
+
+type SecretColumns = Pick<EndpointRow, 'id' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_until' | 'earlier_secrets_sealed'>;
 
 /** What endpoint changes need besides the database: the secret box, the destination rules, "now". */
 export interface EndpointEnvironment {
@@ -27,6 +42,11 @@ export interface EndpointEnvironment {
 
 export function secretContext(endpointId: string): string {
   return `webhook_endpoint:${endpointId}`;
+}
+
+/** Another context than a single secret's, so neither sealed value opens in the other's column. */
+export function earlierSecretsContext(endpointId: string): string {
+  return `${secretContext(endpointId)}:earlier`;
 }
 
 export function presentEndpoint(row: EndpointRow, timezone: string): Endpoint {
@@ -72,6 +92,7 @@ export async function createEndpoint(db: Db, env: EndpointEnvironment, companyId
     secret_sealed: env.box.seal(secret, secretContext(id)),
     previous_secret_sealed: null,
     previous_secret_until: null,
+    earlier_secrets_sealed: null,
     created_at: env.now,
     updated_at: env.now,
     // Changes committed after the endpoint exists are its own; older ones are not sent.
@@ -128,14 +149,31 @@ export async function deleteEndpoint(db: Db, companyId: string, id: string): Pro
   });
 }
 
-/** A new secret; the current one keeps signing beside it for ROTATION_OVERLAP_MS. */
+/** The replaced secrets still signing at `now`, newest first: the previous one, then the earlier ones. */
+function replacedSecrets(row: SecretColumns, box: SecretBox, now: number): ReplacedSecret[] {
+  const previous: ReplacedSecret[] = row.previous_secret_sealed === null ? [] : [{ secret: box.open(row.previous_secret_sealed, secretContext(row.id)), until: Number(row.previous_secret_until ?? 0) }];
+  const earlier = row.earlier_secrets_sealed === null ? [] : (JSON.parse(box.open(row.earlier_secrets_sealed, earlierSecretsContext(row.id))) as ReplacedSecret[]);
+  return [...previous, ...earlier].filter((replaced) => replaced.until > now);
+}
+
+/**
+ * A new secret. The current one keeps signing beside it for ROTATION_OVERLAP_MS, and so does every
+ * secret replaced before whose overlap has not ended, up to MAX_REPLACED_SECRETS (the oldest go first).
+ */
 export async function rotateSecret(db: Db, env: EndpointEnvironment, companyId: string, id: string): Promise<{ secret: string; previousUntil: number }> {
   const current = await findEndpoint(db, companyId, id);
   const secret = newEndpointSecret();
   const previousUntil = env.now + ROTATION_OVERLAP_MS;
+  const earlier = replacedSecrets(current, env.box, env.now).slice(0, MAX_REPLACED_SECRETS - 1);
   const updated = await db
     .updateTable('webhook_endpoints')
-    .set({ secret_sealed: env.box.seal(secret, secretContext(id)), previous_secret_sealed: current.secret_sealed, previous_secret_until: previousUntil, updated_at: env.now })
+    .set({
+      secret_sealed: env.box.seal(secret, secretContext(id)),
+      previous_secret_sealed: current.secret_sealed,
+      previous_secret_until: previousUntil,
+      earlier_secrets_sealed: earlier.length === 0 ? null : env.box.seal(JSON.stringify(earlier), earlierSecretsContext(id)),
+      updated_at: env.now,
+    })
     .where('company_id', '=', companyId)
     .where('id', '=', id)
     // Two rotations racing: the second must not keep a secret the first already replaced.
@@ -145,16 +183,14 @@ export async function rotateSecret(db: Db, env: EndpointEnvironment, companyId: 
   return { secret, previousUntil };
 }
 
-/** The secrets a message is signed with now: the current one, and the previous one during its overlap. */
-export function signingSecrets(row: Pick<EndpointRow, 'id' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_until'>, box: SecretBox, now: number): string[] {
-  const secrets = [box.open(row.secret_sealed, secretContext(row.id))];
-  if (row.previous_secret_sealed && (row.previous_secret_until ?? 0) > now) secrets.push(box.open(row.previous_secret_sealed, secretContext(row.id)));
-  return secrets;
+/** The secrets a message is signed with now: the current one, then every replaced one still in its overlap. */
+export function signingSecrets(row: SecretColumns, box: SecretBox, now: number): string[] {
+  return [box.open(row.secret_sealed, secretContext(row.id)), ...replacedSecrets(row, box, now).map((replaced) => replaced.secret)];
 }
 
-/** Seals again with the current key every endpoint's secret (and previous secret) sealed with an older one. */
+/** Seals again with the current key every endpoint's secret (and replaced secrets) sealed with an older one. */
 export async function resealEndpointSecrets(db: Db, box: SecretBox): Promise<number> {
-  const endpoints = await db.selectFrom('webhook_endpoints').select(['id', 'secret_sealed', 'previous_secret_sealed']).execute();
+  const endpoints = await db.selectFrom('webhook_endpoints').select(['id', 'secret_sealed', 'previous_secret_sealed', 'earlier_secrets_sealed']).execute();
   const context = (endpoint: { id: string }) => secretContext(endpoint.id);
   const current = await resealStale<(typeof endpoints)[number]>(box, endpoints, {
     sealed: (endpoint) => endpoint.secret_sealed,
@@ -167,5 +203,11 @@ export async function resealEndpointSecrets(db: Db, box: SecretBox): Promise<num
     store: (endpoint, value) =>
       db.updateTable('webhook_endpoints').set({ previous_secret_sealed: value }).where('id', '=', endpoint.id).where('previous_secret_sealed', '=', endpoint.previous_secret_sealed).execute(),
   });
-  return current + previous;
+  const earlier = await resealStale<(typeof endpoints)[number]>(box, endpoints, {
+    sealed: (endpoint) => endpoint.earlier_secrets_sealed,
+    context: (endpoint) => earlierSecretsContext(endpoint.id),
+    store: (endpoint, value) =>
+      db.updateTable('webhook_endpoints').set({ earlier_secrets_sealed: value }).where('id', '=', endpoint.id).where('earlier_secrets_sealed', '=', endpoint.earlier_secrets_sealed).execute(),
+  });
+  return current + previous + earlier;
 }

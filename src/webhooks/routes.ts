@@ -100,7 +100,7 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
     schema: {
       tags: TAGS, operationId: 'rotateWebhookSecret', security: SECURITY,
       summary: 'Replaces the signing secret',
-      description: 'Answers the new secret (shown only here). For 24 hours messages carry two signatures, space separated in `webhook-signature`: one with the new secret, one with the previous; a receiver holding either verifies them.',
+      description: 'Answers the new secret (shown only here). For 24 hours messages carry two signatures, space separated in `webhook-signature`: one with the new secret, one with the previous; a receiver holding either verifies them. Every replaced secret signs until 24 hours after its own replacement, also through quick rotations (three within a minute: four signatures), at most 4 beside the current one: a fifth rotation within 24 hours ends the oldest overlap at once rather than being refused, so that a leaked secret can always be replaced.',
       params: EndpointParams,
       querystring: NoQuery,
       response: { 200: RotatedSecret, ...problemResponses(400, 401, 404, 409, 413, 415, 429) },

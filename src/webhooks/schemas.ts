@@ -61,7 +61,7 @@ export const CreatedEndpoint = Type.Object({ ...Endpoint.properties, secret: Sec
 
 export const RotatedSecret = Type.Object({
   secret: Secret,
-  previousSecretExpiresAt: Type.String({ description: 'Until then messages carry a signature with the previous secret too.' }),
+  previousSecretExpiresAt: Type.String({ description: 'Until then messages carry a signature with the secret this rotation replaced too (secrets replaced earlier keep their own ends).' }),
 });
 
 export const Delivery = Type.Object({

@@ -1,6 +1,6 @@
 // Standard Webhooks signatures (https://www.standardwebhooks.com): `v1,` + base64 HMAC-SHA256 of
 // `{id}.{timestamp}.{body}`, keyed with the bytes of the `whsec_` secret. During a rotation a message
-// carries one signature per secret, space separated, so receivers holding either secret verify it.
+// carries one signature per secret still signing, space separated, so a receiver holding any one verifies it.
 import { createHmac, randomBytes } from 'node:crypto';
 
 const SECRET_PREFIX = 'whsec_';

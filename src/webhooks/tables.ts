@@ -1,4 +1,4 @@
-// Row types of the webhook tables (migration 0010). Instants are epoch milliseconds, flags 0/1.
+// Row types of the webhook tables (migrations 0010, 0018). Instants are epoch milliseconds, flags 0/1.
 export interface WebhookEndpointsTable {
   id: string;
   company_id: string;
@@ -14,6 +14,11 @@ export interface WebhookEndpointsTable {
   /** The secret before the last rotation, still signing beside the new one until previous_secret_until. */
   previous_secret_sealed: string | null;
   previous_secret_until: number | null;
+  /**
+   * The secrets replaced before the previous one whose overlap has not ended (migration 0018): one
+   * sealed JSON list of `{secret, until}`, newest first; null when there are none.
+   */
+  earlier_secrets_sealed: string | null;
   created_at: number;
   updated_at: number;
   /** Change-log position: every change with a seq up to this one is delivered (or not for this endpoint). */

@@ -164,7 +164,6 @@ test('POST /signing-keys/rotate publishes a key now that signs after activateInS
   assert.deepEqual(Object.keys(rotated.body).sort(), ['activatesAt', 'kid']);
   const activatesAt = Date.parse(String(rotated.body.activatesAt));
   assert.ok(activatesAt >= before + 120_000 && activatesAt <= Date.now() + 120_000);
-  // Instances reload the key table every 30 s, well within the 60 s before the key signs.
   const row = await server.ctx.db.selectFrom('signing_keys').select(['activates_at', 'unpublish_at', 'private_jwk']).where('kid', '=', String(rotated.body.kid)).executeTakeFirstOrThrow();
   assert.deepEqual([row.activates_at, row.unpublish_at], [activatesAt, null]);
   assert.match(row.private_jwk, /^v2\./, 'the private key is stored sealed');
@@ -176,6 +175,25 @@ test('POST /signing-keys/rotate publishes a key now that signs after activateInS
   const bad = await admin('POST', '/signing-keys/rotate', { activateInSeconds: -1 });
   assert.equal(bad.status, 400);
   assert.deepEqual((bad.body.errors as { path: string }[]).map((e) => e.path), ['/activateInSeconds']);
+});
+
+test('POST /signing-keys/{kid}/withdraw answers as wfs withdraw-signing-key: the key leaves the JWKS now, a replacement signs at once; an unpublished kid is 404', async () => {
+  const signing = await admin('POST', '/signing-keys/rotate', { activateInSeconds: 0 });
+  const kid = String(signing.body.kid);
+  const withdrawn = await admin('POST', `/signing-keys/${kid}/withdraw`);
+  assert.equal(withdrawn.status, 200);
+  assert.deepEqual(Object.keys(withdrawn.body).sort(), ['kid', 'replacement', 'withdrawnAt']);
+  assert.equal(withdrawn.body.kid, kid);
+  const replacement = withdrawn.body.replacement as { kid: string; activatesAt: string };
+  assert.ok(Date.parse(replacement.activatesAt) <= Date.now(), 'the replacement signs at once');
+  const jwks = (await (await server.fetch(`${server.config.issuer}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> };
+  const published = jwks.keys.map((key) => key.kid);
+  assert.ok(published.includes(replacement.kid) && !published.includes(kid));
+
+  const again = await admin('POST', `/signing-keys/${kid}/withdraw`);
+  assert.equal(again.status, 404);
+  assert.equal(again.body.code, 'not_found');
+  assert.match(String(again.body.detail), new RegExp(`^No published signing key ${kid} `));
 });
 
 test('bad bodies are 400 problem+json listing every problem, from the schema or from the rules', async () => {
@@ -206,6 +224,65 @@ test('bad bodies are 400 problem+json listing every problem, from the schema or 
 
   const unknownCompany = await admin('POST', '/api-clients', { companyId: 'cmp_x', name: 'X', redirectUris: ['https://ok.example/cb'] });
   assert.deepEqual([unknownCompany.status, unknownCompany.body.code], [404, 'not_found']);
+});
+
+test('operator bodies are JSON only: a form, text or XML is 415 problem+json and changes nothing', async () => {
+  const send = async (method: string, path: string, body: string, contentType: string) => {
+    const response = await server.fetch(`${server.baseUrl}/api/v1/admin${path}`, { method, headers: { 'content-type': contentType, ...bearer(ADMIN_TOKEN) }, body });
+    return { status: response.status, type: response.headers.get('content-type') ?? '', body: (await response.json()) as Record<string, unknown>, requestId: response.headers.get('x-request-id') };
+  };
+  const { body: org } = await admin('POST', '/organisations', { name: 'Typed' });
+  const cases: Array<[string, string, string, string]> = [
+    ['POST', '/organisations', 'name=Formed', 'application/x-www-form-urlencoded'],
+    ['POST', '/organisations', '{"name":"Texted"}', 'text/plain'],
+    ['POST', '/organisations', '<name>Marked</name>', 'application/xml'],
+    ['POST', '/console-invitations', `organisationId=${String(org.organisationId)}&email=a@example.com`, 'application/x-www-form-urlencoded'],
+    ['PUT', `/organisations/${String(org.organisationId)}/sso/enforcement`, 'enforceSso=true', 'application/x-www-form-urlencoded'],
+  ];
+  for (const [method, path, body, contentType] of cases) {
+    const answer = await send(method, path, body, contentType);
+    assert.deepEqual([answer.status, answer.body.code, answer.body.requestId], [415, 'unsupported_media_type', answer.requestId], `${path} as ${contentType}`);
+    assert.match(answer.type, /^application\/problem\+json/);
+  }
+  const stored = await server.ctx.db.selectFrom('organisations').select('name').where('name', 'in', ['Formed', 'Texted', 'Marked']).execute();
+  assert.deepEqual(stored, [], 'nothing was created');
+});
+
+test('the OpenAPI document declares 413 (with the route\'s own limit) and 415 on every operator operation that takes a body', async () => {
+  type Operation = { requestBody?: { content: Record<string, unknown> }; responses: Record<string, { description: string }> };
+  const document = (await (await server.fetch(`${server.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
+  const withBodies = Object.entries(document.paths).filter(([path]) => path.startsWith('/api/v1/admin/'))
+    .flatMap(([path, item]) => Object.entries(item).filter(([, operation]) => operation.requestBody).map(([method, operation]) => [`${method} ${path}`, operation] as const));
+  assert.ok(withBodies.length >= 10, `${withBodies.length} operator operations take a body`);
+  for (const [name, operation] of withBodies) {
+    assert.deepEqual(Object.keys(operation.requestBody!.content), ['application/json'], name);
+    const limit = name === 'post /api/v1/admin/companies/{companyId}/import' ? '64 MiB' : '64 KiB';
+    assert.equal(operation.responses['413']?.description, `Body over ${limit}`, name);
+    assert.equal(operation.responses['415']?.description, 'Body is not application/json', name);
+  }
+});
+
+test('creating an organisation or a company and importing are operator changes in the organisation\'s audit log', async () => {
+  const { body: org } = await admin('POST', '/organisations', { name: 'Audited' });
+  const organisationId = String(org.organisationId);
+  const { body: company } = await admin('POST', '/companies', { organisationId, name: 'Audited Gent', timezone: 'Europe/Brussels', currency: 'EUR' });
+  const companyId = String(company.companyId);
+  const imported = await admin('POST', `/companies/${companyId}/import`, { ...baseDocument(), users: [user('ann')] });
+  assert.equal(imported.status, 200);
+  const rejected = await admin('POST', `/companies/${companyId}/import`, { shifts: [{}] });
+  assert.equal(rejected.status, 400);
+
+  const rows = await server.ctx.db.selectFrom('audit_log').selectAll().where('organisation_id', '=', organisationId).orderBy('at').orderBy('id').execute();
+  assert.deepEqual(rows.map((r) => [r.event, r.outcome, r.actor_kind, r.detail]), [
+    ['operator_change', 'success', 'operator', 'organisation_created'],
+    ['operator_change', 'success', 'operator', 'company_created'],
+    ['operator_change', 'success', 'operator', 'company_data_imported'],
+  ], 'a rejected import changed nothing and is not an entry');
+  assert.deepEqual(rows.map((r) => JSON.parse(r.context ?? 'null') as unknown), [
+    { name: 'Audited' },
+    { companyId, name: 'Audited Gent' },
+    { companyId, counts: imported.body },
+  ]);
 });
 
 /** What the contract asks of every refused body: 400, problem+json, code validation_failed, the errors by path. */

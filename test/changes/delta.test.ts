@@ -7,7 +7,8 @@ import { once } from 'node:events';
 import { useCompanyServer, signedInCompany, startCompanyServer } from '../support/company.ts';
 import { importCompanyData } from '../../src/company/import.ts';
 import { baseDocument, shift, user } from '../company/fixtures.ts';
-import { getJson, type ProblemBody } from '../support/http.ts';
+import { getJson, postJson, type ProblemBody } from '../support/http.ts';
+import { addDepartment } from '../timeclock/fixtures.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
 
 interface Change {
@@ -180,6 +181,54 @@ test('a cursor that a pruned change would still have had to return is 410 cursor
     assert.deepEqual((await read('')).body.data.map((c) => c.type), ['user.created']);
     const fresh = await getJson<{ cursor: string }>(`${server.server.baseUrl}/api/v1/company/changes/head`, server.token);
     assert.deepEqual((await read(`cursor=${encodeURIComponent(fresh.body.cursor)}`)).body.data, []);
+  } finally {
+    await server.server.close();
+  }
+});
+
+test('pruning holds back only the cursors whose types filter selects a pruned change (each type has its own horizon)', async () => {
+  const clock = new ManualClock();
+  // Retention shorter than the token's lifetime: the clock moves past it twice.
+  const server = await startCompanyServer({ name: 'Horizons', env: { CHANGES_RETENTION_SECONDS: '600' }, clock, inProcess: true });
+  try {
+    const { db } = server.server.ctx;
+    const read = (cursor: string, types = '') => changes(`cursor=${encodeURIComponent(cursor)}${types ? `&types=${types}` : ''}`, server.token, server.server.baseUrl);
+    const headNow = () => head(server.token, server.server.baseUrl);
+    const prune = async () => assert.ok((await server.server.ctx.changeRetention.pruneNow()) > 0, 'pruned something');
+
+    // The review's case: one revenue item, pruned; a shift filter from before it never needed it.
+    const departmentId = await addDepartment(db, server.tenant.companyId, 'Bar');
+    const beforeRevenue = await headNow();
+    const shiftsOnly = (await read(beforeRevenue, 'shift.created')).body.nextCursor;
+    const posted = await postJson(`${server.server.baseUrl}/api/v1/company/revenue`, server.token, { items: [{ departmentId, date: '2026-11-20', kind: 'realised', amount: 10 }] });
+    assert.equal(posted.status, 200, posted.text);
+    clock.advance(601_000);
+    await prune();
+    for (const cursor of [beforeRevenue, shiftsOnly]) {
+      const page = await read(cursor, 'shift.created');
+      assert.equal(page.status, 200, page.text);
+      assert.deepEqual(page.body.data, []);
+    }
+    for (const types of ['revenue_item.created', 'revenue_item.created,shift.created', '']) {
+      const page = await read(beforeRevenue, types);
+      assert.equal(page.status, 410, `types=${types}: ${page.text}`);
+      assert.equal(page.body.code, 'cursor_expired');
+    }
+
+    // A pruned shift holds back a cursor filtered to shifts (one bound to that filter too), and an unfiltered one.
+    const beforeShift = await headNow();
+    const boundToShifts = (await read(beforeShift, 'shift.created')).body.nextCursor;
+    await importCompanyData(db, server.tenant.companyId, { ...baseDocument(), shifts: [shift('pruned', '2026-06-01')] }, clock.now());
+    clock.advance(601_000);
+    await prune();
+    for (const [cursor, types] of [[beforeShift, 'shift.created'], [boundToShifts, 'shift.created'], [beforeShift, 'shift.deleted,shift.created'], [beforeShift, '']] as const) {
+      const page = await read(cursor, types);
+      assert.equal(page.status, 410, `types=${types}: ${page.text}`);
+      assert.equal(page.body.code, 'cursor_expired');
+    }
+    const untouched = await read(beforeShift, 'user.created,timeclock_event.created');
+    assert.equal(untouched.status, 200, untouched.text);
+    assert.deepEqual(untouched.body.data, []);
   } finally {
     await server.server.close();
   }

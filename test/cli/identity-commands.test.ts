@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { freshDatabase, type FreshDatabase } from '../support/database.ts';
 import { createDatabase, type Db } from '../../src/platform/db/database.ts';
@@ -59,6 +60,11 @@ test('create-organisation and create-company print their ids and store what was 
     { organisation: row.organisation_id, name: row.name, timezone: row.timezone, currency: row.currency, locale: row.locale },
     { organisation: organisationId, name: 'Acme Gent', timezone: 'Europe/Brussels', currency: 'EUR', locale: 'nl-BE' },
   );
+  const audit = await db.selectFrom('audit_log').select(['event', 'actor_kind', 'detail', 'context']).where('organisation_id', '=', organisationId).orderBy('at').orderBy('id').execute();
+  assert.deepEqual(audit.map((entry) => ({ ...entry, context: JSON.parse(entry.context ?? 'null') as unknown })), [
+    { event: 'operator_change', actor_kind: 'operator', detail: 'organisation_created', context: { name: 'Acme Hospitality' } },
+    { event: 'operator_change', actor_kind: 'operator', detail: 'company_created', context: { companyId: created.companyId, name: 'Acme Gent' } },
+  ], 'both are operator changes in the new organisation\'s audit log');
 });
 
 test('create-api-client takes repeated --redirect-uri and prints a secret that only hashes are kept of', async () => {
@@ -142,6 +148,56 @@ test('rotate-signing-key publishes a key that signs after 120 s by default, or a
   assert.equal(previous.unpublish_at, Date.parse(String(soon.activatesAt)) + (15_552_000 + 3600 + 3) * 1000);
 });
 
+test('withdraw-signing-key withdraws a published key at once; a replacement signs at once when it was the signing key; an unknown kid exits 1', async () => {
+  const retain = (15_552_000 + 3600 + 3) * 1000;
+  const keyRow = async (kid: string) => ({ ...(await db.selectFrom('signing_keys').select(['activates_at', 'retired_at', 'unpublish_at']).where('kid', '=', kid).executeTakeFirstOrThrow()) });
+  const signing = String((await wfsJson(url, ['rotate-signing-key', '--activate-in', '0'])).kid);
+  const scheduled = await wfsJson(url, ['rotate-signing-key']);
+  const scheduledAt = Date.parse(String(scheduled.activatesAt));
+
+  const started = Date.now();
+  const withdrawn = await wfsJson(url, ['withdraw-signing-key', '--kid', signing]);
+  assert.deepEqual(Object.keys(withdrawn).sort(), ['kid', 'replacement', 'withdrawnAt']);
+  assert.equal(withdrawn.kid, signing);
+  const withdrawnAt = Date.parse(String(withdrawn.withdrawnAt));
+  assert.ok(withdrawnAt >= started && withdrawnAt <= Date.now());
+  assert.equal((await keyRow(signing)).unpublish_at, withdrawnAt, 'no longer published, so no longer verifying');
+  // The key that signed is replaced at once, until the key already scheduled activates as planned.
+  const replacement = withdrawn.replacement as { kid: string; activatesAt: string };
+  assert.deepEqual(Object.keys(replacement).sort(), ['activatesAt', 'kid']);
+  assert.deepEqual(await keyRow(replacement.kid), { activates_at: withdrawnAt, retired_at: scheduledAt, unpublish_at: scheduledAt + retain });
+  assert.deepEqual(await keyRow(String(scheduled.kid)), { activates_at: scheduledAt, retired_at: null, unpublish_at: null });
+
+  // The scheduled key withdrawn too: the replacement signs on, with no end.
+  const early = await wfsJson(url, ['withdraw-signing-key', '--kid', String(scheduled.kid)]);
+  assert.equal(early.replacement, null);
+  assert.deepEqual(await keyRow(replacement.kid), { activates_at: withdrawnAt, retired_at: null, unpublish_at: null });
+
+  const rotations = await db.selectFrom('audit_log').select('context').where('detail', '=', 'signing_key_rotated').execute();
+  assert.ok(rotations.some((row) => (JSON.parse(row.context ?? '{}') as { kid?: string }).kid === signing), 'rotations are audited too');
+  const audit = await db.selectFrom('audit_log').select(['event', 'actor_kind', 'context']).where('detail', '=', 'signing_key_withdrawn').orderBy('at').execute();
+  assert.deepEqual(audit.map((row) => ({ ...row, context: JSON.parse(row.context ?? '{}') as unknown })), [
+    { event: 'operator_change', actor_kind: 'operator', context: { kid: signing, replacementKid: replacement.kid } },
+    { event: 'operator_change', actor_kind: 'operator', context: { kid: scheduled.kid, replacementKid: null } },
+  ]);
+
+  for (const kid of [signing, 'key_unknown']) {
+    const again = await wfs(url, ['withdraw-signing-key', '--kid', kid, '--json']);
+    assert.equal(again.code, 1);
+    assert.deepEqual(Object.keys(lastJson(again)), ['error']);
+    assert.match(String(lastJson(again).error), new RegExp(`^No published signing key ${kid} `));
+  }
+});
+
+test('withdraw-signing-key refuses to leave the service without a signing key: a replacement it cannot seal for the servers (another SECRETS_KEY) writes nothing', async () => {
+  const signing = String((await wfsJson(url, ['rotate-signing-key', '--activate-in', '0'])).kid);
+  const keysBefore = await db.selectFrom('signing_keys').selectAll().orderBy('kid').execute();
+  const refused = await wfs(url, ['withdraw-signing-key', '--kid', signing, '--json'], { SECRETS_KEY: randomBytes(32).toString('base64') });
+  assert.equal(refused.code, 1);
+  assert.match(String(lastJson(refused).error), /^Signing key key_\S+ cannot be unsealed/);
+  assert.deepEqual(await db.selectFrom('signing_keys').selectAll().orderBy('kid').execute(), keysBefore, 'nothing written: the key still signs and verifies');
+});
+
 test('seed-demo prints the demo organisation and its credentials', async () => {
   const demo = await wfsJson(url, ['seed-demo'], { BASE_URL: 'https://wfs.example.com' });
   assert.deepEqual(Object.keys(demo).sort(), ['clientId', 'clientSecret', 'companyId', 'organisationId', 'redirectUri', 'userEmail', 'userSecret']);
@@ -186,6 +242,7 @@ test('usage errors (unknown command or option, missing or bad option) exit 2 wit
     [['create-company', '--name', 'Acme'], /required option '--org <organisationId>' not specified/],
     [['enable-grant', '--client', 'cli_x', '--grant', 'password'], /Allowed choices are client_credentials, refresh_token/],
     [['rotate-signing-key', '--activate-in', 'soon'], /whole number of seconds/],
+    [['withdraw-signing-key'], /required option '--kid <kid>' not specified/],
   ];
   const runs = await Promise.all(cases.map(([args]) => wfs(url, [...args, '--json'])));
   for (const [index, [args, message]] of cases.entries()) {

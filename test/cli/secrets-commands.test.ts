@@ -9,7 +9,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { useMigratedDatabase } from '../support/database.ts';
 import { keyId, SecretBox } from '../../src/platform/sealed-secrets.ts';
 import { createCompany, createOrganisation } from '../../src/iam/provisioning.ts';
-import { secretContext, signingSecrets } from '../../src/webhooks/endpoints.ts';
+import { earlierSecretsContext, secretContext, signingSecrets } from '../../src/webhooks/endpoints.ts';
 import { openTotpSecret, sealTotpSecret } from '../../src/console/totp-secrets.ts';
 import { signingKeyContext } from '../../src/iam/keys.ts';
 import { wfs, wfsJson } from './wfs.ts';
@@ -45,6 +45,7 @@ async function rowsSealedWith(key: Buffer): Promise<{ endpointId: string; provid
     .values({
       id: endpointId, company_id: companyId, url: 'https://hooks.example.com/wfs', types: null, description: null, enabled: 1, disabled_reason: null,
       secret_sealed: box.seal('whsec_current', secretContext(endpointId)), previous_secret_sealed: box.seal('whsec_previous', secretContext(endpointId)), previous_secret_until: NOW + 60_000,
+      earlier_secrets_sealed: box.seal(JSON.stringify([{ secret: 'whsec_earlier', until: NOW + 30_000 }]), earlierSecretsContext(endpointId)),
       created_at: NOW, updated_at: NOW, delivered_seq: 0, head_message_id: null, head_attempt: 0, next_attempt_at: 0, lease_owner: null, lease_until: 0,
     })
     .execute();
@@ -65,7 +66,7 @@ test('reseal-secrets seals every stored secret again with the new key; afterward
   const { endpointId, providerId, email } = await rowsSealedWith(OLD_KEY);
   await signingKeyRow((privateJwk) => privateJwk); // stored in clear by a release before keys were sealed
 
-  assert.deepEqual(await wfsJson(database.url, ['reseal-secrets'], ROTATING), { resealed: { signingKeys: 2, webhookSecrets: 2, ssoClientSecrets: 1, consoleTotpSecrets: 1 } });
+  assert.deepEqual(await wfsJson(database.url, ['reseal-secrets'], ROTATING), { resealed: { signingKeys: 2, webhookSecrets: 3, ssoClientSecrets: 1, consoleTotpSecrets: 1 } });
   assert.deepEqual(await wfsJson(database.url, ['reseal-secrets'], ROTATING), { resealed: { signingKeys: 0, webhookSecrets: 0, ssoClientSecrets: 0, consoleTotpSecrets: 0 } }, 'a second run finds nothing stale');
 
   const onlyNew = new SecretBox(NEW_KEY);
@@ -73,7 +74,7 @@ test('reseal-secrets seals every stored secret again with the new key; afterward
   assert.equal(signingKeys.length, 2);
   for (const row of signingKeys) assert.equal((JSON.parse(onlyNew.open(row.private_jwk, signingKeyContext(row.kid))) as { kid: string }).kid, row.kid);
   const endpoint = await database.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpointId).executeTakeFirstOrThrow();
-  assert.deepEqual(signingSecrets(endpoint, onlyNew, NOW), ['whsec_current', 'whsec_previous']);
+  assert.deepEqual(signingSecrets(endpoint, onlyNew, NOW), ['whsec_current', 'whsec_previous', 'whsec_earlier']);
   const provider = await database.db.selectFrom('sso_providers').selectAll().where('id', '=', providerId).executeTakeFirstOrThrow();
   assert.equal(onlyNew.open(provider.client_secret_encrypted, providerId), 'idp-client-secret');
   const user = await database.db.selectFrom('console_users').selectAll().where('email', '=', email).executeTakeFirstOrThrow();

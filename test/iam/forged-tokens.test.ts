@@ -1,8 +1,10 @@
 // Forged and misused tokens are refused on the secured API and at idToken: alg "none", HS256 keyed
 // with the published public key, an unknown kid, a foreign key under a known kid, and tokens signed
-// with the real key but with a wrong issuer, a wrong audience, the wrong type, or expired.
+// with the real key but with a wrong issuer, a wrong audience, the wrong type, or expired. An ID token
+// minted with a stolen key and a distant `exp` lives no longer than ACCESS_TOKEN_TTL from its `iat`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SignJWT, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
 import { useCompanyServer } from '../support/company.ts';
 import { bearer } from '../support/tenants.ts';
@@ -15,6 +17,8 @@ function parts(jwt: string): { header: Record<string, unknown>; payload: JWTPayl
 }
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 async function realKey() {
   return company.server.ctx.keys.signingKey();
@@ -51,6 +55,8 @@ test('forged ID tokens are refused on the secured API with invalid_token', async
     ...(await forgeries(company.token)),
     'wrong audience': await resign(company.token, { payload: { aud: ['other-api', company.tenant.clientId] } }),
     'refresh token type': await resign(company.token, { header: { typ: 'rt+jwt' } }),
+    'issued longer ago than ACCESS_TOKEN_TTL, with a distant exp': await resign(company.token, { payload: { iat: nowSeconds() - 3601, exp: nowSeconds() + 365 * 86_400 } }),
+    'issued in the future': await resign(company.token, { payload: { iat: nowSeconds() + 60, exp: nowSeconds() + 3660 } }),
   };
   for (const [name, token] of Object.entries(forged)) {
     const response = await company.server.fetch(`${company.server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) });
@@ -60,6 +66,16 @@ test('forged ID tokens are refused on the secured API with invalid_token', async
   }
   const genuine = await company.server.fetch(`${company.server.baseUrl}/api/v1/company/configuration`, { headers: bearer(company.token) });
   assert.equal(genuine.status, 200, 'the untouched token works: the forgeries failed for their flaw');
+});
+
+test('an ID token with a distant exp, verified and cached, is refused once ACCESS_TOKEN_TTL has passed since its iat', async () => {
+  const token = await resign(company.token, { payload: { iat: nowSeconds() - 3600 + 1, exp: nowSeconds() + 365 * 86_400 } });
+  const configuration = () => company.server.fetch(`${company.server.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) });
+  assert.equal((await configuration()).status, 200, 'within its lifetime');
+  await sleep(2100);
+  const late = await configuration();
+  assert.equal(late.status, 401);
+  assert.equal(((await late.json()) as { detail: string }).detail, 'The token has expired.');
 });
 
 test('forged refresh tokens are refused at idToken with invalid_token', async () => {

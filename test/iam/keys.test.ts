@@ -1,6 +1,8 @@
 // Signing-key rotation (contract: identity and access, "Keys"): a new key is published in the JWKS before it signs,
 // tokens signed by the previous key keep verifying after the switch, and a retired key leaves the JWKS
-// (and stops verifying) once its retention, the lifetime of every token it signed, has passed.
+// (and stops verifying) once its retention, the lifetime of every token it signed, has passed. A leaked
+// key is withdrawn instead (`wfs withdraw-signing-key`): out of the JWKS at once, its tokens refused by
+// every instance within the key-ring reload, and a new key signing in its place.
 // Private keys are stored sealed with SECRETS_KEY (docs/security.md): keys stored in clear by an earlier
 // release are sealed at start-up, and a SECRETS_KEY that does not open them stops start-up.
 import { test, before, after } from 'node:test';
@@ -10,10 +12,13 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { freePort, startTestServer, type TestServer } from '../support/server.ts';
 import { migratedDatabase } from '../support/database.ts';
 import { createDatabase } from '../../src/platform/db/database.ts';
-import { freePorts, runServerToEnd, startCluster } from '../support/processes.ts';
+import { freePorts, runServerToEnd, runWfsJson, startCluster } from '../support/processes.ts';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { bearer, provisionTenant, type Tenant } from '../support/tenants.ts';
-import { rotateSigningKey, signingKeyContext, type RotationOptions } from '../../src/iam/keys.ts';
+import { bearer, mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { rotateSigningKey, signingKeyContext, withdrawSigningKey, type RotationOptions } from '../../src/iam/keys.ts';
+import { closeContext, createContext } from '../../src/app/bootstrap.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { api, eventually, exchangeCode, logIn, renew, tokens as tokensOf } from '../multi-instance/client.ts';
 import { SecretBox, secretBox } from '../../src/platform/sealed-secrets.ts';
 import { configurationWith, loginAndExchange, renewAtIdToken } from './helpers.ts';
 import type { TokenBody } from '../support/login.ts';
@@ -231,5 +236,98 @@ test('a SECRETS_KEY that does not open the signing keys stops start-up with a me
     }
   } finally {
     await database.drop();
+  }
+});
+
+/** A withdrawn key's token, refused as one signed by no known key (not for its expiry or anything else). */
+async function expectUnknownKey(response: Response, what: string): Promise<void> {
+  const text = await response.text();
+  assert.equal(response.status, 401, `${what}: ${text}`);
+  assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token"/, what);
+  const body = JSON.parse(text) as { code?: string; error?: string; detail?: string; error_description?: string };
+  assert.equal(body.code ?? body.error, 'invalid_token', what);
+  assert.match(body.detail ?? body.error_description ?? '', /not signed by a known key/, what);
+}
+
+test('a withdrawn key leaves the JWKS at once; both instances refuse its tokens within the key-ring reload, cached ones too; its refresh tokens stop renewing; the new key signs', async () => {
+  const KEY_REFRESH_MS = 1000;
+  const database = await migratedDatabase();
+  const ports = await freePorts(2);
+  const env = { DATABASE_URL: database.url, BASE_URL: `http://127.0.0.1:${ports[0]}`, KEY_REFRESH_MS: String(KEY_REFRESH_MS) };
+  const handle = await createContext(loadConfig(env), { poll: false });
+  const cluster = await startCluster(ports, env);
+  try {
+    const user = await provisionTenant(handle);
+    const leakedTokens = await mintTokens(handle, user);
+    const leaked = kidOf(leakedTokens.id_token);
+    const urls = cluster.instances.map((instance) => instance.url);
+    // Verified, and so cached, on each instance before the leak is known.
+    for (const url of urls) assert.equal((await api(url, leakedTokens.id_token, '/api/v1/company/configuration')).status, 200);
+
+    const withdrawal = await runWfsJson(['withdraw-signing-key', '--kid', leaked], env);
+    const withdrawnAt = Date.now();
+    assert.equal(withdrawal.code, 0, withdrawal.stdout + withdrawal.stderr);
+    const result = withdrawal.json as { kid: string; withdrawnAt: string; replacement: { kid: string; activatesAt: string } | null };
+    assert.deepEqual(Object.keys(result).sort(), ['kid', 'replacement', 'withdrawnAt']);
+    assert.equal(result.kid, leaked);
+    const replacement = result.replacement ?? assert.fail('the only key was withdrawn: a replacement signs at once');
+    assert.ok(Date.parse(replacement.activatesAt) <= withdrawnAt, 'the replacement signs from now');
+
+    const jwks = async (url: string) => ((await (await fetch(`${url}/api/v1/iam/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
+    for (const url of urls) assert.deepEqual(await jwks(url), [replacement.kid], `${url} no longer publishes the withdrawn key`);
+
+    for (const url of urls) {
+      await eventually(`${url} refuses the cached token of the withdrawn key`, 10_000, async () => (await api(url, leakedTokens.id_token, '/api/v1/company/configuration')).status === 401, 50);
+      const tookMs = Date.now() - withdrawnAt;
+      assert.ok(tookMs <= KEY_REFRESH_MS + 1000, `${url} refused it ${tookMs} ms after the withdrawal (key ring reloaded every ${KEY_REFRESH_MS} ms)`);
+      await expectUnknownKey(await api(url, leakedTokens.id_token, '/api/v1/company/configuration'), `${url}, the cached token`);
+      await expectUnknownKey(await renew(url, leakedTokens.refresh_token ?? ''), `${url}, its refresh token`);
+    }
+
+    // The holder signs in again, on the second instance: the replacement signs and both verify it.
+    const [first = '', second = ''] = urls;
+    const code = (await logIn(second, second, user)).searchParams.get('code') ?? '';
+    const fresh = await tokensOf(await exchangeCode(second, user, code));
+    assert.equal(kidOf(fresh.id_token), replacement.kid);
+    assert.equal(kidOf(fresh.refresh_token ?? ''), replacement.kid);
+    for (const url of [first, second]) assert.equal((await api(url, fresh.id_token, '/api/v1/company/configuration')).status, 200);
+  } finally {
+    await cluster.stop();
+    await closeContext(handle);
+    await database.drop();
+  }
+});
+
+async function keyRow(at: TestServer, kid: string) {
+  return at.ctx.db.selectFrom('signing_keys').select(['activates_at', 'retired_at', 'unpublish_at']).where('kid', '=', kid).executeTakeFirstOrThrow();
+}
+
+test('withdrawing a key that does not sign (retired, or scheduled) creates none; a scheduled one leaves the signing key in charge, published for good', async () => {
+  const ownClock = new ManualClock();
+  const own = await startTestServer({}, { clock: ownClock, inProcess: true });
+  try {
+    const box = await secretBox(own.ctx.db, own.config);
+    const user = await provisionTenant(own.ctx);
+    const old = await loginAndExchange(own, user);
+    ownClock.advance(1000);
+    const { kid: signing } = await rotate(own, { activateInSeconds: 0, retainSeconds: 3600, now: ownClock.now() });
+    const { kid: scheduled } = await rotate(own, { activateInSeconds: 120, retainSeconds: 3600, now: ownClock.now() });
+    assert.equal((await keyRow(own, signing)).retired_at, ownClock.now() + 120_000, 'to retire when the scheduled key activates');
+
+    const retired = await withdrawSigningKey(own.ctx.db, box, kidOf(old.id_token), { retainSeconds: 3600, now: ownClock.now() });
+    assert.equal(retired.replacement, null);
+    const early = await withdrawSigningKey(own.ctx.db, box, scheduled, { retainSeconds: 3600, now: ownClock.now() });
+    assert.equal(early.replacement, null);
+    assert.deepEqual({ ...(await keyRow(own, signing)) }, { activates_at: ownClock.now(), retired_at: null, unpublish_at: null }, 'the signing key no longer retires');
+
+    await own.ctx.keys.reload();
+    assert.deepEqual(await publishedKids(own), [signing]);
+    await expectUnknownKey(await configurationWith(own, old.id_token), 'a token of the retired key');
+    ownClock.advance(200_000);
+    const next = await loginAndExchange(own, user);
+    assert.equal(kidOf(next.id_token), signing, 'still signing after the withdrawn key would have activated');
+    await assert.rejects(withdrawSigningKey(own.ctx.db, box, scheduled, { retainSeconds: 3600, now: ownClock.now() }), /No published signing key/);
+  } finally {
+    await own.close();
   }
 });

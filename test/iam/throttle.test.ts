@@ -270,6 +270,13 @@ function storeContract(name: string, makeStore: () => Promise<ThrottleStore>): v
     assert.equal(await store.reserveAttempt('k', now), undefined, 'a reset forgets failures and penalty');
   });
 
+  test(`${name}: a key may be given its own number of failures before the penalty`, async () => {
+    const store = await makeStore();
+    const now = Date.now();
+    for (let i = 0; i < 50; i++) assert.equal(await store.reserveAttempt('address', now, 50), undefined, `attempt ${i + 1} goes ahead`);
+    assert.equal(await store.reserveAttempt('address', now, 50), now + 1000, 'the fiftieth attempt set a 1 s penalty');
+  });
+
   test(`${name}: failures count in a sliding 15-minute window`, async () => {
     const store = await makeStore();
     const start = Date.now();

@@ -42,6 +42,32 @@ test('an unknown path is 404 not_found whatever the method', async () => {
   }
 });
 
+test('a console page asked with a method it does not answer is 405 with Allow, as an HTML page; an unknown console page 404', async () => {
+  const cases: Array<[string, string, string]> = [
+    ['DELETE', '/console', 'GET, HEAD'],
+    ['PUT', '/console/login', 'GET, HEAD, POST'],
+    ['PATCH', '/console/audit', 'GET, HEAD'],
+    ['POST', '/console/audit.csv', 'GET, HEAD'],
+    ['GET', '/console/sign-out', 'POST'],
+    ['DELETE', '/console/companies/cmp_any/webhooks/whe_any', 'GET, HEAD'],
+    ['PUT', '/console/companies/cmp_any/webhooks/whe_any/rotate-secret', 'POST'],
+    ['POST', '/console/assets/console.css', 'GET, HEAD'],
+  ];
+  for (const [method, path, allow] of cases) {
+    const response = await server.fetch(`${server.baseUrl}${path}`, { method });
+    assert.equal(response.status, 405, `${method} ${path}`);
+    assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(await response.text(), new RegExp(`not ${method}`));
+  }
+  for (const method of ['GET', 'DELETE']) {
+    const response = await server.fetch(`${server.baseUrl}/console/nothing`, { method });
+    assert.equal(response.status, 404, `${method} /console/nothing`);
+    assert.equal(response.headers.get('allow'), null);
+    await response.text();
+  }
+});
+
 test('an unknown path or method is 404 or 405 whatever the body: not 413 for a large one, not 415 for another type', async () => {
   const large = JSON.stringify({ pad: 'x'.repeat(1024 * 1024) });
   const cases: Array<[string, string, string, string, number]> = [

@@ -345,6 +345,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/signing-keys/{kid}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a leaked signing key at once
+         * @description The key leaves the JWKS now and every token it signed is refused (401 invalid_token) on every instance within its key-ring reload (KEY_REFRESH_MS, 1 s), tokens verified and cached before included; refresh tokens it signed stop renewing (their holders sign in again). When the key was the one signing (or the only key), a new key is created in the same transaction and signs at once (`replacement`); a key already scheduled keeps its activation. 404 for a kid that is not published (unknown, withdrawn before, or expired).
+         */
+        post: operations["adminWithdrawSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/signing-keys/rotate": {
         parameters: {
             query?: never;
@@ -389,7 +409,7 @@ export interface paths {
         };
         /**
          * Changes of the company since a cursor (delta, with tombstones; long poll)
-         * @description The company's change log after the cursor, in seq order: every user, contract, shift, department, position, shift type and contract type created, updated or deleted (by import or operator), revenue and wage-budget items created or updated, timeclock events stored. `data` is the resource as its collection shows it, `null` for a deletion (tombstone). Following nextCursor sees every change committed after it exactly once, in seq order, also while several instances write at once. With `wait`, an empty answer is held until a change arrives (within 1 second of its commit) or the time is up. A cursor that is tampered with, another company's, or was read with other `types` is `400 invalid_cursor`; one some pruned change (older than CHANGES_RETENTION_SECONDS) would still have had to return is `410 cursor_expired`: read the collections again, then follow from /changes/head.
+         * @description The company's change log after the cursor, in seq order: every user, contract, shift, department, position, shift type and contract type created, updated or deleted (by import or operator), revenue and wage-budget items created or updated, timeclock events stored. `data` is the resource as its collection shows it, `null` for a deletion (tombstone). Following nextCursor sees every change committed after it exactly once, in seq order, also while several instances write at once. With `wait`, an empty answer is held until a change arrives (within 1 second of its commit) or the time is up. A cursor that is tampered with, another company's, or was read with other `types` is `400 invalid_cursor`; one some pruned change (older than CHANGES_RETENTION_SECONDS) would still have had to return is `410 cursor_expired`: read the collections again, then follow from /changes/head. Only changes of the types the request reads (all without `types`) count: a pruned change of another type never expires a filtered cursor.
          */
         get: operations["getCompanyChanges"];
         put?: never;
@@ -662,7 +682,7 @@ export interface paths {
         put?: never;
         /**
          * Replaces the signing secret
-         * @description Answers the new secret (shown only here). For 24 hours messages carry two signatures, space separated in `webhook-signature`: one with the new secret, one with the previous; a receiver holding either verifies them.
+         * @description Answers the new secret (shown only here). For 24 hours messages carry two signatures, space separated in `webhook-signature`: one with the new secret, one with the previous; a receiver holding either verifies them. Every replaced secret signs until 24 hours after its own replacement, also through quick rotations (three within a minute: four signatures), at most 4 beside the current one: a fifth rotation within 24 hours ends the oldest overlap at once rather than being refused, so that a leaked secret can always be replaced.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -720,7 +740,7 @@ export interface paths {
         };
         /**
          * JSON Web Key Set (includes keys about to sign and retired keys still verifying)
-         * @description A new key appears here on every instance as soon as it is rotated, and signs from its activation (by default 120 s later; an operator may choose sooner, down to at once, e.g. after a key leak); a retired key stays until every token it signed has expired. Cacheable for 60 s; refetch on an unknown kid. Readable from any origin (CORS `Access-Control-Allow-Origin: *`, preflight answered).
+         * @description A new key appears here on every instance as soon as it is rotated, and signs from its activation (by default 120 s later; an operator may choose sooner, down to at once, e.g. after a key leak); a retired key stays until every token it signed has expired, and a withdrawn one (a leak: `wfs withdraw-signing-key`) leaves at once. Cacheable for 60 s; refetch on an unknown kid. Readable from any origin (CORS `Access-Control-Allow-Origin: *`, preflight answered).
          */
         get: operations["jwks"];
         put?: never;
@@ -1608,6 +1628,8 @@ export interface components {
          * @example "3f2a9c1e"
          */
         ETag: string;
+        /** @description No cache may keep the answer: the answer to anything but a read may carry a secret, a token or a single-use link. */
+        NoStore: "no-store";
         /** @description Requests the API Client may make per window (one minute). */
         RateLimitLimit: number;
         /** @description Requests left in the current window. */
@@ -1676,6 +1698,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1723,6 +1746,26 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1742,6 +1785,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1791,6 +1835,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1840,6 +1885,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1892,6 +1938,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1954,6 +2001,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2021,6 +2069,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2068,6 +2117,26 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2093,6 +2162,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2146,6 +2216,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2165,6 +2255,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2214,6 +2305,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2278,6 +2370,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2318,6 +2411,26 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2482,6 +2595,7 @@ export interface operations {
             /** @description Per entity kind: rows created, rows really changed, rows removed (a user's removal counts its contracts and shifts). */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2526,7 +2640,7 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
-            /** @description Body over 2 MiB */
+            /** @description Body over 64 MiB */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2576,6 +2690,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2627,6 +2742,26 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             /** @description Conflict */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -2729,6 +2864,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2805,6 +2941,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2866,6 +3003,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2889,6 +3046,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2929,6 +3087,26 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3015,6 +3193,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3056,6 +3235,26 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3088,6 +3287,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3138,6 +3338,87 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminWithdrawSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kid of a published signing key (as in the JWKS) */
+                kid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The withdrawn key: no longer in the JWKS, and every token it signed is refused */
+                        kid: string;
+                        /** @description The key created to sign at once, when the withdrawn key was the one signing; null when another key already signs */
+                        replacement: {
+                            /**
+                             * Format: date-time
+                             * @description When the new key starts signing
+                             */
+                            activatesAt: string;
+                            kid: string;
+                        } | null;
+                        /** Format: date-time */
+                        withdrawnAt: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked ID token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found within the token's reach */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3161,6 +3442,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3206,6 +3488,26 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3225,6 +3527,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3290,6 +3593,7 @@ export interface operations {
             /** @description An SSO provider; its client secret is never shown */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3340,6 +3644,26 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             /** @description Conflict */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -3987,6 +4311,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4460,6 +4785,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4630,6 +4956,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4782,6 +5109,7 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4848,6 +5176,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5039,6 +5368,7 @@ export interface operations {
             /** @description Accepted: the message is queued for delivery. */
             202: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5152,6 +5482,7 @@ export interface operations {
             /** @description Accepted */
             202: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5238,6 +5569,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5246,7 +5578,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Until then messages carry a signature with the previous secret too. */
+                        /** @description Until then messages carry a signature with the secret this rotation replaced too (secrets replaced earlier keep their own ends). */
                         previousSecretExpiresAt: string;
                         /** @description The signing secret, `whsec_` and the base64 of 32 random bytes. Shown only here: store it. */
                         secret: string;
@@ -5338,6 +5670,7 @@ export interface operations {
             /** @description Accepted: the message is queued for delivery. */
             202: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5740,6 +6073,7 @@ export interface operations {
             /** @description OAuth 2.0 token response (sent with Cache-Control: no-store) */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -5840,6 +6174,7 @@ export interface operations {
             /** @description Revoked, or nothing to revoke: an empty object */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -5986,6 +6321,7 @@ export interface operations {
             /** @description OAuth 2.0 token response (sent with Cache-Control: no-store) */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6433,6 +6769,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6802,6 +7139,7 @@ export interface operations {
             /** @description The login form (text/html) */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6812,6 +7150,7 @@ export interface operations {
             /** @description To redirect_uri with code, state and iss — or with error, error_description, state and iss */
             302: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
