@@ -366,6 +366,13 @@ test('POST /companies/{id}/import answers the counts per entity; a bad document 
   assert.equal(unknown.status, 404);
 });
 
+test('an import without a body (nor a content type) is 400 malformed_body, as an empty file given to wfs import', async () => {
+  const companyId = await newCompany();
+  const answer = await admin('POST', `/companies/${companyId}/import`);
+  assert.deepEqual([answer.status, answer.body.code], [400, 'malformed_body']);
+  assert.match(answer.type, /^application\/problem\+json/);
+});
+
 test('a rejected import lists each entry\'s problems of shape and of reference together, by entry then field', async () => {
   const companyId = await newCompany();
   // The black-box review's example: the bad start hid both unknown refs ("has 1 problem").

@@ -6,7 +6,7 @@
 // (problem+json with the same requestId, RFC 6749 JSON on the OAuth endpoints, an HTML page on the
 // browser pages); and no event-loop hold over 50 ms (test/support/event-loop.ts).
 //
-// Seeded (FUZZ_SEED, default fixed) and bounded (FUZZ_RUNS per operation, default 12), so a run takes
+// Seeded (FUZZ_SEED, default fixed) and bounded (FUZZ_RUNS per operation, default 16), so a run takes
 // well under 30 s per database and a failure repeats: the message names the seed, the operation and
 // the request.
 import { test } from 'node:test';
@@ -19,7 +19,7 @@ import { HOLD_LIMIT_MS, holdOf } from '../support/event-loop.ts';
 const ADMIN_TOKEN = 'admin-token-for-the-fuzz-test';
 const METRICS_TOKEN = 'metrics-token-for-the-fuzz-test';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 16);
 
 const company = useCompanyServer({ name: 'Fuzz', env: { ADMIN_TOKEN, METRICS_TOKEN }, inProcess: true });
 
