@@ -9,7 +9,8 @@ import { secretBox } from '../platform/sealed-secrets.ts';
 import { problemResponses } from '../platform/schemas.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation, setGrantEnabled } from '../iam/provisioning.ts';
 import { ImportDocument, ImportResult } from '../company/import.ts';
-import { importInWorker, type Rejection } from '../company/import-job.ts';
+import type { Rejection } from '../company/import-job.ts';
+import { importedCompanyData } from './company-import.ts';
 import { markChecked } from '../platform/unstorable-text.ts';
 import { bodyIntoOneBuffer } from '../platform/body-buffer.ts';
 import { badRequest } from '../platform/errors.ts';
@@ -160,14 +161,13 @@ async function importRoute(app: App, { deps }: { deps: AdminRouteDeps }): Promis
     });
   });
   app.post('/api/v1/admin/companies/:companyId/import', {
-    schema: { params: CompanyParams, body: ImportDocument, ...operatorSchema('adminImportCompanyData', 'Import company data: validated whole, applied in one transaction, upserted by ref', 200, ImportResult, 400, 413, 415) },
+    schema: { params: CompanyParams, body: ImportDocument, ...operatorSchema('adminImportCompanyData', 'Import company data: validated whole, applied in one transaction, upserted by ref', 200, ImportResult, 400) },
     bodyLimit: IMPORT_BODY_LIMIT,
     // The schema documents the format; the worker reads the document against it (import-document.ts)
     // so the API and `wfs import` report the same problems, each at its exact path (/shifts/3/start).
     validatorCompiler: () => (value: unknown) => ({ value }),
   }, async (request, reply) => {
-    const settings = { databaseUrl: deps.config.databaseUrl, statementTimeoutMs: deps.config.dbStatementTimeoutMs, companyId: request.params.companyId, now: Date.now(), source: 'The request body' };
-    const outcome = await importInWorker(deps.db, settings, request.body as unknown as Buffer);
+    const outcome = await importedCompanyData(deps.db, deps.config, request.params.companyId, request.body as unknown as Buffer, 'The request body');
     return 'problems' in outcome ? sendRejection(request, reply, outcome) : outcome;
   });
 }

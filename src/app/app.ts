@@ -20,7 +20,7 @@ import { metricsRoutes, recordRequests } from '../platform/metrics-routes.ts';
 import { securityTxtRoutes } from '../platform/security-txt.ts';
 import { iamRoutes } from '../iam/routes.ts';
 import { securedApi } from './secured-api.ts';
-import { adminRoutes } from '../admin/routes.ts';
+import { operatorApi } from './operator-api.ts';
 import { demoCallbackRoutes } from '../demo/callback.ts';
 import { webhookDelivery } from '../webhooks/delivery-plugin.ts';
 import { webhookMessagesDocument } from '../webhooks/openapi.ts';
@@ -28,9 +28,7 @@ import { consoleRoutes } from '../console/routes.ts';
 import { loadSecretBox } from '../sso/secrets-key.ts';
 import { ssoRuntime } from '../sso/runtime.ts';
 import { ssoFederation } from '../sso/federation.ts';
-import { ssoAdminRoutes } from '../sso/admin-routes.ts';
-import { consoleAdminRoutes } from '../console/admin-routes.ts';
-import { adminDeps, consoleDeps, demoCallbackDeps, identityDeps, ssoDeps, webhookDeps } from './feature-options.ts';
+import { consoleDeps, demoCallbackDeps, identityDeps, ssoDeps, webhookDeps } from './feature-options.ts';
 
 export interface BuildOptions {
   /** false for silence (tests); `stream` sends the JSON lines elsewhere than standard output. */
@@ -106,6 +104,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Callback style: an async hook would cost a promise and a microtask on every request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // CONTRACT §2 asks no-store of every answer carrying a token; answers to actions carry secrets too
+    // (a created client's or webhook's secret, an invitation link). So no cache keeps the answer to
+    // anything but a read, unless its route sets Cache-Control itself (docs/operations.md).
+    if (request.method !== 'GET' && request.method !== 'HEAD') reply.header('cache-control', 'no-store');
     done();
   });
   recordRequests(app, ctx.metrics);
@@ -123,10 +125,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(iamRoutes, { deps: identityDeps(ctx), federation: ssoFederation(sso) });
   await app.register(demoCallbackRoutes, { deps: demoCallbackDeps(ctx) });
   await app.register(securedApi, { ctx, lane });
-  await app.register(adminRoutes, { deps: adminDeps(ctx) });
+  await app.register(operatorApi, { ctx, sso });
   await app.register(webhookDelivery, { deps: webhookDeps(ctx) });
   await app.register(consoleRoutes, { deps: consoleDeps(ctx) });
-  await app.register(ssoAdminRoutes, { sso });
-  await app.register(consoleAdminRoutes, { deps: adminDeps(ctx) });
   return app;
 }

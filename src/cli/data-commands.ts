@@ -65,10 +65,9 @@ export function dataCommands(program: Command): void {
     .requiredOption('--company <companyId>', 'company id')
     .argument('<file>', 'the import document (JSON)')
     .action(operatorAction<{ company: string }>(async ({ db, config }, options, [file = '']) => {
-      const { importInWorker } = await import('../company/import-job.ts');
+      const { importedCompanyData } = await import('../admin/company-import.ts');
       // As the operator API does: read, checked and written in a worker, every problem listed as it is read.
-      const settings = { databaseUrl: config.databaseUrl, statementTimeoutMs: config.dbStatementTimeoutMs, companyId: options.company, now: Date.now(), source: file };
-      const counts = await importInWorker(db, settings, await readBytes(file));
+      const counts = await importedCompanyData(db, config, options.company, await readBytes(file), file);
       if ('problems' in counts) throw new ListedFailure(counts.detail, counts.count, counts.problems);
       return { json: counts, summary: `Imported ${file} into company ${options.company}:\n${describeCounts(counts)}` };
     }));

@@ -16,7 +16,7 @@ export type AuditEvent =
   /** A sign-in through the organisation's OpenID provider (CONTRACT §8); failures name the reason in `detail`. */
   | 'sso_login'
   | 'sso_login_failed'
-  /** A CLI or operator-API change to an API Client or API User; `detail` names it. */
+  /** A CLI or operator-API change (an organisation, company, import, API Client or API User); `detail` names it. */
   | 'operator_change'
   /** The same changes made by a console user of the organisation (CONTRACT §6). */
   | 'console_change'

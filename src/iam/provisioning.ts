@@ -27,10 +27,15 @@ import {
 export const OPTIONAL_GRANTS = ['client_credentials', 'refresh_token', 'sso'] as const;
 export type OptionalGrant = (typeof OPTIONAL_GRANTS)[number];
 
+/** The operator's: audited in the new organisation's own log, as every operator change (CONTRACT §6). */
 export async function createOrganisation(db: Db, input: NewOrganisation, now = Date.now()): Promise<CreatedOrganisation> {
   checkedInput(NewOrganisation, input);
   const organisationId = newId('org');
-  await db.insertInto('organisations').values({ id: organisationId, name: input.name.trim(), created_at: now }).execute();
+  const name = input.name.trim();
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('organisations').values({ id: organisationId, name, created_at: now }).execute();
+    await auditChange(trx, OPERATOR, 'organisation_created', { organisationId }, { name }, now);
+  });
   return { organisationId };
 }
 
@@ -50,6 +55,7 @@ function companyTimeZone(zone: string): string {
   return zone.split('/').every((part) => /^[A-Z]/.test(part)) ? zone : canonical;
 }
 
+/** The operator's, audited in the organisation's log like the organisation's creation. */
 export async function createCompany(db: Db, input: NewCompany, now = Date.now()): Promise<CreatedCompany> {
   checkedInput(NewCompany, input);
   const timezone = companyTimeZone(input.timezone);
@@ -57,7 +63,11 @@ export async function createCompany(db: Db, input: NewCompany, now = Date.now())
   const organisation = await db.selectFrom('organisations').select('id').where('id', '=', input.organisationId).executeTakeFirst();
   if (!organisation) throw notFound(`No organisation ${input.organisationId}.`);
   const companyId = newId('cmp');
-  await insertCompany(db, { id: companyId, organisation_id: input.organisationId, name: input.name.trim(), timezone, currency: input.currency, locale, created_at: now, updated_at: now });
+  const name = input.name.trim();
+  await db.transaction().execute(async (trx) => {
+    await insertCompany(trx, { id: companyId, organisation_id: input.organisationId, name, timezone, currency: input.currency, locale, created_at: now, updated_at: now });
+    await auditChange(trx, OPERATOR, 'company_created', { organisationId: input.organisationId }, { companyId, name }, now);
+  });
   return { companyId };
 }
 

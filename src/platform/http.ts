@@ -8,6 +8,7 @@ import { OAuthError, ProblemError, titleFor } from './errors.ts';
 import { validationErrors, validationFailed } from './validation.ts';
 import { problemType } from './error-codes.ts';
 import { MAX_JSON_VALUES, jsonBodyParser, plainJson, type JsonBodyOptions, type JsonBodyParser } from './json-body.ts';
+import { problemResponse, problemResponses } from './schemas.ts';
 
 /**
  * Bodies a route takes unless it says otherwise: a token request, a login form or an operator action
@@ -225,4 +226,17 @@ function registeredMethods(app: FastifyInstance): (path: string) => string[] {
 export function acceptJsonOnly(app: FastifyInstance, parse: JsonBodyParser = plainJson(app), options: JsonBodyOptions = { maxValues: MAX_JSON_VALUES }): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser(parse, options));
+}
+
+/**
+ * Declares, in the OpenAPI document, the refusals of a body on every route of `app` (a scope that
+ * called acceptJsonOnly) that takes one: 413 over the route's own limit, 415 for any other type.
+ * Told here once rather than by each route, whose limit its scope may set.
+ */
+export function documentBodyRefusals(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (!route.schema?.body) return;
+    const limit = sizeInWords(route.bodyLimit ?? app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT);
+    route.schema = { ...route.schema, response: { ...(route.schema.response as object | undefined), 413: problemResponse(`Body over ${limit}`), ...problemResponses(415) } };
+  });
 }

@@ -23,6 +23,7 @@ const REF = {
   problem: { $ref: '#/components/schemas/Problem' },
   requestId: { $ref: '#/components/headers/RequestId' },
   etag: { $ref: '#/components/headers/ETag' },
+  noStore: { $ref: '#/components/headers/NoStore' },
   rateLimit: {
     'X-RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
     'X-RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
@@ -198,6 +199,10 @@ function sharedComponents(): Json {
         schema: { type: 'string' },
         example: '"3f2a9c1e"',
       },
+      NoStore: {
+        description: 'No cache may keep the answer: the answer to anything but a read may carry a secret, a token or a single-use link.',
+        schema: { type: 'string', const: 'no-store' },
+      },
       RateLimitLimit: { description: 'Requests the API Client may make per window (one minute).', schema: { type: 'integer', minimum: 0 } },
       RateLimitRemaining: { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
       RateLimitReset: { description: 'Seconds until the current window ends.', schema: { type: 'integer', minimum: 0 } },
@@ -235,23 +240,24 @@ function requires(operation: Operation, scheme: string): boolean {
 }
 
 /**
- * Headers added to the route's own answers: the ETag of a cacheable read's success, and the rate
- * limit on every answer of a secured call (counted before the body is read, so a 400 carries it too).
+ * Headers added to the route's own answers: the ETag of a cacheable read's success, Cache-Control:
+ * no-store on the success of anything but a read (src/app/app.ts sends it), and the rate limit on
+ * every answer of a secured call (counted before the body is read, so a 400 carries it too).
  */
-function withSuccessHeaders(responses: Record<string, Json>, secured: boolean): Record<string, Json> {
+function withSuccessHeaders(responses: Record<string, Json>, secured: boolean, read: boolean): Record<string, Json> {
   const cacheable = '304' in responses;
   return Object.fromEntries(Object.entries(responses).map(([status, response]) => {
     const success = Number(status) < 400;
     if ('$ref' in response || (!success && !secured)) return [status, response];
-    const headers = { ...(cacheable && success ? { ETag: REF.etag } : {}), ...(secured ? REF.rateLimit : {}), ...(response.headers as Json) };
+    const headers = { ...(cacheable && success ? { ETag: REF.etag } : {}), ...(!read && success ? { 'Cache-Control': REF.noStore } : {}), ...(secured ? REF.rateLimit : {}), ...(response.headers as Json) };
     return [status, { ...response, headers }];
   }));
 }
 
-function completeOperation(operation: Operation): Operation {
+function completeOperation(method: string, operation: Operation): Operation {
   const secured = requires(operation, 'idToken');
   const completed = Object.fromEntries(Object.entries(operation.responses ?? {}).map(([status, response]) => [status, completeResponse(status, response)]));
-  const responses = withSuccessHeaders(completed, secured);
+  const responses = withSuccessHeaders(completed, secured, method === 'get' || method === 'head');
   // Any request can be refused by the HTTP layer before it reaches a route.
   responses['431'] ??= { $ref: '#/components/responses/HeadersTooLarge' };
   if (operation.requestBody) responses['408'] ??= { $ref: '#/components/responses/RequestTimeout' };
@@ -277,7 +283,7 @@ function completeDocument(document: Json, config: Config): Json {
   const paths = document.paths as Record<string, Record<string, Operation>>;
   const served = Object.entries(paths).map(([path, item]) => [path, servedOperations(item, config)] as const).filter(([, operations]) => operations.length > 0);
   const completed = Object.fromEntries(served.map(([path, item]) => {
-    const operations = Object.fromEntries(item.map(([key, value]) => [key, METHODS.includes(key) ? completeOperation(value) : value]));
+    const operations = Object.fromEntries(item.map(([key, value]) => [key, METHODS.includes(key) ? completeOperation(key, value) : value]));
     // The login page lives on AUTH_URL, which may be another host than the API.
     const servers = path.startsWith('/oauth/') && config.authUrl !== config.baseUrl ? { servers: [{ url: config.authUrl, description: 'Login pages (AUTH_URL)' }] } : {};
     return [path, { ...operations, ...servers }];

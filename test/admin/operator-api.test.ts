@@ -226,6 +226,65 @@ test('bad bodies are 400 problem+json listing every problem, from the schema or 
   assert.deepEqual([unknownCompany.status, unknownCompany.body.code], [404, 'not_found']);
 });
 
+test('operator bodies are JSON only: a form, text or XML is 415 problem+json and changes nothing', async () => {
+  const send = async (method: string, path: string, body: string, contentType: string) => {
+    const response = await server.fetch(`${server.baseUrl}/api/v1/admin${path}`, { method, headers: { 'content-type': contentType, ...bearer(ADMIN_TOKEN) }, body });
+    return { status: response.status, type: response.headers.get('content-type') ?? '', body: (await response.json()) as Record<string, unknown>, requestId: response.headers.get('x-request-id') };
+  };
+  const { body: org } = await admin('POST', '/organisations', { name: 'Typed' });
+  const cases: Array<[string, string, string, string]> = [
+    ['POST', '/organisations', 'name=Formed', 'application/x-www-form-urlencoded'],
+    ['POST', '/organisations', '{"name":"Texted"}', 'text/plain'],
+    ['POST', '/organisations', '<name>Marked</name>', 'application/xml'],
+    ['POST', '/console-invitations', `organisationId=${String(org.organisationId)}&email=a@example.com`, 'application/x-www-form-urlencoded'],
+    ['PUT', `/organisations/${String(org.organisationId)}/sso/enforcement`, 'enforceSso=true', 'application/x-www-form-urlencoded'],
+  ];
+  for (const [method, path, body, contentType] of cases) {
+    const answer = await send(method, path, body, contentType);
+    assert.deepEqual([answer.status, answer.body.code, answer.body.requestId], [415, 'unsupported_media_type', answer.requestId], `${path} as ${contentType}`);
+    assert.match(answer.type, /^application\/problem\+json/);
+  }
+  const stored = await server.ctx.db.selectFrom('organisations').select('name').where('name', 'in', ['Formed', 'Texted', 'Marked']).execute();
+  assert.deepEqual(stored, [], 'nothing was created');
+});
+
+test('the OpenAPI document declares 413 (with the route\'s own limit) and 415 on every operator operation that takes a body', async () => {
+  type Operation = { requestBody?: { content: Record<string, unknown> }; responses: Record<string, { description: string }> };
+  const document = (await (await server.fetch(`${server.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
+  const withBodies = Object.entries(document.paths).filter(([path]) => path.startsWith('/api/v1/admin/'))
+    .flatMap(([path, item]) => Object.entries(item).filter(([, operation]) => operation.requestBody).map(([method, operation]) => [`${method} ${path}`, operation] as const));
+  assert.ok(withBodies.length >= 10, `${withBodies.length} operator operations take a body`);
+  for (const [name, operation] of withBodies) {
+    assert.deepEqual(Object.keys(operation.requestBody!.content), ['application/json'], name);
+    const limit = name === 'post /api/v1/admin/companies/{companyId}/import' ? '64 MiB' : '64 KiB';
+    assert.equal(operation.responses['413']?.description, `Body over ${limit}`, name);
+    assert.equal(operation.responses['415']?.description, 'Body is not application/json', name);
+  }
+});
+
+test('creating an organisation or a company and importing are operator changes in the organisation\'s audit log', async () => {
+  const { body: org } = await admin('POST', '/organisations', { name: 'Audited' });
+  const organisationId = String(org.organisationId);
+  const { body: company } = await admin('POST', '/companies', { organisationId, name: 'Audited Gent', timezone: 'Europe/Brussels', currency: 'EUR' });
+  const companyId = String(company.companyId);
+  const imported = await admin('POST', `/companies/${companyId}/import`, { ...baseDocument(), users: [user('ann')] });
+  assert.equal(imported.status, 200);
+  const rejected = await admin('POST', `/companies/${companyId}/import`, { shifts: [{}] });
+  assert.equal(rejected.status, 400);
+
+  const rows = await server.ctx.db.selectFrom('audit_log').selectAll().where('organisation_id', '=', organisationId).orderBy('at').orderBy('id').execute();
+  assert.deepEqual(rows.map((r) => [r.event, r.outcome, r.actor_kind, r.detail]), [
+    ['operator_change', 'success', 'operator', 'organisation_created'],
+    ['operator_change', 'success', 'operator', 'company_created'],
+    ['operator_change', 'success', 'operator', 'company_data_imported'],
+  ], 'a rejected import changed nothing and is not an entry');
+  assert.deepEqual(rows.map((r) => JSON.parse(r.context ?? 'null') as unknown), [
+    { name: 'Audited' },
+    { companyId, name: 'Audited Gent' },
+    { companyId, counts: imported.body },
+  ]);
+});
+
 /** What the contract asks of every refused body: 400, problem+json, code validation_failed, the errors by path. */
 function assertRefused(answer: Answer, errors: { path: string; message: string }[]): void {
   assert.equal(answer.status, 400);

@@ -60,6 +60,11 @@ test('create-organisation and create-company print their ids and store what was 
     { organisation: row.organisation_id, name: row.name, timezone: row.timezone, currency: row.currency, locale: row.locale },
     { organisation: organisationId, name: 'Acme Gent', timezone: 'Europe/Brussels', currency: 'EUR', locale: 'nl-BE' },
   );
+  const audit = await db.selectFrom('audit_log').select(['event', 'actor_kind', 'detail', 'context']).where('organisation_id', '=', organisationId).orderBy('at').orderBy('id').execute();
+  assert.deepEqual(audit.map((entry) => ({ ...entry, context: JSON.parse(entry.context ?? 'null') as unknown })), [
+    { event: 'operator_change', actor_kind: 'operator', detail: 'organisation_created', context: { name: 'Acme Hospitality' } },
+    { event: 'operator_change', actor_kind: 'operator', detail: 'company_created', context: { companyId: created.companyId, name: 'Acme Gent' } },
+  ], 'both are operator changes in the new organisation\'s audit log');
 });
 
 test('create-api-client takes repeated --redirect-uri and prints a secret that only hashes are kept of', async () => {

@@ -32,6 +32,19 @@ function documentFile(name: string, document: unknown): string {
   return file;
 }
 
+/** The audit entries of this company's imports, oldest first. */
+async function auditedImports(): Promise<unknown[]> {
+  const db = createDatabase(database.url);
+  try {
+    const rows = await db.selectFrom('audit_log').innerJoin('companies', 'companies.organisation_id', 'audit_log.organisation_id')
+      .select(['audit_log.event', 'audit_log.actor_kind', 'audit_log.context']).where('companies.id', '=', companyId).where('audit_log.detail', '=', 'company_data_imported')
+      .orderBy('audit_log.at').orderBy('audit_log.id').execute();
+    return rows.map((row) => ({ ...row, context: JSON.parse(row.context ?? 'null') as unknown }));
+  } finally {
+    await db.destroy();
+  }
+}
+
 function document(note: string | null = null) {
   return {
     ...baseDocument(),
@@ -43,17 +56,21 @@ function document(note: string | null = null) {
 
 test('import prints created/updated/deleted per entity; the same file again changes nothing; an edit updates', async () => {
   const file = documentFile('acme.json', document());
+  const first = await wfsJson(database.url, ['import', '--company', companyId, file]);
   assert.deepEqual(
-    await wfsJson(database.url, ['import', '--company', companyId, file]),
+    first,
     createdCounts({ departments: 2, positions: 2, shiftTypes: 4, contractTypes: 1, users: 1, contracts: 1, shifts: 1 }),
   );
   const again = await wfsJson(database.url, ['import', '--company', companyId, file]);
   assert.deepEqual(again, NOTHING_CHANGED);
   const edited = await wfsJson(database.url, ['import', '--company', companyId, documentFile('edited.json', document('bring knives'))]);
   assert.deepEqual(edited.shifts, { created: 0, updated: 1, deleted: 0 });
+  const audit = await auditedImports();
+  assert.deepEqual(audit.slice(-3), [first, again, edited].map((counts) => ({ event: 'operator_change', actor_kind: 'operator', context: { companyId, counts } })), 'each import is an operator change of the company\'s organisation');
 });
 
 test('a bad document exits 1 with every problem at its path, and nothing is imported', async () => {
+  const audited = (await auditedImports()).length;
   const bad = document();
   bad.shifts[0] = { ...bad.shifts[0]!, start: '25:00' };
   // A valid change and a valid new user beside the bad entries: neither may be stored.
@@ -76,6 +93,7 @@ test('a bad document exits 1 with every problem at its path, and nothing is impo
   } finally {
     await db.destroy();
   }
+  assert.equal((await auditedImports()).length, audited, 'a rejected import is no change to audit');
 });
 
 test('a rejected document lists each entry\'s problems of shape and of reference together, as the operator API does', async () => {

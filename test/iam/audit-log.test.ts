@@ -101,7 +101,7 @@ test('the CSV export is the filtered view, escaped, formulas defused, with no se
   assert.ok(!csv.includes(tenant.clientSecret) && !csv.includes(tenant.secret));
   const operatorOnly = [];
   for await (const chunk of auditEventsCsv(db, tenant.organisationId, { types: ['operator_change'] })) operatorOnly.push(chunk);
-  assert.equal(operatorOnly.join('').trim().split('\r\n').length, 3, 'header, client_created, user_created');
+  assert.equal(operatorOnly.join('').trim().split('\r\n').length, 5, 'header, organisation_created, company_created, client_created, user_created');
   assert.equal((await listAuditEvents(db, tenant.organisationId, { types: ['operator_change'] })).data[0]?.actor?.kind, OPERATOR.kind);
   assert.throws(() => auditEventsCsv(db, tenant.organisationId, { from: 'yesterday' }), { status: 400 }, 'a bad filter fails before any byte is streamed');
 });
