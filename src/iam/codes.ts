@@ -4,7 +4,8 @@
 // across instances; a second use revokes the grant the first use created (RFC 6749 §4.1.2).
 import { onPostgres, type Db } from '../platform/db/database.ts';
 import { newSecret, safeEqual, sha256 } from '../platform/ids.ts';
-import { createGrant, newGrantId, revokeGrants, type Federation } from './grants.ts';
+import { createGrant, loadGrantContext, newGrantId, revokeGrants, type Federation } from './grants.ts';
+import type { LoadedGrant } from './issuance.ts';
 
 export interface NewCode {
   clientId: string;
@@ -87,7 +88,7 @@ export interface CodeExchange {
 }
 
 export type Redemption =
-  | { status: 'redeemed'; grantId: string; userId: string; nonce: string | null }
+  | { status: 'redeemed'; grantId: string; grant: LoadedGrant | undefined; nonce: string | null }
   | { status: 'replayed'; clientId: string; userId: string; revokedGrantIds: string[] }
   | { status: 'refused'; reason: string };
 
@@ -125,7 +126,10 @@ export async function redeemAuthorizationCode(db: Db, exchange: CodeExchange, no
   if (pkce) return { status: 'refused', reason: pkce };
 
   // The grant id is written with the claim, in one transaction with the grant itself, so a replay
-  // that loses the race always finds (and revokes) the grant the winner created.
+  // that loses the race always finds (and revokes) the grant the winner created. The winner reads the
+  // grant back in that transaction, as it stood at the claim: read after the commit, a racing replay
+  // may have revoked it already, and the code's one use would be refused too. The use succeeds; the
+  // replay's revocation reaches the tokens it issues.
   const grantId = newGrantId();
   const claimed = await db.transaction().execute(async (trx) => {
     const result = await trx
@@ -136,8 +140,8 @@ export async function redeemAuthorizationCode(db: Db, exchange: CodeExchange, no
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return false;
     await createGrant(trx, { id: grantId, clientId: row.client_id, userId: row.user_id, kind: 'authorization_code', authTime: row.auth_time, chainMaxSeconds: exchange.chainMaxSeconds, audience: exchange.audience, federation: federationOf(row) }, now);
-    return true;
+    return { grant: await loadGrantContext(trx, grantId) };
   });
   if (!claimed) return redeemAuthorizationCode(db, exchange, now);
-  return { status: 'redeemed', grantId, userId: row.user_id, nonce: row.nonce };
+  return { status: 'redeemed', grantId, grant: claimed.grant, nonce: row.nonce };
 }

@@ -7,7 +7,7 @@ import { recordAudit } from './audit.ts';
 import { authenticateClient, enforceRateLimit } from './client-auth.ts';
 import { scopeAcceptable, type OAuthClient } from './clients.ts';
 import { redeemAuthorizationCode } from './codes.ts';
-import { loadGrantContext, newGrantId, revokeGrantNow } from './grants.ts';
+import { newGrantId, revokeGrantNow } from './grants.ts';
 import { ClientCache } from './client-cache.ts';
 import { ClientChanged, despiteClientChanges } from './client-changes.ts';
 import { IssueRecords } from './issue-records.ts';
@@ -103,7 +103,7 @@ async function authorizationCodeGrant(deps: IssuerDeps, { client, body, audience
     await recordAudit(deps.db, { event: 'token_issued', outcome: 'failure', clientId: client.id, address, detail: 'authorization_code_refused' });
     throw oauth.invalidGrant(redemption.reason);
   }
-  const grant = await loadGrantContext(deps.db, redemption.grantId);
+  const { grant } = redemption;
   const refusal = grant ? grantRefusal(grant) : 'The grant is unknown.';
   if (!grant || refusal) {
     await revokeGrantNow(deps.db, deps.revocations, redemption.grantId, 'disabled_during_exchange');

@@ -47,6 +47,8 @@ export interface Config {
   readonly webhookRetrySchedule: readonly number[];
   /** WEBHOOK_ALLOW_INSECURE=1: http and loopback/private destinations allowed (development and tests). */
   readonly webhookAllowInsecure: boolean;
+  /** How often each instance looks for webhook work nothing told it of (WEBHOOK_POLL_MS). */
+  readonly webhookPollMs: number;
   /** How long the change log keeps a change (CONTRACT §7). */
   readonly changesRetentionSeconds: number;
   /** Milliseconds for a request's headers and body to arrive before it is answered 408 (CONTRACT §4: 30 s). */
@@ -227,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1),
     webhookRetrySchedule: Object.freeze(durations(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,14h,20h,24h')),
     webhookAllowInsecure: env.WEBHOOK_ALLOW_INSECURE === '1',
+    webhookPollMs: integer(env, 'WEBHOOK_POLL_MS', 500, 50),
     changesRetentionSeconds: integer(env, 'CHANGES_RETENTION_SECONDS', 2_592_000, 1),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
     maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256),

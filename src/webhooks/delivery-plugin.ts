@@ -46,6 +46,7 @@ export async function webhookDelivery(app: App, { deps }: { deps: WebhookDeps })
     timeoutMs: deps.config.webhookTimeoutMs,
     schedule: deps.config.webhookRetrySchedule,
     policy: { allowInsecure: deps.config.webhookAllowInsecure },
+    pollMs: deps.config.webhookPollMs,
     deliveryRetentionMs: deps.config.changesRetentionSeconds * 1000,
     observer: deliveryMetrics(deps.metrics, deps),
     onError: (error) => app.log.error({ err: error }, 'webhook delivery failed'),

@@ -15,5 +15,5 @@ export interface WebhookDeps {
   readonly cursorKey: Buffer;
   readonly metrics: Metrics;
   readonly changeNotifier: ChangeNotifier;
-  readonly config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious' | 'webhookAllowInsecure' | 'webhookTimeoutMs' | 'webhookRetrySchedule' | 'changesRetentionSeconds'>;
+  readonly config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious' | 'webhookAllowInsecure' | 'webhookTimeoutMs' | 'webhookRetrySchedule' | 'webhookPollMs' | 'changesRetentionSeconds'>;
 }

@@ -261,7 +261,10 @@ describe('three instances on one PostgreSQL database and one Redis', { skip: nee
     const oldKid = jwtHeader(earlier[0] ?? '').kid;
     for (const token of earlier) assert.equal(jwtHeader(token).kid, oldKid);
 
-    const rotated = await runWfsJson(['rotate-signing-key', '--activate-in', '1'], shared.env);
+    // 2 s, not 1: an instance learns of the key at its first reload (KEY_REFRESH_MS, 1 s) after the
+    // rotation commits, and `activatesAt` counts from before that commit. With 1 s, an instance that
+    // reloaded just before a commit slowed by load still signed with the old key 50 ms past activation.
+    const rotated = await runWfsJson(['rotate-signing-key', '--activate-in', '2'], shared.env);
     assert.equal(rotated.code, 0, JSON.stringify(rotated.json) + rotated.stderr);
     const { kid: newKid, activatesAt } = rotated.json as { kid: string; activatesAt: string | number };
     assert.notEqual(newKid, oldKid);
