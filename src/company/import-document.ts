@@ -1,6 +1,6 @@
 // Reads an import document's shape: every entry checked against its section's schema on its own, so
 // each problem is reported at its exact JSON path (`/shifts/3/start`), and every problem at once. An
-// entry with problems of shape is kept with its broken fields marked, so planning still checks the
+// entry with problems of shape is kept with its broken fields named, so planning still checks the
 // rest of it (import-plan.ts); a rejection lists all of them by section, entry, then field.
 import type { FieldError } from '../platform/errors.ts';
 import { schemaErrors } from '../platform/validation.ts';
@@ -22,13 +22,14 @@ export interface Located<T> {
 }
 
 /**
- * An entry to check: `broken` holds its fields with a problem of shape, a bit per property of its
- * section's schema and one for unknown properties (fieldsFit reads it). One with none (0) is written;
- * one with some is still checked wherever its other fields are well-formed (a string `departmentRef`
- * beside a bad `start` is looked up), and never written.
+ * An entry to check. One that is `wellFormed` (no problem of shape) is written. One with problems is
+ * never written, but it is still checked wherever its fields are well-formed: a string
+ * `departmentRef` beside a bad `start` is looked up (fieldsFit).
  */
 export interface Entry<T> extends Located<T> {
-  broken: number;
+  wellFormed: boolean;
+  /** Its schema fields with a problem of shape; an unknown property is a problem of none of them. */
+  brokenFields: ReadonlySet<string>;
 }
 
 /**
@@ -42,94 +43,127 @@ export function emptyDocument(): ReadDocument {
   return Object.fromEntries(SECTIONS.map((section) => [section, { entries: [], deletions: [], malformed: new Set<string>() }])) as unknown as ReadDocument;
 }
 
-/** Each section's fields in its schema's order: the order of an entry's problems, and the bits of `broken`. */
+/** Each section's fields in its schema's order, the order an entry's problems are listed in. */
 const FIELDS = Object.fromEntries(SECTIONS.map((section) => [section, Object.keys(ENTRY_SCHEMAS[section].properties)])) as Record<Section, string[]>;
 
+/** Shared by every well-formed entry: a document may hold hundreds of thousands. */
+const NO_FIELDS: ReadonlySet<string> = new Set();
+
 /**
- * The index among `section`'s fields of the one `path` leads into from `offset` (`wage/amount` from 0:
- * wage's); -1 when it is none of them. Without slicing: it runs for every problem of shape.
+ * The position in FIELDS of the field of `section` that a problem's `path` is in, read from `start`
+ * (just past its entry's path): `wage`'s for `/contracts/2/wage/amount`; -1 for an unknown property
+ * or the entry itself. The names are compared in place, not cut out of the path and looked up: this
+ * runs for every problem of shape, twice (import-job-worker.ts), and there may be tens of millions.
+ * An unknown property's name is not escaped in a path: one named `ref/x` counts as `ref`, here as
+ * for anyone who reads the path.
  */
-function fieldAt(section: Section, path: string, offset: number): number {
+function fieldAt(section: Section, path: string, start: number): number {
   const fields = FIELDS[section];
-  for (let index = 0; index < fields.length; index += 1) {
-    const field = fields[index] ?? '';
-    const end = offset + field.length;
-    if (path.startsWith(field, offset) && (path.length === end || path[end] === '/')) return index;
+  for (let position = 0; position < fields.length; position += 1) {
+    const field = fields[position]!;
+    const end = start + field.length;
+    if (path.startsWith(field, start) && (path.length === end || path[end] === '/')) return position;
   }
   return -1;
 }
 
-const ALL_FIT = () => true;
+const EVERY_FIELD_FITS = () => true;
 
-/** Whether fields of an entry (names, or paths in them) are free of problems of shape, by its `broken` bits. */
-export function fieldsFit(section: Section, broken: number): (...fields: string[]) => boolean {
-  if (broken === 0) return ALL_FIT;
-  return (...fields) => fields.every((field) => (broken & (1 << fieldAt(section, field, 0))) === 0);
+/** Whether fields of an entry (names, or paths into them: `wage/amount`) are free of problems of shape, by its `brokenFields`. */
+export function fieldsFit(brokenFields: ReadonlySet<string>): (...fields: string[]) => boolean {
+  if (brokenFields.size === 0) return EVERY_FIELD_FITS;
+  return (...fields) => fields.every((field) => !brokenFields.has(field.split('/', 1)[0]!));
 }
 
-/** The bits of the fields of `section` that `problems` of the entry at `path` are about; unknown fields share the bit after them. */
-function brokenFields(section: Section, problems: FieldError[], path: string): number {
-  let broken = 0;
+/** The schema fields of the entry at `entryPath` that its problems of shape are in. */
+function brokenFieldsOf(section: Section, problems: FieldError[], entryPath: string): Set<string> {
+  const broken = new Set<string>();
   for (const problem of problems) {
-    const index = fieldAt(section, problem.path, path.length + 1);
-    broken |= 1 << (index < 0 ? FIELDS[section].length : index);
+    const position = fieldAt(section, problem.path, entryPath.length + 1);
+    if (position >= 0) broken.add(FIELDS[section][position]!);
   }
   return broken;
 }
 
-/** The bits of the fields of `section` that `item` has. */
-function presentFields(section: Section, item: Record<string, unknown>): number {
-  return FIELDS[section].reduce((bits, field, index) => (Object.hasOwn(item, field) ? bits | (1 << index) : bits), 0);
+/**
+ * Where a problem at `path` stands among those of the entry of `section` whose path is `entryLength`
+ * long: the entry itself first, then its fields in schema order, unknown properties last.
+ */
+function fieldRank(section: Section, path: string, entryLength: number): number {
+  if (path.length <= entryLength) return 0;
+  const position = fieldAt(section, path, entryLength + 1);
+  return position < 0 ? FIELDS[section].length + 1 : position + 1;
 }
 
 /**
- * Where a problem at `path` stands among those of the entry whose path is `offset` - 1 characters
- * long: the entry itself first, then its fields in schema order, unknown fields last.
+ * The problems of the entry at `entryPath` by field (fieldRank), each field's in the order found.
+ * Ajv reports missing fields before the others, so a list may be out of order; most are not, and are
+ * returned as they are, without building anything. The sort is stable: it keeps one field's problems
+ * in their order.
  */
-function fieldRank(section: Section, path: string, offset: number): number {
-  if (path.length < offset) return 0;
-  const index = fieldAt(section, path, offset);
-  return index < 0 ? FIELDS[section].length + 1 : index + 1;
-}
-
-/** The problems of the entry at `path` by field (fieldRank), each field's in the order found: Ajv finds missing fields first. */
-function inFieldOrder(section: Section, problems: FieldError[], path: string): FieldError[] {
-  if (problems.length < 2) return problems;
-  const rank = (problem: FieldError) => fieldRank(section, problem.path, path.length + 1);
+function inFieldOrder(section: Section, problems: FieldError[], entryPath: string): FieldError[] {
+  const rank = (problem: FieldError) => fieldRank(section, problem.path, entryPath.length);
   let previous = 0;
   for (const problem of problems) {
     const current = rank(problem);
-    if (current < previous) return problems.map((p) => ({ problem: p, rank: rank(p) })).sort((a, b) => a.rank - b.rank).map((ranked) => ranked.problem);
+    if (current < previous) {
+      const ranked = problems.map((p) => ({ problem: p, rank: rank(p) }));
+      return ranked.sort((a, b) => a.rank - b.rank).map((item) => item.problem);
+    }
     previous = current;
   }
   return problems;
 }
 
-/** A problem's place in a rejection's list, as one number: section (unknown sections first), entry, field (fieldRank). */
-function problemKey(path: string): number {
+/** Where a problem stands in a rejection's list: by section (in SECTIONS order), entry, then field (fieldRank). */
+interface Place {
+  /** -1 for the document itself and for unknown sections: they come first. */
+  section: number;
+  /** -1 for the section itself (one that is not an array). */
+  entry: number;
+  field: number;
+}
+
+const BEFORE_EVERY_SECTION: Place = { section: -1, entry: -1, field: 0 };
+
+/** An entry's index as its path writes it. */
+const ENTRY_INDEX = /^(0|[1-9][0-9]*)$/;
+
+/** The Place of a problem at `path` (`/shifts/3/start`). */
+function placeOf(path: string): Place {
   const [, name = '', index] = path.split('/', 3);
   const section = SECTIONS.indexOf(name as Section);
-  const entry = index === undefined ? -1 : Number(index);
-  const rank = section < 0 ? 0 : fieldRank(SECTIONS[section] as Section, path, name.length + (index?.length ?? 0) + 3);
-  return ((section + 1) * 2 ** 27 + (entry + 1)) * 64 + rank;
+  if (section < 0) return BEFORE_EVERY_SECTION;
+  if (index === undefined) return { section, entry: -1, field: 0 };
+  // After a section's name comes an entry's index, unless the path is an unknown section's whose name
+  // holds a '/' (`{"shifts/x": …}`). The path cannot always tell: `{"shifts/3": …}` reads as an entry.
+  if (!ENTRY_INDEX.test(index)) return BEFORE_EVERY_SECTION;
+  return { section, entry: Number(index), field: fieldRank(name as Section, path, name.length + index.length + 2) };
+}
+
+function comparePlaces(a: Place, b: Place): number {
+  return a.section - b.section || a.entry - b.entry || a.field - b.field;
 }
 
 /**
  * A rejected document's problems as they are listed: by section, entry, then field. `shape` is
- * readDocument's (already in that order, read lazily); `planned` the planner's, merged in.
+ * readDocument's, in that order already and read lazily (there may be millions); `planned` the
+ * planner's, sorted and merged in: each goes out just before the first problem of shape that
+ * stands after it.
  */
 export function* inDocumentOrder(shape: Iterable<FieldError>, planned: FieldError[]): Generator<FieldError> {
   // Array.prototype.sort is stable: a field's planned problems keep the order they were found in.
-  const sorted = planned.map((problem) => ({ problem, key: problemKey(problem.path) })).sort((a, b) => a.key - b.key);
+  const waiting = planned.map((problem) => ({ problem, place: placeOf(problem.path) })).sort((a, b) => comparePlaces(a.place, b.place));
   let next = 0;
-  const plannedBefore = function* (key: number) {
-    for (let item = sorted[next]; item && item.key < key; item = sorted[(next += 1)]) yield item.problem;
-  };
+  function* waitingBefore(place: Place): Generator<FieldError> {
+    for (; next < waiting.length && comparePlaces(waiting[next]!.place, place) < 0; next += 1) yield waiting[next]!.problem;
+  }
   for (const problem of shape) {
-    if (next < sorted.length) yield* plannedBefore(problemKey(problem.path));
+    // Once every planned problem is out, the rest of shape needs no place (placeOf splits each path).
+    if (next < waiting.length) yield* waitingBefore(placeOf(problem.path));
     yield problem;
   }
-  yield* plannedBefore(Infinity);
+  for (const { problem } of waiting.slice(next)) yield problem;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -161,16 +195,26 @@ function* readSection(section: Section, items: unknown[], read: ReadDocument): G
     const problems = schemaErrors(ENTRY_SCHEMAS[section], item, path);
     const entries = read[section].entries as Entry<unknown>[];
     if (problems.length === 0) {
-      entries.push({ path, entry: item, broken: 0 });
+      entries.push({ path, entry: item, wellFormed: true, brokenFields: NO_FIELDS });
       continue;
     }
     yield* inFieldOrder(section, problems, path);
     if (typeof ref === 'string') read[section].malformed.add(ref);
-    // An entry with no sound field left (millions of `{}`) is not kept: nothing of it could be checked.
-    const present = presentFields(section, item);
-    const broken = present === 0 ? 0 : brokenFields(section, problems, path);
-    if ((present & ~broken) !== 0) entries.push({ path, entry: item, broken });
+    const entry = withProblems(section, item, problems, path);
+    if (entry) entries.push(entry);
   }
+}
+
+/**
+ * The entry at `path` with `problems` of shape, to check its sound fields; undefined when it has none
+ * (millions of `{}` are not kept: nothing of them could be checked).
+ */
+function withProblems(section: Section, item: Record<string, unknown>, problems: FieldError[], path: string): Entry<unknown> | undefined {
+  const has = (field: string) => Object.hasOwn(item, field);
+  if (!FIELDS[section].some(has)) return undefined;
+  const brokenFields = brokenFieldsOf(section, problems, path);
+  const sound = FIELDS[section].some((field) => has(field) && !brokenFields.has(field));
+  return sound ? { path, entry: item, wellFormed: false, brokenFields } : undefined;
 }
 
 /**

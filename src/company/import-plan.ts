@@ -249,13 +249,13 @@ async function planSection<S extends Section>(section: S, doc: ReadDocument, sto
   const storedByRef = new Map<string, RowOf<S>>();
   await eachPaced(stored, pace, (row) => storedByRef.set(row.ref, row));
   const plan: SectionPlan<S> = { upserts: [], created: 0, updated: 0, deleteIds: [] };
-  await eachPaced(doc[section].entries, pace, ({ path, entry, broken }) => {
+  await eachPaced(doc[section].entries, pace, ({ path, entry, wellFormed, brokenFields }) => {
     const before = storedByRef.get(entry.ref);
-    const site = { path, errors, fits: fieldsFit(section, broken) };
+    const site = { path, errors, fits: fieldsFit(brokenFields) };
     const fields = section === 'users'
       ? buildUser(entry as EntryTypes['users'], site, refs, ctx, before as RowOf<'users'> | undefined)
       : (builders as unknown as Record<Section, Builder<S>>)[section](entry, site, refs, ctx);
-    if (broken !== 0 || (before && sameFields(fields, before as unknown as Record<string, unknown>))) return;
+    if (!wellFormed || (before && sameFields(fields, before as unknown as Record<string, unknown>))) return;
     const id = (table.byRef.get(entry.ref) as { id: string }).id;
     plan.upserts.push({ ...fields, id, company_id: ctx.companyId, ref: entry.ref, updated_at: ctx.now } as RowOf<S>);
     if (before) plan.updated += 1;
@@ -312,8 +312,8 @@ async function checkRemovalsUnused(refs: Refs, rows: CompanyRows, errors: FieldE
 async function checkBadges(plan: ImportPlan, doc: ReadDocument, refs: Refs, rows: CompanyRows, ctx: PlanContext, errors: FieldError[], pace: Pace): Promise<void> {
   const holder = new Map<string, string>();
   await eachPaced(rows.users, pace, (row) => row.badge_id && refs.users.isKept(row.ref) && holder.set(row.badge_id, `user "${row.ref}"`));
-  await eachPaced(doc.users.entries, pace, ({ path, entry, broken }) => {
-    if (!entry.badgeId || !fieldsFit('users', broken)('badgeId')) return;
+  await eachPaced(doc.users.entries, pace, ({ path, entry, brokenFields }) => {
+    if (!entry.badgeId || !fieldsFit(brokenFields)('badgeId')) return;
     const other = holder.get(entry.badgeId) ?? (ctx.badgesElsewhere.has(entry.badgeId) ? 'an employee of another company of this organisation' : undefined);
     if (other) errors.push({ path: `${path}/badgeId`, message: `is already the badge of ${other}` });
     else holder.set(entry.badgeId, path);
@@ -325,9 +325,9 @@ async function checkBadges(plan: ImportPlan, doc: ReadDocument, refs: Refs, rows
 
 async function checkOpenAbsences(doc: ReadDocument, rows: CompanyRows, errors: FieldError[], pace: Pace): Promise<void> {
   const categoryByRef = new Map(rows.shiftTypes.map((row) => [row.ref, row.category]));
-  for (const { entry, broken } of doc.shiftTypes.entries) if (fieldsFit('shiftTypes', broken)('ref', 'category')) categoryByRef.set(entry.ref, entry.category);
-  await eachPaced(doc.shifts.entries, pace, ({ path, entry, broken }) => {
-    if (!fieldsFit('shifts', broken)('userRef', 'shiftTypeRef')) return;
+  for (const { entry, brokenFields } of doc.shiftTypes.entries) if (fieldsFit(brokenFields)('ref', 'category')) categoryByRef.set(entry.ref, entry.category);
+  await eachPaced(doc.shifts.entries, pace, ({ path, entry, brokenFields }) => {
+    if (!fieldsFit(brokenFields)('userRef', 'shiftTypeRef')) return;
     if (!entry.userRef && categoryByRef.get(entry.shiftTypeRef) === 'absence') errors.push({ path: `${path}/userRef`, message: 'is required: an absence belongs to a user' });
   });
 }
@@ -338,7 +338,7 @@ export async function planImport(doc: ReadDocument, rows: CompanyRows, ctx: Plan
   for (const section of SECTIONS) refs[section] = await RefTable.of(section, rows[section], pace);
   for (const section of SECTIONS) {
     const table = refs[section];
-    await eachPaced(doc[section].entries as Entry<{ ref: string }>[], pace, ({ entry, broken }) => broken === 0 && table.upsert(entry.ref));
+    await eachPaced(doc[section].entries as Entry<{ ref: string }>[], pace, ({ entry, wellFormed }) => wellFormed && table.upsert(entry.ref));
     await eachPaced(doc[section].deletions, pace, ({ path, entry }) => table.delete(entry.ref, path));
     await eachPaced(doc[section].malformed, pace, (ref) => table.malformed(ref));
   }

@@ -63,7 +63,7 @@ async function loadRows(trx: Transaction<Database>, companyId: string, pace: Pac
 /** Badge ids of the document that employees of the organisation's other companies already hold. */
 async function badgesElsewhere(trx: Transaction<Database>, organisationId: string, companyId: string, doc: ReadDocument, pace: Pace): Promise<Set<string>> {
   const badges = new Set<string>();
-  await eachPaced(doc.users.entries, pace, ({ entry, broken }) => entry.badgeId && fieldsFit('users', broken)('badgeId') && badges.add(entry.badgeId));
+  await eachPaced(doc.users.entries, pace, ({ entry, brokenFields }) => entry.badgeId && fieldsFit(brokenFields)('badgeId') && badges.add(entry.badgeId));
   const taken = new Set<string>();
   for (const batch of chunks([...badges], IN_LIST_CHUNK)) {
     const rows = await trx

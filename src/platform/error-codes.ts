@@ -61,7 +61,7 @@ export const ERROR_CODES = {
   internal_error: { status: 500, title: 'Internal error', meaning: 'a fault of ours' },
   busy: { status: 503, title: 'Busy', meaning: 'one person\'s timeclock append lost too many races in a row' },
   unavailable: { status: 503, title: 'Unavailable', meaning: 'the service is closing or overloaded' },
-  database_unavailable: { status: 503, title: 'Database unavailable', meaning: 'the database does not answer or (PostgreSQL) has no connection left, or (SQLite) another instance held the write lock past busy_timeout' },
+  database_unavailable: { status: 503, title: 'Database unavailable', meaning: 'the database does not answer or (PostgreSQL) has no connection left, or (SQLite) another process (an instance, a `wfs` command) held the write lock for over 5 s' },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

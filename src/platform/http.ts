@@ -72,7 +72,7 @@ function clientWentAway(request: FastifyRequest, error: FastifyError): boolean {
   return !request.raw.complete && (error.code === 'ECONNRESET' || error.message === 'aborted');
 }
 
-/** SQLite's SQLITE_BUSY and SQLITE_LOCKED: another connection (another instance on the same file) held the write lock past busy_timeout. */
+/** SQLite's SQLITE_BUSY and SQLITE_LOCKED: another connection (another process on the same file) held the write lock for over 5 s (db/sqlite-dialect.ts). */
 const SQLITE_LOCK_ERRORS = [5, 6];
 
 /**
@@ -85,7 +85,8 @@ const POSTGRES_UNAVAILABLE = ['57P01', '57P03', '08006', '08001', '08003', '5330
 /** Whether `error` means the database is briefly unavailable (answered 503 with Retry-After), not a fault of ours. */
 export function isDatabaseDown(error: unknown): boolean {
   const { code = '', errcode } = (error as { code?: string; errcode?: number } | null) ?? {};
-  if (code === 'ERR_SQLITE_ERROR') return SQLITE_LOCK_ERRORS.includes(errcode ?? 0);
+  // The low byte: extended codes (BUSY_SNAPSHOT is 517) are forms of the same two.
+  if (code === 'ERR_SQLITE_ERROR') return SQLITE_LOCK_ERRORS.includes((errcode ?? 0) & 0xff);
   return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', ...POSTGRES_UNAVAILABLE].includes(code)
     || /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|not queryable|Query read timeout/i.test((error as Error | null)?.message ?? '');
 }

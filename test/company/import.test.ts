@@ -228,6 +228,39 @@ test('an entry with problems of shape still has its refs, dates and badges check
   assert.deepEqual(await storedRows(tenant.companyId), { departments: [], positions: [], shift_types: [], contract_types: [], employees: [], contracts: [], shifts: [] });
 });
 
+test('the list is in document order: entries by number, a removal before its fields, missing, nested and unknown fields in their places', async () => {
+  const { tenant } = await company();
+  await importCompanyData(server.ctx.db, tenant.companyId, fullDocument());
+  const { end: _end, ...noEnd } = shift('x', '2026-06-01');
+  const document = {
+    extra: 1,
+    departments: [{ ref: 'kitchen', deleted: true }, { ref: 'kitchen', deleted: true }],
+    users: [{ colour: 'red', ...user('zed', { firstName: 5, departmentRefs: ['nope', 'kitchen'] }) }],
+    // Twelve shifts, so the 10th and 11th must come after the 9th; the odd ones miss `end`, which Ajv reports first.
+    shifts: Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? shift(`s${i}`, '2026-06-01', { departmentRef: 'nope' }) : { colour: 'red', ...noEnd, ref: `s${i}`, start: '9:00', departmentRef: 'nope' })),
+  };
+  const shiftProblems = (i: number) => [
+    ...(i % 2 === 1 ? [{ path: `/shifts/${i}/start`, message: 'must be a time as HH:MM (00:00 to 23:59)' }, { path: `/shifts/${i}/end`, message: 'is required' }] : []),
+    { path: `/shifts/${i}/departmentRef`, message: 'refers to no department: "nope" is neither in this document nor stored for this company' },
+    ...(i % 2 === 1 ? [{ path: `/shifts/${i}/colour`, message: 'unknown property "colour"' }] : []),
+  ];
+  await assert.rejects(importCompanyData(server.ctx.db, tenant.companyId, document), (error: { errors: Array<{ path: string; message: string }> }) => {
+    const [unknownSection, removal, ...rest] = error.errors;
+    assert.deepEqual(unknownSection, { path: '/extra', message: 'is not a known section' });
+    assert.equal(removal?.path, '/departments/1');
+    assert.match(removal?.message ?? '', /^is still used by position "cook"/);
+    assert.deepEqual(rest, [
+      { path: '/departments/1/ref', message: 'repeats the ref "kitchen" of /departments/0' },
+      { path: '/users/0/firstName', message: 'must be string' },
+      { path: '/users/0/departmentRefs/0', message: 'refers to no department: "nope" is neither in this document nor stored for this company' },
+      { path: '/users/0/departmentRefs/1', message: 'refers to the department "kitchen", which this document removes' },
+      { path: '/users/0/colour', message: 'unknown property "colour"' },
+      ...Array.from({ length: 12 }, (_, i) => shiftProblems(i)).flat(),
+    ]);
+    return true;
+  });
+});
+
 test('a section that is not a list ends the checking with the problems of shape: no ref is looked up against a broken section', async () => {
   const { tenant } = await company();
   const document = { departments: 'kitchen', shifts: [shift('s1', '2026-06-01', { start: '25:00' }), shift('s2', '2026-06-01', { shiftTypeRef: 'nope' })] };

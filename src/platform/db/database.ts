@@ -1,9 +1,9 @@
 // One Kysely handle over either dialect, chosen by DATABASE_URL (contract: addresses and configuration).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { NodeSqliteDatabase } from './sqlite-dialect.ts';
+import { LockWaitingSqliteDialect, NodeSqliteDatabase } from './sqlite-dialect.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -39,7 +39,8 @@ export function sqliteHandleOf(db: Db): NodeSqliteDatabase | undefined {
  * Runs `work` — a large write on a connection of its own, in a worker thread (a whole company's
  * import) — while this process's SQLite connection waits: every other query waits its turn as it
  * would behind any transaction, where a write on the main connection would otherwise wait for the
- * lock by sleeping on the event loop (busy_timeout). PostgreSQL needs no such care: `work` just runs.
+ * worker's lock only so long (sqlite-dialect.ts: LOCK_WAIT_MS) and then fail. PostgreSQL needs no
+ * such care: `work` just runs.
  */
 export async function whileMainConnectionWaits<T>(db: Db, work: () => Promise<T>): Promise<T> {
   if (!sqliteHandleOf(db)) return work();
@@ -61,7 +62,7 @@ export function pgPoolOf(db: Db): pg.Pool | undefined {
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   if (dialectOf(url) === 'sqlite') {
     const database = new NodeSqliteDatabase(sqlitePath(url));
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    const db = new Kysely<Database>({ dialect: new LockWaitingSqliteDialect(database) });
     sqliteHandles.set(db, database);
     return db;
   }

@@ -1,10 +1,25 @@
 // Kysely's SqliteDialect expects a better-sqlite3-shaped handle; this adapts Node's built-in
 // node:sqlite so the embedded default needs no native build. Prepared statements are cached per SQL
 // text because Kysely prepares on every execution.
+//
+// Several processes may write to one file (the server, `wfs`, the import's worker thread), and
+// SQLite lets one of them write at a time. Two rules make them wait for each other instead of
+// failing, without holding an event loop:
+// - Every transaction begins IMMEDIATE: it takes the write lock before its first statement. Kysely's
+//   plain BEGIN takes it at the first write, and a transaction that read first and found another
+//   connection had committed since could not take it at all: SQLITE_BUSY at once (BUSY_SNAPSHOT),
+//   no waiting — `wfs import` and `seed-demo` failed so beside a server taking writes.
+// - Waiting for the lock is asynchronous. SQLite's busy handler (busy_timeout) sleeps on the calling
+//   thread, which for the server is the one serving every request: a write that waited a second for
+//   `wfs import` froze the whole process for that second. Instead the connection has no busy
+//   timeout, and a statement refused with SQLITE_BUSY outside a transaction — a BEGIN IMMEDIATE or an
+//   autocommitted statement, neither of which did anything — is tried again on a timer, for up to
+//   LOCK_WAIT_MS; then it fails, which the server answers 503 database_unavailable.
 import { open, type FileHandle } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { DatabaseSync, type StatementSync, type SQLInputValue, type SQLOutputValue } from 'node:sqlite';
-import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase, type SqliteStatement } from 'kysely';
 
 const STATEMENT_CACHE_SIZE = 500;
 /**
@@ -12,6 +27,17 @@ const STATEMENT_CACHE_SIZE = 500;
  * (~40 MB): a safety net should the worker fall behind, never the normal path.
  */
 const FALLBACK_AUTOCHECKPOINT_PAGES = 10_000;
+/** How long a statement waits for another connection's write lock before it fails (docs/errors.md: 503). */
+const LOCK_WAIT_MS = 5_000;
+/** The longest pause between two tries for the lock: how late a waiting write may notice it is free. */
+const LOCK_RETRY_MAX_MS = 16;
+const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
+
+/** SQLITE_BUSY in any of its forms (extended codes such as BUSY_SNAPSHOT, 517, keep it in the low byte). */
+function isSqliteBusy(error: unknown): boolean {
+  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
+  return code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && (errcode & 0xff) === 5;
+}
 
 export function toSqliteValue(value: unknown): SQLInputValue {
   if (typeof value === 'boolean') return value ? 1 : 0;
@@ -43,12 +69,11 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   constructor(path: string) {
     this.#path = path;
     this.#db = new DatabaseSync(path);
-    // WAL lets the CLI write while the server reads; the busy timeout makes a second process wait
-    // for the write lock instead of failing at once.
+    // WAL lets the CLI write while the server reads. No busy_timeout: waits for the write lock are
+    // asynchronous (LockWaitingConnection).
     this.#db.exec('PRAGMA journal_mode = WAL');
     this.#db.exec('PRAGMA synchronous = NORMAL');
     this.#db.exec('PRAGMA foreign_keys = ON');
-    this.#db.exec('PRAGMA busy_timeout = 5000');
     // A grouped commit runs each write in a savepoint (durability.ts), so SQLite journals every page a
     // write touches that an earlier write of the group had already changed: past 64 KiB (a group of
     // a dozen tokens) that statement journal spilled to a temporary file, opened, unlinked and written
@@ -120,6 +145,11 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     this.#checkpointer = worker;
   }
 
+  /** Whether a transaction is open on the main connection. */
+  get inTransaction(): boolean {
+    return this.#db.isTransaction;
+  }
+
   /** The database file (or `:memory:`). */
   get path(): string {
     return this.#path;
@@ -132,5 +162,88 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     if (this.#reader?.db.isOpen) this.#reader.db.close();
     this.#statements.clear();
     if (this.#db.isOpen) this.#db.close();
+  }
+}
+
+/**
+ * Kysely's connection over `database`, trying a statement refused with SQLITE_BUSY outside a
+ * transaction again on a timer (see the top of this file). node:sqlite answers synchronously, so a
+ * statement that gets the lock costs no more than before: no promise, no timer.
+ */
+class LockWaitingConnection implements DatabaseConnection {
+  readonly #inner: DatabaseConnection;
+  readonly #database: NodeSqliteDatabase;
+
+  constructor(inner: DatabaseConnection, database: NodeSqliteDatabase) {
+    this.#inner = inner;
+    this.#database = database;
+  }
+
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    try {
+      return this.#inner.executeQuery<R>(query);
+    } catch (error) {
+      return this.#waitForLock<R>(query, error);
+    }
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.#inner.streamQuery<R>(query, chunkSize);
+  }
+
+  /**
+   * Only outside a transaction: a BEGIN IMMEDIATE or an autocommitted statement, refused before it
+   * did anything. A transaction holds the lock from its BEGIN, so a refusal inside one is no wait.
+   */
+  #mayWait(error: unknown): boolean {
+    return isSqliteBusy(error) && !this.#database.inTransaction;
+  }
+
+  /** `query` again once `refusal` (its first try's error) was the lock being taken, until LOCK_WAIT_MS have passed. */
+  async #waitForLock<R>(query: CompiledQuery, refusal: unknown): Promise<QueryResult<R>> {
+    if (!this.#mayWait(refusal)) throw refusal;
+    const deadline = performance.now() + LOCK_WAIT_MS;
+    for (let pause = 1; ; pause = Math.min(pause * 2, LOCK_RETRY_MAX_MS)) {
+      await sleep(Math.min(pause, Math.max(0, deadline - performance.now())));
+      try {
+        return await this.#inner.executeQuery<R>(query);
+      } catch (error) {
+        if (!this.#mayWait(error) || performance.now() >= deadline) throw error;
+      }
+    }
+  }
+}
+
+/** Kysely's SQLite driver, with transactions that begin IMMEDIATE on a LockWaitingConnection. */
+class LockWaitingDriver extends SqliteDriver {
+  readonly #database: NodeSqliteDatabase;
+  #connection: LockWaitingConnection | undefined;
+
+  constructor(database: NodeSqliteDatabase) {
+    super({ database });
+    this.#database = database;
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const inner = await super.acquireConnection();
+    return (this.#connection ??= new LockWaitingConnection(inner, this.#database));
+  }
+
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(BEGIN_IMMEDIATE);
+  }
+}
+
+/** Kysely's SQLite dialect over `database`, waiting for other connections' write locks as above. */
+export class LockWaitingSqliteDialect extends SqliteDialect {
+  readonly #database: NodeSqliteDatabase;
+
+  constructor(database: NodeSqliteDatabase) {
+    super({ database });
+    this.#database = database;
+  }
+
+  override createDriver(): Driver {
+    return new LockWaitingDriver(this.#database);
   }
 }
