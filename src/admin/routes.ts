@@ -167,7 +167,9 @@ async function importRoute(app: App, { deps }: { deps: AdminRouteDeps }): Promis
     // so the API and `wfs import` report the same problems, each at its exact path (/shifts/3/start).
     validatorCompiler: () => (value: unknown) => ({ value }),
   }, async (request, reply) => {
-    const outcome = await importedCompanyData(deps.db, deps.config, request.params.companyId, request.body as unknown as Buffer, 'The request body');
+    // A POST without a body reaches no parser: the worker reads it as the empty, malformed document it is.
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const outcome = await importedCompanyData(deps.db, deps.config, request.params.companyId, body, 'The request body');
     return 'problems' in outcome ? sendRejection(request, reply, outcome) : outcome;
   });
 }

@@ -421,6 +421,10 @@ test('the import body, read in a worker thread, is refused as any JSON body: not
     assert.ok(answer.requestId, name);
   }
   assert.deepEqual((await send('{"departments":[{"ref":"d","name":"a\\u0000b","code":"D"}]}')).body.errors?.map((e) => e.path), ['/departments/0/name']);
+  // No body at all reaches no body parser (a 500 before, found by the fuzz test).
+  const bodiless = await server.fetch(`${server.baseUrl}/api/v1/admin/companies/${companyId}/import`, { method: 'POST', headers: bearer(ADMIN_TOKEN) });
+  assert.equal(bodiless.status, 400);
+  assert.equal(((await bodiless.json()) as { code: string }).code, 'malformed_body');
   const stored = await server.ctx.db.selectFrom('departments').select('ref').where('company_id', '=', companyId).execute();
   assert.deepEqual(stored, []);
 });
