@@ -167,9 +167,8 @@ async function importRoute(app: App, { deps }: { deps: AdminRouteDeps }): Promis
     // so the API and `wfs import` report the same problems, each at its exact path (/shifts/3/start).
     validatorCompiler: () => (value: unknown) => ({ value }),
   }, async (request, reply) => {
-    // No body at all (no content type either: no parser ran) is read as an empty document, which the
-    // worker refuses like an empty file given to `wfs import`.
-    const body = (request.body as unknown as Buffer | undefined) ?? Buffer.alloc(0);
+    // A POST without a body reaches no parser: the worker reads it as the empty, malformed document it is.
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const outcome = await importedCompanyData(deps.db, deps.config, request.params.companyId, body, 'The request body');
     return 'problems' in outcome ? sendRejection(request, reply, outcome) : outcome;
   });

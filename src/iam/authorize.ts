@@ -16,7 +16,7 @@ import { verifyApiUser } from './login.ts';
 import { CSRF_FIELD, loginPage } from './login-page.ts';
 import { identifierPage } from './identifier-page.ts';
 import { NO_FEDERATION, type FederatedLogin, type LoginFederation } from './federation.ts';
-import { HtmlPage } from './oauth-schemas.ts';
+import { HtmlPage, PAGE_EXTRAS, PageRedirect } from './oauth-schemas.ts';
 import { pageSecurityHeaders } from './page-security.ts';
 import type { Throttle } from './throttle.ts';
 
@@ -38,13 +38,14 @@ function tooManyAttempts(retryAfter: number): ProblemError {
 }
 
 const responses = {
-  200: HtmlPage('The login form'),
-  302: Type.Null({ description: 'To redirect_uri with code, state and iss — or with error, error_description, state and iss' }),
+  200: HtmlPage('The login form', PAGE_EXTRAS.formCookie),
+  302: PageRedirect('To redirect_uri with code, state and iss — or with error, error_description, state and iss'),
   400: HtmlPage('Unknown client, or a malformed or unregistered redirect_uri: an error page, never a redirect'),
-  401: HtmlPage('Wrong email or secret: the form again, with a generic message'),
-  403: HtmlPage('Missing or wrong CSRF token: the form again; or a secret sent where the organisation enforces SSO'),
+  401: HtmlPage('Wrong email or secret: the form again, with a generic message', PAGE_EXTRAS.formCookie),
+  403: HtmlPage('Missing or wrong CSRF token: the form again; or a secret sent where the organisation enforces SSO', PAGE_EXTRAS.formCookie),
   502: HtmlPage('The organisation\'s identity provider could not be reached'),
-  429: HtmlPage('Too many attempts; see Retry-After'),
+  429: HtmlPage('Too many attempts; see Retry-After', PAGE_EXTRAS.retryAfter),
+  503: HtmlPage('The database is briefly unavailable; retry after Retry-After', PAGE_EXTRAS.retryAfter),
 };
 
 export async function authorizeRoutes(app: App, { deps, throttle, federation }: { deps: Pick<IdentityDeps, 'db' | 'clock' | 'config'>; throttle: Throttle; federation?: LoginFederation | undefined }): Promise<void> {

@@ -7,7 +7,7 @@ import type { IssuerDeps } from './issuer.ts';
 import { oauth } from '../platform/errors.ts';
 import { bearerToken } from './bearer-authentication.ts';
 import { enforceRateLimit } from './client-auth.ts';
-import { NO_STORE, TokenResponse, oauthErrorResponses } from './oauth-schemas.ts';
+import { NO_STORE, TokenResponse, notStored, oauthErrorResponses } from './oauth-schemas.ts';
 import { NoQuery } from '../platform/schemas.ts';
 import { RenewalRefused, renewTokens, verifyPresentedRefreshToken } from './renewal.ts';
 import type { Throttle } from './throttle.ts';
@@ -40,7 +40,7 @@ export async function idTokenRoutes(app: App, { deps, throttle }: { deps: Issuer
       'A superseded refresh token works for REFRESH_GRACE_SECONDS more; used later, the whole login is revoked.',
     security: [{ refreshToken: [] }],
     querystring: NoQuery,
-    response: { 200: TokenResponse, ...oauthErrorResponses(401, 429, 503) },
+    response: { 200: notStored(TokenResponse), ...oauthErrorResponses(401, 429, 503) },
   });
   app.post('/api/v1/iam/idToken', { config: { errorFormat: 'oauth' }, schema: schema('idToken') }, renew);
   app.get('/api/v1/iam/idToken', { config: { errorFormat: 'oauth' }, schema: schema('idTokenGet') }, renew);

@@ -1,6 +1,7 @@
 // Schemas of the OAuth endpoints' bodies (RFC 6749 snake_case), declared once for validation,
 // serialisation and the OpenAPI document.
 import { Type, type Static, type TSchema } from 'typebox';
+import { PAGE_HEADER_MEANINGS } from './page-security.ts';
 
 export const TokenResponse = Type.Object(
   {
@@ -26,14 +27,54 @@ const DESCRIPTIONS: Record<number, string> = {
   413: 'invalid_request: the body is over 64 KiB',
   415: 'Body is neither JSON nor form-encoded',
   429: 'invalid_request: over the client\'s per-minute budget, or penalised after failed client authentications; see Retry-After',
-  503: 'Database unavailable; retry',
+  503: 'Database unavailable; retry after Retry-After',
+};
+
+/**
+ * Response headers as the OpenAPI document declares them (@fastify/swagger reads `headers` off a
+ * response schema): every header an answer carries, so that a client generated from the document
+ * knows each one (test/openapi/openapi.test.ts compares them with what is sent).
+ */
+type HeaderDeclarations = Record<string, { type: string; description: string; minimum?: number }>;
+
+const header = (description: string) => ({ type: 'string', description });
+const RETRY_AFTER: HeaderDeclarations = { 'Retry-After': { type: 'integer', minimum: 0, description: 'Seconds to wait before retrying.' } };
+const NOT_STORED: HeaderDeclarations = { 'Cache-Control': header('`no-store`: the answer may carry a token (RFC 6749 §5.1).') };
+
+/** Headers of an OAuth error answer besides Cache-Control, by status. */
+const ERROR_HEADERS: Record<number, HeaderDeclarations> = {
+  401: {
+    'WWW-Authenticate': header(
+      'At token and revoke `Basic realm="token"` (invalid_client, RFC 6749 §5.2); at idToken `Bearer` without a token, `Bearer error="invalid_token", error_description="…"` for a bad one (RFC 6750 §3).',
+    ),
+  },
+  429: RETRY_AFTER,
+  503: RETRY_AFTER,
 };
 
 export function oauthErrorResponses(...statuses: number[]): Record<number, TSchema> {
-  return Object.fromEntries(statuses.map((s) => [s, { ...OAuthErrorBody, description: DESCRIPTIONS[s] ?? 'Error' }]));
+  return Object.fromEntries(statuses.map((s) => [s, { ...OAuthErrorBody, description: DESCRIPTIONS[s] ?? 'Error', headers: { ...NOT_STORED, ...ERROR_HEADERS[s] } }]));
 }
-
-export const HtmlPage = (description: string) => Type.String({ description: `${description} (text/html)` });
 
 /** Headers of every response that carries a token (RFC 6749 §5.1). */
 export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
+
+/** An OAuth success: `schema` sent with NO_STORE, declared so. */
+export function notStored<T extends TSchema>(schema: T): T {
+  return { ...schema, headers: { ...NOT_STORED, Pragma: header('`no-cache` (HTTP/1.0 caches).') } };
+}
+
+const PAGE_HEADERS: HeaderDeclarations = Object.fromEntries(Object.entries(PAGE_HEADER_MEANINGS).map(([name, meaning]) => [name, header(meaning)]));
+
+/** What an HTML page's answer carries besides the page headers (pageSecurityHeaders). */
+export const PAGE_EXTRAS = {
+  retryAfter: RETRY_AFTER,
+  formCookie: { 'Set-Cookie': header('The login form\'s CSRF cookie, sent back with the form.') },
+  location: { Location: header('Where the browser goes next.') },
+} satisfies Record<string, HeaderDeclarations>;
+
+/** An HTML page (the page headers on every one), with `extras` headers. */
+export const HtmlPage = (description: string, extras: HeaderDeclarations = {}) => Type.String({ description: `${description} (text/html)`, headers: { ...PAGE_HEADERS, ...extras } });
+
+/** A page's redirect: the page headers and Location. */
+export const PageRedirect = (description: string) => Type.Null({ description, headers: { ...PAGE_HEADERS, ...PAGE_EXTRAS.location } });

@@ -24,3 +24,13 @@ export function pageSecurityHeaders(formTargets: string[] = []): Record<string, 
     Pragma: 'no-cache',
   };
 }
+
+/** What each page header means to a reader of the OpenAPI document (HtmlPage declares them on every page). */
+export const PAGE_HEADER_MEANINGS: Record<keyof ReturnType<typeof pageSecurityHeaders>, string> = {
+  'Content-Security-Policy': 'Only the page\'s own stylesheet, no script; forms post only to this service (and the login page\'s to the client\'s redirect origin); never framed.',
+  'X-Frame-Options': '`DENY`: never framed (for browsers without CSP frame-ancestors).',
+  'X-Content-Type-Options': '`nosniff`.',
+  'Referrer-Policy': '`no-referrer`: the page\'s address may hold a code.',
+  'Cache-Control': '`no-store`.',
+  Pragma: '`no-cache` (HTTP/1.0 caches).',
+};

@@ -9,7 +9,7 @@ import { recordAudit } from './audit.ts';
 import { authenticateClient, enforceRateLimit } from './client-auth.ts';
 import { loadGrantContext, revokeGrantNow } from './grants.ts';
 import { requireOAuthBody } from './oauth-body.ts';
-import { NO_STORE, oauthErrorResponses } from './oauth-schemas.ts';
+import { NO_STORE, notStored, oauthErrorResponses } from './oauth-schemas.ts';
 import type { Throttle } from './throttle.ts';
 import { grantOfToken } from './tokens.ts';
 
@@ -49,7 +49,7 @@ export async function revocationRoutes(app: App, { deps, throttle }: { deps: Rev
         security: [{ clientSecretBasic: [] }, {}],
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: RevocationRequest,
-        response: { 200: Type.Object({}, { description: 'Revoked, or nothing to revoke: an empty object' }), ...oauthErrorResponses(400, 401, 413, 415, 429, 503) },
+        response: { 200: notStored(Type.Object({}, { description: 'Revoked, or nothing to revoke: an empty object' })), ...oauthErrorResponses(400, 401, 413, 415, 429, 503) },
       },
     },
     async (request, reply) => {

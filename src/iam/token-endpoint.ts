@@ -15,7 +15,7 @@ import { grantRefusal, issueIdToken, issueRefreshToken, tokenResponse } from './
 import type { IssuerDeps } from './issuer.ts';
 import type { IdentityDeps } from './identity-deps.ts';
 import { requireOAuthBody } from './oauth-body.ts';
-import { NO_STORE, TokenResponse, oauthErrorResponses } from './oauth-schemas.ts';
+import { NO_STORE, TokenResponse, notStored, oauthErrorResponses } from './oauth-schemas.ts';
 import { RenewalRefused, renewTokens, verifyPresentedRefreshToken } from './renewal.ts';
 import type { Throttle } from './throttle.ts';
 import { DEFAULT_AUDIENCE, type TokenSubject } from './tokens.ts';
@@ -185,7 +185,7 @@ export async function tokenRoutes(app: App, { deps: issuer, throttle }: { deps: 
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         querystring: TokenQuery,
         body: TokenRequest,
-        response: { 200: TokenResponse, ...oauthErrorResponses(400, 401, 413, 415, 429, 503) },
+        response: { 200: notStored(TokenResponse), ...oauthErrorResponses(400, 401, 413, 415, 429, 503) },
       },
     },
     async (request, reply) => {

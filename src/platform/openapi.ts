@@ -79,12 +79,12 @@ function baseDocument(config: Config): Json {
         },
         oauth: {
           type: 'oauth2',
-          description: 'Authorization code flow (PKCE S256 supported) with the API User\'s email and secret. The refresh token it returns is exchanged at idToken for ID tokens.',
+          description: 'Authorization code flow (PKCE S256 supported) with the API User\'s email and secret. The refresh token it returns is exchanged at idToken (`Authorization: Bearer <refresh_token>`) for ID tokens, which every client may do. `refreshUrl` is the token endpoint because that is what takes a standard refresh (`grant_type=refresh_token&refresh_token=…` with client authentication), and it does so only for clients whose operator enabled the `refresh_token` grant (others get `400 unauthorized_client`); idToken is no refreshUrl, as it answers such a request `401`.',
           flows: {
             authorizationCode: {
               authorizationUrl: `${config.authUrl}/oauth/authorize`,
               tokenUrl: `${config.issuer}/oauth/token`,
-              refreshUrl: `${config.issuer}/idToken`,
+              refreshUrl: `${config.issuer}/oauth/token`,
               scopes: { all: 'Everything the API User may do (the only scope).' },
             },
           },

@@ -77,8 +77,8 @@ function scalarConfiguration(config: Config, origin: string, clientId: string | 
               authorizationUrl: `${config.authUrl}/oauth/authorize`,
               tokenUrl,
               // Scalar's "Refresh" speaks RFC 6749 (grant_type=refresh_token with client
-              // authentication), which idToken (the document's refreshUrl) does not: point it at the
-              // token endpoint, where it works for clients with the refresh_token grant.
+              // authentication): the token endpoint, on the page's own origin like tokenUrl (it works
+              // for clients with the refresh_token grant).
               refreshUrl: tokenUrl,
               'x-scalar-redirect-uri': referenceRedirectUri(origin),
               'x-usePkce': 'SHA-256',

@@ -366,13 +366,6 @@ test('POST /companies/{id}/import answers the counts per entity; a bad document 
   assert.equal(unknown.status, 404);
 });
 
-test('an import without a body (nor a content type) is 400 malformed_body, as an empty file given to wfs import', async () => {
-  const companyId = await newCompany();
-  const answer = await admin('POST', `/companies/${companyId}/import`);
-  assert.deepEqual([answer.status, answer.body.code], [400, 'malformed_body']);
-  assert.match(answer.type, /^application\/problem\+json/);
-});
-
 test('a rejected import lists each entry\'s problems of shape and of reference together, by entry then field', async () => {
   const companyId = await newCompany();
   // The black-box review's example: the bad start hid both unknown refs ("has 1 problem").
@@ -428,6 +421,10 @@ test('the import body, read in a worker thread, is refused as any JSON body: not
     assert.ok(answer.requestId, name);
   }
   assert.deepEqual((await send('{"departments":[{"ref":"d","name":"a\\u0000b","code":"D"}]}')).body.errors?.map((e) => e.path), ['/departments/0/name']);
+  // No body at all reaches no body parser (a 500 before, found by the fuzz test).
+  const bodiless = await server.fetch(`${server.baseUrl}/api/v1/admin/companies/${companyId}/import`, { method: 'POST', headers: bearer(ADMIN_TOKEN) });
+  assert.equal(bodiless.status, 400);
+  assert.equal(((await bodiless.json()) as { code: string }).code, 'malformed_body');
   const stored = await server.ctx.db.selectFrom('departments').select('ref').where('company_id', '=', companyId).execute();
   assert.deepEqual(stored, []);
 });

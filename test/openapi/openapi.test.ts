@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
-import { bearer } from '../support/tenants.ts';
+import { bearer, mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
+import { codeExchange, openLoginForm, type TokenBody } from '../support/login.ts';
+import { authorizeUrl, defaultParams, postToken, renewAtIdToken, submitLogin } from '../iam/helpers.ts';
 
 interface Operation {
   operationId?: string;
@@ -22,7 +24,7 @@ interface Document {
   servers: { url: string }[];
   tags: { name: string; description: string }[];
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, { type: string; scheme?: string; flows?: Record<string, unknown> }>; schemas: Record<string, unknown>; responses: Record<string, unknown> };
+  components: { securitySchemes: Record<string, { type: string; scheme?: string; description?: string; flows?: Record<string, unknown> }>; schemas: Record<string, unknown>; responses: Record<string, { headers?: Record<string, unknown> }> };
 }
 
 const run = promisify(execFile);
@@ -87,12 +89,14 @@ test('the document is OpenAPI 3.1 with info, contact, license and a server relat
 
 test('the security schemes: oauth (authorization code against this issuer), idToken and adminToken bearer', () => {
   const { oauth, idToken, adminToken } = document.components.securitySchemes;
+  // refreshUrl takes a standard refresh (grant_type=refresh_token): the token endpoint, not idToken (a bearer exchange).
   assert.deepEqual(oauth?.flows?.authorizationCode, {
     authorizationUrl: 'http://login.localhost:9999/oauth/authorize',
     tokenUrl: `${server.baseUrl}/api/v1/iam/oauth/token`,
-    refreshUrl: `${server.baseUrl}/api/v1/iam/idToken`,
+    refreshUrl: `${server.baseUrl}/api/v1/iam/oauth/token`,
     scopes: { all: 'Everything the API User may do (the only scope).' },
   });
+  assert.match(oauth?.description ?? '', /grant_type=refresh_token/);
   assert.equal(idToken?.type, 'http');
   assert.equal(idToken?.scheme, 'bearer');
   assert.equal(adminToken?.type, 'http');
@@ -178,6 +182,81 @@ test('the headers the document gives a secured answer are the ones the service s
   const again = await fetch(url, { headers: { ...bearer(token), 'if-none-match': etag } });
   assert.equal(again.status, 304);
   for (const name of Object.keys(document.paths['/api/v1/company/configuration']?.get?.responses['304']?.headers ?? {})) assert.ok(again.headers.get(name), `304 ${name} sent`);
+});
+
+/** Headers of the connection and the body, which the document leaves to HTTP itself. */
+const TRANSPORT = new Set(['connection', 'keep-alive', 'date', 'content-length', 'content-type', 'transfer-encoding']);
+
+/** The header names the document declares for `status` of `method path`, lower case (a shared answer's through its $ref). */
+function declaredHeaders(doc: Document, method: string, path: string, status: number): string[] {
+  const response = doc.paths[path]?.[method.toLowerCase()]?.responses[String(status)];
+  assert.ok(response, `${method} ${path} documents ${status}`);
+  const shared = response.$ref ? doc.components.responses[response.$ref.split('/').pop() ?? ''] : undefined;
+  return Object.keys((shared ?? response).headers ?? {}).map((name) => name.toLowerCase()).sort();
+}
+
+/** Sends until the answer is 429 (the limit is a few requests a minute), and answers that. */
+async function untilRefused(send: () => Promise<Response>): Promise<Response> {
+  for (let attempt = 0; attempt < 8; attempt += 1) {
+    const response = await send();
+    if (response.status === 429) return response;
+    await response.text();
+  }
+  throw new Error('never refused with 429');
+}
+
+test('the OAuth endpoints and the login page send exactly the headers the document declares on each answer', async () => {
+  const oauthServer = await startTestServer({ RATE_LIMIT_TOKEN_PER_MINUTE: '3' });
+  try {
+    const served = (await (await fetch(`${oauthServer.baseUrl}/openapi.json`)).json()) as Document;
+    const { issuer } = oauthServer.config;
+    const tenant = await provisionTenant(oauthServer.ctx);
+    const spent = await provisionTenant(oauthServer.ctx);
+    const form = (client: Tenant, fields: Record<string, string>, authorization?: string) => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization ? { authorization } : {}) },
+      body: new URLSearchParams({ client_id: client.clientId, client_secret: client.clientSecret, ...fields }).toString(),
+    });
+    const answers: Array<[string, string, () => Promise<Response>]> = [];
+    const login = await openLoginForm(authorizeUrl(oauthServer, defaultParams(tenant)));
+    answers.push(['GET', '/oauth/authorize', async () => login.response]);
+    const submitted = await submitLogin(oauthServer, login, { email: tenant.email, secret: tenant.secret });
+    answers.push(['POST', '/oauth/authorize', async () => submitted]);
+    const code = new URL(submitted.headers.get('location') ?? '').searchParams.get('code') ?? '';
+    const exchanged = await postToken(oauthServer, codeExchange(tenant, code), { form: true });
+    const tokens = (await exchanged.clone().json()) as TokenBody;
+    answers.push(
+      ['POST', '/api/v1/iam/oauth/token', async () => exchanged],
+      ['POST', '/api/v1/iam/oauth/token', () => postToken(oauthServer, { grant_type: 'password' }, { form: true })],
+      ['POST', '/api/v1/iam/oauth/token', () => postToken(oauthServer, { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: 'wrong' }, { form: true })],
+      ['POST', '/api/v1/iam/oauth/token', () => untilRefused(() => postToken(oauthServer, { grant_type: 'client_credentials', client_id: spent.clientId, client_secret: spent.clientSecret }, { form: true }))],
+      ['POST', '/api/v1/iam/idToken', () => renewAtIdToken(oauthServer, tokens.refresh_token ?? '')],
+      ['POST', '/api/v1/iam/idToken', () => oauthServer.fetch(`${issuer}/idToken`, { method: 'POST' })],
+      ['GET', '/api/v1/iam/idToken', () => renewAtIdToken(oauthServer, 'not-a-token', 'GET')],
+      ['POST', '/api/v1/iam/idToken', async () => untilRefused(async () => renewAtIdToken(oauthServer, (await mintTokens(oauthServer.ctx, spent)).refresh_token ?? ''))],
+      ['POST', '/api/v1/iam/oauth/revoke', () => oauthServer.fetch(`${issuer}/oauth/revoke`, form(tenant, { token: tokens.refresh_token ?? '' }))],
+      ['POST', '/api/v1/iam/oauth/revoke', () => oauthServer.fetch(`${issuer}/oauth/revoke`, form(tenant, { token: 'x', client_secret: 'wrong' }))],
+      ['POST', '/api/v1/iam/oauth/revoke', () => untilRefused(() => oauthServer.fetch(`${issuer}/oauth/revoke`, form(spent, { token: 'x' })))],
+      ['GET', '/oauth/authorize', () => untilRefused(() => fetch(authorizeUrl(oauthServer, defaultParams(spent))))],
+    );
+    const statuses = new Set<string>();
+    for (const [method, path, send] of answers) {
+      const response = await send();
+      if (!response.bodyUsed) await response.text();
+      const sent = [...response.headers.keys()].filter((name) => !TRANSPORT.has(name)).sort();
+      assert.deepEqual(sent, declaredHeaders(served, method, path, response.status), `${method} ${path} ${response.status}`);
+      statuses.add(`${method} ${path} ${response.status}`);
+    }
+    for (const expected of ['POST /api/v1/iam/oauth/token 401', 'POST /api/v1/iam/oauth/token 429', 'GET /api/v1/iam/idToken 401', 'POST /api/v1/iam/idToken 429', 'POST /api/v1/iam/oauth/revoke 429', 'GET /oauth/authorize 429', 'POST /oauth/authorize 302']) {
+      assert.ok(statuses.has(expected), `${expected} among ${[...statuses].join(', ')}`);
+    }
+    // 503 (the database down) is not reached here; its Retry-After is declared with the 429's.
+    for (const path of ['/api/v1/iam/oauth/token', '/api/v1/iam/idToken', '/api/v1/iam/oauth/revoke', '/oauth/authorize']) {
+      assert.ok(declaredHeaders(served, path === '/api/v1/iam/idToken' || path === '/oauth/authorize' ? 'GET' : 'POST', path, 503).includes('retry-after'), `${path} 503 Retry-After`);
+    }
+  } finally {
+    await oauthServer.close();
+  }
 });
 
 test('the operator API is documented with the adminToken scheme and the shared 503', () => {

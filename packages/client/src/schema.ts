@@ -5996,6 +5996,10 @@ export interface operations {
             /** @description OAuth 2.0 token response (sent with Cache-Control: no-store) */
             200: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6019,6 +6023,10 @@ export interface operations {
             /** @description invalid_client (token, revoke) or invalid_token (idToken), with WWW-Authenticate */
             401: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description At token and revoke `Basic realm="token"` (invalid_client, RFC 6749 §5.2); at idToken `Bearer` without a token, `Bearer error="invalid_token", error_description="…"` for a bad one (RFC 6750 §3). */
+                    "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6033,6 +6041,10 @@ export interface operations {
             /** @description invalid_request: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6045,9 +6057,13 @@ export interface operations {
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
-            /** @description Database unavailable; retry */
+            /** @description Database unavailable; retry after Retry-After */
             503: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6073,7 +6089,10 @@ export interface operations {
             /** @description OAuth 2.0 token response (sent with Cache-Control: no-store) */
             200: {
                 headers: {
-                    "Cache-Control": components["headers"]["NoStore"];
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6097,6 +6116,10 @@ export interface operations {
             /** @description invalid_client (token, revoke) or invalid_token (idToken), with WWW-Authenticate */
             401: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description At token and revoke `Basic realm="token"` (invalid_client, RFC 6749 §5.2); at idToken `Bearer` without a token, `Bearer error="invalid_token", error_description="…"` for a bad one (RFC 6750 §3). */
+                    "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6111,6 +6134,10 @@ export interface operations {
             /** @description invalid_request: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6123,9 +6150,13 @@ export interface operations {
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
-            /** @description Database unavailable; retry */
+            /** @description Database unavailable; retry after Retry-After */
             503: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6174,7 +6205,10 @@ export interface operations {
             /** @description Revoked, or nothing to revoke: an empty object */
             200: {
                 headers: {
-                    "Cache-Control": components["headers"]["NoStore"];
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6185,6 +6219,8 @@ export interface operations {
             /** @description invalid_request, invalid_grant, invalid_scope, invalid_target, unauthorized_client or unsupported_grant_type */
             400: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6199,6 +6235,10 @@ export interface operations {
             /** @description invalid_client (token, revoke) or invalid_token (idToken), with WWW-Authenticate */
             401: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description At token and revoke `Basic realm="token"` (invalid_client, RFC 6749 §5.2); at idToken `Bearer` without a token, `Bearer error="invalid_token", error_description="…"` for a bad one (RFC 6750 §3). */
+                    "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6214,6 +6254,8 @@ export interface operations {
             /** @description invalid_request: the body is over 64 KiB */
             413: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6228,6 +6270,8 @@ export interface operations {
             /** @description Body is neither JSON nor form-encoded */
             415: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6242,6 +6286,10 @@ export interface operations {
             /** @description invalid_request: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6254,9 +6302,13 @@ export interface operations {
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
-            /** @description Database unavailable; retry */
+            /** @description Database unavailable; retry after Retry-After */
             503: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6321,7 +6373,10 @@ export interface operations {
             /** @description OAuth 2.0 token response (sent with Cache-Control: no-store) */
             200: {
                 headers: {
-                    "Cache-Control": components["headers"]["NoStore"];
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6345,6 +6400,8 @@ export interface operations {
             /** @description invalid_request, invalid_grant, invalid_scope, invalid_target, unauthorized_client or unsupported_grant_type */
             400: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6359,6 +6416,10 @@ export interface operations {
             /** @description invalid_client (token, revoke) or invalid_token (idToken), with WWW-Authenticate */
             401: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description At token and revoke `Basic realm="token"` (invalid_client, RFC 6749 §5.2); at idToken `Bearer` without a token, `Bearer error="invalid_token", error_description="…"` for a bad one (RFC 6750 §3). */
+                    "WWW-Authenticate"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6374,6 +6435,8 @@ export interface operations {
             /** @description invalid_request: the body is over 64 KiB */
             413: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6388,6 +6451,8 @@ export interface operations {
             /** @description Body is neither JSON nor form-encoded */
             415: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6402,6 +6467,10 @@ export interface operations {
             /** @description invalid_request: over the client's per-minute budget, or penalised after failed client authentications; see Retry-After */
             429: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6414,9 +6483,13 @@ export interface operations {
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
-            /** @description Database unavailable; retry */
+            /** @description Database unavailable; retry after Retry-After */
             503: {
                 headers: {
+                    /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6914,6 +6987,18 @@ export interface operations {
             /** @description The code, the state and the curl command (text/html) */
             200: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6924,6 +7009,18 @@ export interface operations {
             /** @description Bad query (text/html) */
             400: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7032,6 +7129,20 @@ export interface operations {
             /** @description The login form (text/html) */
             200: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description The login form's CSRF cookie, sent back with the form. */
+                    "Set-Cookie"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7042,6 +7153,20 @@ export interface operations {
             /** @description To redirect_uri with code, state and iss — or with error, error_description, state and iss */
             302: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7050,6 +7175,18 @@ export interface operations {
             /** @description Unknown client, or a malformed or unregistered redirect_uri: an error page, never a redirect (text/html) */
             400: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7060,6 +7197,20 @@ export interface operations {
             /** @description Wrong email or secret: the form again, with a generic message (text/html) */
             401: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description The login form's CSRF cookie, sent back with the form. */
+                    "Set-Cookie"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7070,6 +7221,20 @@ export interface operations {
             /** @description Missing or wrong CSRF token: the form again; or a secret sent where the organisation enforces SSO (text/html) */
             403: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description The login form's CSRF cookie, sent back with the form. */
+                    "Set-Cookie"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7080,6 +7245,20 @@ export interface operations {
             /** @description Too many attempts; see Retry-After (text/html) */
             429: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7091,6 +7270,42 @@ export interface operations {
             /** @description The organisation's identity provider could not be reached (text/html) */
             502: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The database is briefly unavailable; retry after Retry-After (text/html) */
+            503: {
+                headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7139,7 +7354,20 @@ export interface operations {
             /** @description The login form (text/html) */
             200: {
                 headers: {
-                    "Cache-Control": components["headers"]["NoStore"];
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description The login form's CSRF cookie, sent back with the form. */
+                    "Set-Cookie"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7150,7 +7378,20 @@ export interface operations {
             /** @description To redirect_uri with code, state and iss — or with error, error_description, state and iss */
             302: {
                 headers: {
-                    "Cache-Control": components["headers"]["NoStore"];
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7159,6 +7400,18 @@ export interface operations {
             /** @description Unknown client, or a malformed or unregistered redirect_uri: an error page, never a redirect (text/html) */
             400: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7169,6 +7422,20 @@ export interface operations {
             /** @description Wrong email or secret: the form again, with a generic message (text/html) */
             401: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description The login form's CSRF cookie, sent back with the form. */
+                    "Set-Cookie"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7179,6 +7446,20 @@ export interface operations {
             /** @description Missing or wrong CSRF token: the form again; or a secret sent where the organisation enforces SSO (text/html) */
             403: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description The login form's CSRF cookie, sent back with the form. */
+                    "Set-Cookie"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7190,6 +7471,20 @@ export interface operations {
             /** @description Too many attempts; see Retry-After (text/html) */
             429: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7201,6 +7496,42 @@ export interface operations {
             /** @description The organisation's identity provider could not be reached (text/html) */
             502: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The database is briefly unavailable; retry after Retry-After (text/html) */
+            503: {
+                headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7239,6 +7570,18 @@ export interface operations {
             /** @description Unknown, used or expired state; another browser (text/html) */
             400: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7249,6 +7592,18 @@ export interface operations {
             /** @description No matching API User, unverified email … (text/html) */
             403: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7259,6 +7614,18 @@ export interface operations {
             /** @description Too many failed sign-ins from this address (text/html) */
             429: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7270,6 +7637,18 @@ export interface operations {
             /** @description The provider could not be reached (text/html) */
             502: {
                 headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Only the page's own stylesheet, no script; forms post only to this service (and the login page's to the client's redirect origin); never framed. */
+                    "Content-Security-Policy"?: string;
+                    /** @description `no-cache` (HTTP/1.0 caches). */
+                    Pragma?: string;
+                    /** @description `no-referrer`: the page's address may hold a code. */
+                    "Referrer-Policy"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    /** @description `DENY`: never framed (for browsers without CSP frame-ancestors). */
+                    "X-Frame-Options"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
