@@ -76,7 +76,10 @@ async function run(files: string[], countsFile: string, costsFile: string | unde
   const env = { ...process.env, ...(process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}), ...(costsFile ? { WFS_TEST_COSTS: costsFile } : {}) };
   // The spec report for people; the counts, without test-together's one test per file, for the totals.
   const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${COUNTER}`, `--test-reporter-destination=${countsFile}`];
-  const child = spawn(process.execPath, [...reporters, TOGETHER, ...files], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // --test-force-exit: once every test of the share has finished, the process ends even if a handle
+  // is left open (a reconnect timer of a server a test stopped): a share that ran its tests must not
+  // hold CI for ever. A test that never finishes still does, and Ctrl-C shows where.
+  const child = spawn(process.execPath, ['--test-force-exit', ...reporters, TOGETHER, ...files], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   const output: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
