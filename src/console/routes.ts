@@ -94,9 +94,11 @@ export type AttemptTarget = { step: 'password'; email: string } | { step: 'code'
 export type FailedAttempt = Pick<ConsoleAuditEntry, 'event' | 'organisationId' | 'actor' | 'detail'>;
 
 /**
- * Password attempts from one address, whatever the email, before a penalty. A success does not reset
- * this count (else any account's sign-in would reset it), so successes count too: high enough for an
- * office behind one address, low enough that spraying one password over many emails stops soon.
+ * Failed passwords from one address, whatever the email, before a penalty. Only failures count (each
+ * recorded once its check failed) and nothing resets the count (else any account's sign-in would):
+ * successes never add to it, so an office behind one address is not locked out by its own sign-ins,
+ * and a sprayer is stopped after 50 wrong guesses, then a doubling few. Guesses sent at the same moment
+ * may pass before their failures are recorded; the per-account count still holds each account.
  */
 export const ADDRESS_FAILURES_BEFORE_PENALTY = 50;
 const ADDRESS_KEY = 'console-password-address';
@@ -142,14 +144,16 @@ export async function consoleRoutes(app: App, { deps }: { deps: ConsoleDeps }): 
     root,
     secrets: await loadSecretBox(deps.db, deps.config, (message) => app.log.warn(message)),
     attempt: async (request, target) => {
-      // The address first: an attempt its penalty refuses is not counted against the account.
-      const blocked = (target.step === 'password' ? await throttle.attempt(ADDRESS_KEY, request.ip, ADDRESS_FAILURES_BEFORE_PENALTY) : undefined)
+      // The address first, only looked at (its count is of failed passwords, recorded in `failed`): an
+      // attempt its penalty refuses is not counted against the account.
+      const blocked = (target.step === 'password' ? await throttle.penalised(ADDRESS_KEY, request.ip) : undefined)
         ?? await throttle.attempt(accountKey(target), request.ip);
       if (blocked) throw tooManyAttempts(blocked.retryAfter);
     },
     failed: async (request, target, entry) => {
       const audit = { ...entry, address: request.ip };
       await auditConsole(deps.db, { ...audit, outcome: 'failure' }, deps.clock.now());
+      if (target.step === 'password') await throttle.attempt(ADDRESS_KEY, request.ip, ADDRESS_FAILURES_BEFORE_PENALTY);
       // No penalty was in force when the attempt was reserved, so one in force now was started by this
       // failure (or by one running beside it).
       const [account, address] = await Promise.all([
