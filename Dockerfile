@@ -1,5 +1,5 @@
 # The service image: Node.js 24 runs the TypeScript sources directly (type stripping), so the image
-# needs only the production dependencies and src/ — no build step, no compiler, no dev tooling.
+# needs only the production dependencies and the sources — no build step, no compiler, no dev tooling.
 FROM node:24-slim
 
 ENV NODE_ENV=production
@@ -11,6 +11,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
 COPY src ./src
+# `wfs` (src/cli/main.ts) runs its commands through the integrator CLI's runner and includes its
+# `login` and `api` commands, which call the API through the typed client: their TypeScript sources
+# too (test/app/image.test.ts checks the image holds every file src/ reaches).
+COPY packages/cli/src ./packages/cli/src
+COPY packages/client/src ./packages/client/src
 
 # The default SQLite file lives in ./data; with PostgreSQL (DATABASE_URL=postgres://…) it stays empty.
 RUN mkdir -p /app/data && chown node:node /app/data
