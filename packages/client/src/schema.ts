@@ -319,7 +319,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Enforce SSO for an organisation (its API Users' secrets stop signing in) or stop enforcing it */
+        /** Enforce SSO for an organisation (its API Users' secrets stop signing in, and the grants of earlier secret logins are revoked: their refresh tokens fail at once, their ID tokens within 5 seconds; client-credentials grants stay) or stop enforcing it (revokes nothing) */
         put: operations["adminSetSsoEnforcement"];
         post?: never;
         delete?: never;
