@@ -27,10 +27,12 @@ export type LoginProof = { secretHash: string } | { federation: Federation };
 /**
  * Stores a code for a login checked a moment ago (a secret check is slow on purpose): only if the
  * user is still enabled and still holds what the login was checked against (the same secret hash,
- * or the SSO provider still there), else undefined and nothing stored. One conditional insert, so a
- * reset, disabling or provider removal that finished during the check leaves no code behind; on
- * PostgreSQL it holds a share lock on those rows until it commits, so one still under way either
- * waits for the code and then voids it, or commits first and the insert finds no row.
+ * or the SSO provider still there and the client's `sso` grant still on), else undefined and nothing
+ * stored. One conditional insert, so a reset, disabling, provider removal or withdrawn grant that
+ * finished during the check leaves no code behind; on PostgreSQL it holds a share lock on those rows
+ * until it commits, so one still under way either waits for the code and then voids it (or, for the
+ * grant, lets it stand: withdrawing a grant revokes nothing), or commits first and the insert finds
+ * no row.
  */
 export async function issueAuthorizationCode(db: Db, code: NewCode, ttlSeconds: number, now = Date.now()): Promise<string | undefined> {
   const value = newSecret(32);
@@ -61,7 +63,10 @@ export async function issueAuthorizationCode(db: Db, code: NewCode, ttlSeconds: 
         .where('u.disabled', '=', 0);
       checked = 'secretHash' in proof
         ? checked.where('u.secret_hash', '=', proof.secretHash)
-        : checked.innerJoin('sso_providers as p', (join) => join.on('p.id', '=', proof.federation.providerId));
+        : checked
+          .innerJoin('sso_providers as p', (join) => join.on('p.id', '=', proof.federation.providerId))
+          // The client's `sso` grant (a JSON list), which the operator may have withdrawn meanwhile.
+          .innerJoin('api_clients as c', (join) => join.on('c.id', '=', code.clientId).on('c.grants', 'like', '%"sso"%'));
       return onPostgres(db) ? checked.forShare() : checked;
     })
     .executeTakeFirst();

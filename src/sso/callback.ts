@@ -39,7 +39,7 @@ const EXPLANATIONS: Record<string, { status: number; text: string }> = {
   replayed_callback: { status: 400, text: 'This sign-in answer has already been used. Start the sign-in again from the application.' },
   expired_state: { status: 400, text: 'This sign-in took too long and has expired. Start the sign-in again.' },
   other_browser: { status: 400, text: 'This sign-in was started in another browser. Start the sign-in again in this one.' },
-  request_invalid: { status: 400, text: 'The application\'s sign-in request is no longer valid (its client may have been disabled).' },
+  request_invalid: { status: 400, text: 'The application\'s sign-in request is no longer valid (its client may have been disabled, or single sign-on turned off for it).' },
   provider_removed: { status: 400, text: 'The identity provider of this sign-in has been removed by your organisation.' },
   no_matching_user: { status: 403, text: 'Your organisation\'s identity provider signed you in, but no API User of this application matches that account. Nothing was created; ask your administrator.' },
   email_not_verified: { status: 403, text: 'Your organisation\'s identity provider does not vouch for the email of that account (email_verified is not true), so it cannot be matched to an API User.' },
@@ -47,7 +47,7 @@ const EXPLANATIONS: Record<string, { status: number; text: string }> = {
   hosted_domain_mismatch: { status: 403, text: 'That Google account does not belong to your organisation\'s Google Workspace domain.' },
   user_linked_elsewhere: { status: 403, text: 'The matching API User is already linked to another account of an identity provider.' },
   user_disabled: { status: 403, text: 'The API User is disabled.' },
-  sign_in_withdrawn: { status: 403, text: 'While this sign-in was being checked, your organisation removed its identity provider or disabled the API User: nothing was issued.' },
+  sign_in_withdrawn: { status: 403, text: 'While this sign-in was being checked, your organisation removed its identity provider or disabled the API User, or single sign-on was turned off for the application: nothing was issued.' },
 };
 
 interface FailureContext {
@@ -100,6 +100,9 @@ export async function callbackRoutes(app: App, { runtime, throttle }: { runtime:
     try {
       const checked = await checkAuthorizationRequest(deps.db, deps.config.issuer, pending.request);
       if (!checked.ok || checked.request.client.id !== pending.clientId) return fail(request, reply, 'request_invalid', who);
+      // The operator may have withdrawn the client's `sso` grant since the flow started: SSO is then
+      // closed for the client (CONTRACT §6, §8), however far the flow had come.
+      if (!checked.request.client.grants.includes('sso')) return fail(request, reply, 'request_invalid', who);
       auth = checked.request;
     } catch {
       return fail(request, reply, 'request_invalid', who);

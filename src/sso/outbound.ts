@@ -2,7 +2,9 @@
 // this fetch: https only, and the address each host name resolves to is checked in the connection's
 // own DNS lookup (so a second resolution cannot swap in another address) — nothing loopback, private,
 // link-local or otherwise not public unicast. SSO_ALLOW_INSECURE=1 (development, tests) allows http and
-// such addresses. Answers are capped in size and time.
+// such addresses. Answers are capped in size (1 MiB) and in total time (10 s from the request to the
+// answer's last byte): the caller's signal (openid-client passes its own 30 s one) may end a call
+// sooner, never later.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -54,6 +56,10 @@ function readBody(response: IncomingMessage): Promise<Buffer> {
     });
     response.on('end', () => resolve(Buffer.concat(chunks)));
     response.on('error', reject);
+    // Ended by the signal midway: the body will not come.
+    response.on('close', () => {
+      if (!response.complete) reject(new OutboundFailure('The answer ended before its end.'));
+    });
   });
 }
 
@@ -64,16 +70,26 @@ export interface OutboundInit {
   signal?: AbortSignal | null;
 }
 
+export interface GuardedFetchOptions {
+  /** The total time a call may take (default 10 s); tests lower it. */
+  timeoutMs?: number;
+}
+
 /** A fetch (enough of one for openid-client's customFetch) that applies the checks above. */
-export function guardedFetch(allowInsecure: boolean) {
+export function guardedFetch(allowInsecure: boolean, { timeoutMs = TIMEOUT_MS }: GuardedFetchOptions = {}) {
   return async (input: string | URL, init: OutboundInit = {}): Promise<Response> => {
     const url = new URL(input);
     checkOutboundUrl(url, allowInsecure);
     const headers = Object.fromEntries(new Headers(init.headers ?? {}).entries());
     const body = init.body === undefined || init.body === null ? undefined : String(init.body);
-    const options: RequestOptions = { method: init.method ?? 'GET', headers, lookup: checkedLookup(allowInsecure), timeout: TIMEOUT_MS, signal: init.signal ?? AbortSignal.timeout(TIMEOUT_MS) };
+    // Both signals: the caller's alone would replace the cap (openid-client's is 30 s).
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+    const timedOut = () => new OutboundTimeout(`${url.host} did not answer within ${timeoutMs / 1000} seconds.`);
+    const options: RequestOptions = { method: init.method ?? 'GET', headers, lookup: checkedLookup(allowInsecure), timeout: timeoutMs, signal };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<Response>((resolve, reject) => {
+      const fail = (error: Error) => reject(deadline.aborted ? timedOut() : error);
       const request = send(url, options, (response) => {
         readBody(response).then((bytes) => {
           const answerHeaders = new Headers();
@@ -82,10 +98,10 @@ export function guardedFetch(allowInsecure: boolean) {
           }
           const status = response.statusCode ?? 502;
           resolve(new Response([101, 204, 205, 304].includes(status) ? null : new Uint8Array(bytes), { status, headers: answerHeaders }));
-        }, reject);
+        }, fail);
       });
-      request.on('timeout', () => request.destroy(new OutboundTimeout(`${url.host} did not answer within ${TIMEOUT_MS / 1000} seconds.`)));
-      request.on('error', reject);
+      request.on('timeout', () => request.destroy(timedOut()));
+      request.on('error', fail);
       request.end(body);
     });
   };

@@ -1,7 +1,10 @@
 // One HTTP attempt of a webhook message: POST the signed body to the endpoint, connecting only to an
-// address checked just before (destination.ts), with WEBHOOK_TIMEOUT_MS for the answer to start.
-// Redirects are not followed: a 3xx is a failed attempt. Connections are kept alive per destination,
-// so a busy endpoint gets its messages over one socket instead of a handshake each.
+// address checked just before (destination.ts), with WEBHOOK_TIMEOUT_MS for the whole exchange.
+// Redirects are not followed: a 3xx is a failed attempt. The status decides the attempt; of the answer's
+// body at most MAX_ANSWER_BYTES are read (and dropped) before the same deadline, or the connection is
+// destroyed: a receiver streaming an endless body would otherwise be read for ever. Connections are
+// kept alive per destination, so a busy endpoint gets its messages over one socket instead of a
+// handshake each (an answer read to its end within the cap and the deadline gives its socket back).
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -26,6 +29,9 @@ export interface AttemptOutcome {
 }
 
 const USER_AGENT = 'wfs-webhooks/1 (Standard Webhooks)';
+
+/** The most of an answer's body read: enough for the short acknowledgements receivers send. */
+export const MAX_ANSWER_BYTES = 4 * 1024;
 
 /** Seconds or an HTTP date (RFC 9110 §10.2.3) → milliseconds from `now`; null when absent or unreadable. */
 export function retryAfterMs(header: string | string[] | undefined, now: number): number | null {
@@ -83,7 +89,6 @@ async function attempt(request: AttemptRequest, agents: { 'http:': http.Agent; '
     const settle = (outcome: Omit<AttemptOutcome, 'durationMs'>) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
       resolve({ ...outcome, durationMs: elapsed() });
     };
     const outgoing = transport.request(url, {
@@ -92,19 +97,26 @@ async function attempt(request: AttemptRequest, agents: { 'http:': http.Agent; '
       lookup: pinned(addresses),
       headers: { ...request.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(request.body), 'user-agent': USER_AGENT },
     });
-    const timer = setTimeout(() => {
+    // Runs until the answer has ended, not only until its status line: a body still coming at the
+    // deadline ends the connection.
+    const deadline = setTimeout(() => {
       settle({ statusCode: null, error: `no answer within ${request.timeoutMs} ms`, retryAfterMs: null });
       outgoing.destroy();
     }, request.timeoutMs);
-    timer.unref();
+    deadline.unref();
+    outgoing.on('close', () => clearTimeout(deadline));
     outgoing.on('response', (response) => {
       const status = response.statusCode ?? 0;
-      // Drained, not read: the socket goes back to the pool for the next message.
-      response.resume();
-      response.on('error', () => {});
       const success = status >= 200 && status < 300;
       const retryAfter = status === 429 || status === 503 ? retryAfterMs(response.headers['retry-after'], Date.now()) : null;
       settle({ statusCode: status, error: success ? null : `HTTP ${status}`, retryAfterMs: retryAfter });
+      let read = 0;
+      response.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_ANSWER_BYTES) outgoing.destroy();
+      });
+      response.on('end', () => clearTimeout(deadline));
+      response.on('error', () => {});
     });
     outgoing.on('error', (error) => settle({ statusCode: null, error: describeNetworkError(error), retryAfterMs: null }));
     outgoing.end(request.body);

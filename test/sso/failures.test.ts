@@ -8,7 +8,7 @@ import type { TestServer } from '../support/server.ts';
 import { assertRefusedWithin } from '../support/http.ts';
 import { codeExchange, hiddenInputs, type TokenBody } from '../support/login.ts';
 import { postToken, renewAtIdToken } from '../iam/helpers.ts';
-import { createApiUser } from '../../src/iam/provisioning.ts';
+import { createApiUser, setGrantEnabled } from '../../src/iam/provisioning.ts';
 import { addSsoProvider, removeSsoProvider } from '../../src/sso/providers.ts';
 import { loadSecretBox } from '../../src/sso/secrets-key.ts';
 import { matchApiUser } from '../../src/sso/matching.ts';
@@ -269,6 +269,30 @@ test('a provider removed and added again with the same issuer during the code ex
   assert.equal(again.response.status, 302, 'a flow started through the new provider signs in');
   const link = await server.ctx.db.selectFrom('sso_links').select('provider_id').where('user_id', '=', sso.user.userId).executeTakeFirstOrThrow();
   assert.equal(link.provider_id, readdedId);
+});
+
+/** No code and no grant for the client's user (the user may have been linked: linking names a person, it grants nothing). */
+async function noCodeNorGrant(sso: SsoTenant): Promise<void> {
+  const { db } = server.ctx;
+  assert.equal(await db.selectFrom('authorization_codes').select('code_hash').where('client_id', '=', sso.tenant.clientId).executeTakeFirst(), undefined, 'no code');
+  assert.equal(await db.selectFrom('grants').select('id').where('client_id', '=', sso.tenant.clientId).executeTakeFirst(), undefined, 'no grant');
+}
+
+test('the client\'s sso grant withdrawn while the person is at the provider: the request_invalid page, nothing issued', async () => {
+  const sso = await ssoTenant(server, idp);
+  const { jar, callbackUrl } = await toCallback(sso);
+  await setGrantEnabled(server.ctx.db, sso.tenant.clientId, 'sso', false);
+  await failedPage(await request(jar, callbackUrl), 400, /single sign-on turned off for it/);
+  assert.deepEqual(await failures(sso.tenant.clientId), [{ detail: 'request_invalid', user_id: null }]);
+  await noCodeNorGrant(sso);
+});
+
+test('the client\'s sso grant withdrawn while the callback waits for the provider\'s token endpoint: the sign_in_withdrawn page, nothing issued', async () => {
+  const sso = await ssoTenant(server, idp);
+  const response = await callbackHeldAtTokenEndpoint(sso, async () => void (await setGrantEnabled(server.ctx.db, sso.tenant.clientId, 'sso', false)));
+  await failedPage(response, 403, /single sign-on was turned off for the application/);
+  assert.deepEqual(await failures(sso.tenant.clientId), [{ detail: 'sign_in_withdrawn', user_id: sso.user.userId }]);
+  await noCodeNorGrant(sso);
 });
 
 test('a Google-hosted domain needs the token\'s hd claim to name it', async () => {

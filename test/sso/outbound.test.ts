@@ -1,0 +1,51 @@
+// The fetch every call to an SSO provider goes through (src/sso/outbound.ts), against real servers on
+// 127.0.0.1: its total time cap holds even when the caller passes a longer signal of its own, as
+// openid-client does (30 s), and an answer that drips in slowly is cut at the cap.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { guardedFetch, OutboundTimeout } from '../../src/sso/outbound.ts';
+
+const CAP_MS = 800;
+
+describe('the SSO outbound fetch: total time', () => {
+  let server: Server;
+  let origin: string;
+
+  before(async () => {
+    // A discovery document written one space every 250 ms: never idle long enough for a socket timeout.
+    server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      let spaces = 0;
+      const timer = setInterval(() => {
+        response.write(' ');
+        spaces += 1;
+        if (spaces === 12) {
+          clearInterval(timer);
+          response.end('{}');
+        }
+      }, 250);
+      response.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('refuses an answer slower than the cap although the caller\'s own signal allows 30 s', async () => {
+    const started = performance.now();
+    await assert.rejects(guardedFetch(true, { timeoutMs: CAP_MS })(`${origin}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(30_000) }), OutboundTimeout);
+    const took = performance.now() - started;
+    assert.ok(took >= CAP_MS - 20 && took < CAP_MS + 1000, `gave up after ${took} ms`);
+  });
+
+  it('still ends sooner when the caller\'s signal does', async () => {
+    const started = performance.now();
+    await assert.rejects(guardedFetch(true, { timeoutMs: 10_000 })(`${origin}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(300) }));
+    assert.ok(performance.now() - started < 2000);
+  });
+});
