@@ -63,7 +63,7 @@ export function ssoCommands(program: Command): void {
 
   program
     .command('set-sso-enforcement')
-    .description('whether the API Users of an organisation must sign in through its SSO providers (on: their secrets no longer sign in)')
+    .description('whether the API Users of an organisation must sign in through its SSO providers (on: their secrets no longer sign in, and the grants of earlier secret logins are revoked)')
     .requiredOption('--org <organisationId>', 'organisation id')
     .addOption(new Option('--enforce <state>', 'on or off').choices(['on', 'off']).makeOptionMandatory())
     .action(operatorAction<{ org: string; enforce: string }>(async ({ db }, o) => {

@@ -60,7 +60,8 @@ export async function createGrant(db: Db, grant: NewGrant, now = Date.now()): Pr
   return id;
 }
 
-type GrantFilter = { grantId: string } | { clientId: string } | { userId: string } | { ssoProviderId: string };
+/** `secretLoginsOf`: the API Users' logins with their own secret (no SSO provider) in an organisation. */
+type GrantFilter = { grantId: string } | { clientId: string } | { userId: string } | { ssoProviderId: string } | { secretLoginsOf: string };
 
 /** Revokes the matching live grants and returns their ids. */
 export async function revokeGrants(db: Db, filter: GrantFilter, reason: string, now = Date.now()): Promise<string[]> {
@@ -68,7 +69,10 @@ export async function revokeGrants(db: Db, filter: GrantFilter, reason: string, 
   if ('grantId' in filter) query = query.where('id', '=', filter.grantId);
   else if ('clientId' in filter) query = query.where('client_id', '=', filter.clientId);
   else if ('ssoProviderId' in filter) query = query.where('sso_provider_id', '=', filter.ssoProviderId);
-  else query = query.where('user_id', '=', filter.userId);
+  else if ('secretLoginsOf' in filter) {
+    query = query.where('user_id', 'is not', null).where('sso_provider_id', 'is', null)
+      .where('client_id', 'in', (eb) => eb.selectFrom('api_clients').innerJoin('companies', 'companies.id', 'api_clients.company_id').select('api_clients.id').where('companies.organisation_id', '=', filter.secretLoginsOf));
+  } else query = query.where('user_id', '=', filter.userId);
   const rows = await query.returning('id').execute();
   return rows.map((r) => r.id);
 }
@@ -94,6 +98,7 @@ export async function loadGrantContext(db: Db, grantId: string): Promise<LoadedG
     .innerJoin('api_clients', 'api_clients.id', 'grants.client_id')
     .innerJoin('companies', 'companies.id', 'api_clients.company_id')
     .leftJoin('api_users', 'api_users.id', 'grants.user_id')
+    .leftJoin('sso_settings', 'sso_settings.organisation_id', 'companies.organisation_id')
     .select([
       'grants.id as grantId',
       'grants.client_id as clientId',
@@ -103,6 +108,8 @@ export async function loadGrantContext(db: Db, grantId: string): Promise<LoadedG
       'grants.revoked_at as revokedAt',
       'grants.audience as audience',
       'grants.idp as idp',
+      'grants.sso_provider_id as ssoProviderId',
+      'sso_settings.enforce_sso as enforceSso',
       'api_users.email as email',
       'api_users.disabled as userDisabled',
       'api_clients.disabled as clientDisabled',
@@ -126,6 +133,8 @@ export async function loadGrantContext(db: Db, grantId: string): Promise<LoadedG
     revokedAt: row.revokedAt,
     clientDisabled: row.clientDisabled === 1,
     userDisabled: row.userDisabled === 1,
+    // Enforcing SSO revokes these grants; this catches one whose code was exchanged meanwhile.
+    secretLoginUnderSso: row.userId !== null && row.ssoProviderId === null && row.enforceSso === 1,
   };
 }
 

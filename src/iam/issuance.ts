@@ -21,6 +21,8 @@ export interface LoadedGrant extends GrantContext {
   revokedAt: number | null;
   clientDisabled: boolean;
   userDisabled: boolean;
+  /** A login with the API User's own secret, in an organisation that now enforces SSO (CONTRACT §8). */
+  secretLoginUnderSso: boolean;
 }
 
 /** Why a grant may no longer issue tokens, or undefined when it may. */
@@ -28,6 +30,7 @@ export function grantRefusal(grant: LoadedGrant): string | undefined {
   if (grant.revokedAt !== null) return 'The grant has been revoked.';
   if (grant.clientDisabled) return 'The API client is disabled.';
   if (grant.userDisabled) return 'The API user is disabled.';
+  if (grant.secretLoginUnderSso) return 'The organisation signs its API Users in through its identity provider only: a login with the API User\'s secret no longer issues tokens.';
   return undefined;
 }
 

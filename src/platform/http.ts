@@ -217,6 +217,12 @@ function registeredMethods(app: FastifyInstance): (path: string) => string[] {
   return (path) => [...new Set(routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods))].sort();
 }
 
+/** preValidation of a route whose body is optional: a request without one is checked (and handled) as `{}`. */
+export function absentBodyIsEmpty(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  request.body ??= {};
+  done();
+}
+
 /**
  * Makes `app` (an encapsulated route scope) accept only application/json: any other content type is
  * 415, malformed JSON 400, a body over bodyLimit 413. Bodies are read by jsonBodyParser (UTF-8,

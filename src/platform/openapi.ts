@@ -254,7 +254,19 @@ function withSuccessHeaders(responses: Record<string, Json>, secured: boolean, r
   }));
 }
 
-function completeOperation(method: string, operation: Operation): Operation {
+/**
+ * @fastify/swagger marks every request body required; one without a single field (schemas.ts NoBody)
+ * may be left out, and the document says so.
+ */
+function withOptionalEmptyBody(operation: Operation): Operation {
+  const body = operation.requestBody as { content?: Record<string, { schema?: { properties?: Json } }> } | undefined;
+  const schemas = Object.values(body?.content ?? {}).map((media) => media.schema);
+  const fieldless = schemas.length > 0 && schemas.every((schema) => schema?.properties && Object.keys(schema.properties).length === 0);
+  return fieldless ? { ...operation, requestBody: { ...body, required: false } } : operation;
+}
+
+function completeOperation(method: string, given: Operation): Operation {
+  const operation = withOptionalEmptyBody(given);
   const secured = requires(operation, 'idToken');
   const completed = Object.fromEntries(Object.entries(operation.responses ?? {}).map(([status, response]) => [status, completeResponse(status, response)]));
   const responses = withSuccessHeaders(completed, secured, method === 'get' || method === 'head');

@@ -96,6 +96,12 @@ export function problemResponse(description: string): TSchema {
 /** The query string of an operation that takes no parameter: an unknown one is `400`, as everywhere. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
+/**
+ * The body of a write that takes no field: none at all, or `{}`; an unknown property is `400`, as on
+ * every other write. Give the route `preValidation: absentBodyIsEmpty` too, so that no body passes.
+ */
+export const NoBody = Type.Object({}, { additionalProperties: false, description: 'No field: send no body, or `{}`.' });
+
 export function Collection<T extends TSchema>(item: T) {
   return Type.Object({
     data: Type.Array(item),

@@ -31,7 +31,7 @@ export async function ssoAdminRoutes(app: App, { sso }: { sso: SsoRuntime }): Pr
   app.get('/api/v1/admin/organisations/:organisationId/sso', { schema: { params: OrganisationParams, ...operatorSchema('adminGetOrganisationSso', 'The organisation\'s SSO providers (never their secrets) and whether it enforces SSO', 200, OrganisationSso) } },
     async (request) => organisationSso(deps.db, request.params.organisationId));
 
-  app.put('/api/v1/admin/organisations/:organisationId/sso/enforcement', { schema: { params: OrganisationParams, body: EnforcementBody, ...operatorSchema('adminSetSsoEnforcement', 'Enforce SSO for an organisation (its API Users\' secrets stop signing in) or stop enforcing it', 200, Enforcement, 400) } },
+  app.put('/api/v1/admin/organisations/:organisationId/sso/enforcement', { schema: { params: OrganisationParams, body: EnforcementBody, ...operatorSchema('adminSetSsoEnforcement', 'Enforce SSO for an organisation (its API Users\' secrets stop signing in, and the grants of earlier secret logins are revoked: their refresh tokens fail at once, their ID tokens within 5 seconds; client-credentials grants stay) or stop enforcing it (revokes nothing)', 200, Enforcement, 400) } },
     async (request) => setSsoEnforced(deps.db, request.params.organisationId, request.body.enforceSso));
 
   // The provider bodies are checked by providers.ts against these same schemas, together with what no

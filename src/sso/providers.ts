@@ -213,11 +213,22 @@ export async function organisationSso(db: Db, organisationId: string): Promise<O
   return { organisationId, enforceSso: await enforcesSso(db, organisationId), providers: await listProviders(db, { organisationId }) };
 }
 
+/**
+ * Turns enforcement on or off. On, it also revokes, in the same transaction, every live grant of the
+ * organisation's API Users that a login with their own secret made (no SSO provider): an admin
+ * enforces SSO to cut off secret access, so those sessions end too — refresh tokens at once, ID
+ * tokens within seconds (the `sid` rule of CONTRACT §2). A code from a secret login that is exchanged
+ * after this is refused (grantRefusal). Client-credentials grants are the client's, not an API
+ * User's secret login: they stay. Off revokes nothing.
+ */
 export async function setSsoEnforced(db: Db, organisationId: string, enforceSso: boolean, actor: Actor = OPERATOR, now = Date.now()): Promise<Enforcement> {
   await requireOrganisation(db, organisationId);
-  await db.insertInto('sso_settings').values({ organisation_id: organisationId, enforce_sso: enforceSso ? 1 : 0, updated_at: now })
-    .onConflict((oc) => oc.column('organisation_id').doUpdateSet({ enforce_sso: enforceSso ? 1 : 0, updated_at: now })).execute();
-  await recordAudit(db, { event: changeEvent(actor), outcome: 'success', organisationId, actor, detail: `sso_enforcement_${enforceSso ? 'on' : 'off'}` }, now);
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('sso_settings').values({ organisation_id: organisationId, enforce_sso: enforceSso ? 1 : 0, updated_at: now })
+      .onConflict((oc) => oc.column('organisation_id').doUpdateSet({ enforce_sso: enforceSso ? 1 : 0, updated_at: now })).execute();
+    const revoked = enforceSso ? await revokeGrants(trx, { secretLoginsOf: organisationId }, 'sso_enforced', now) : [];
+    await recordAudit(trx, { event: changeEvent(actor), outcome: 'success', organisationId, actor, detail: `sso_enforcement_${enforceSso ? 'on' : 'off'}`, ...(enforceSso ? { context: { revokedGrants: revoked.length } } : {}) }, now);
+  });
   return { organisationId, enforceSso };
 }
 

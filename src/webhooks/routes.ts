@@ -2,9 +2,9 @@
 // token's company, so another company's endpoint id is a 404.
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import { acceptJsonOnly, type App } from '../platform/http.ts';
+import { absentBodyIsEmpty, acceptJsonOnly, type App } from '../platform/http.ts';
 import type { WebhookDeps } from './deps.ts';
-import { Collection, NoQuery, NotModified, problemResponse, problemResponses } from '../platform/schemas.ts';
+import { Collection, NoBody, NoQuery, NotModified, problemResponse, problemResponses } from '../platform/schemas.ts';
 import { replyWithEtag } from '../platform/collection.ts';
 import { pagedQuery } from '../platform/paged-collection.ts';
 import { formatInstant } from '../platform/local-time.ts';
@@ -103,8 +103,10 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
       description: 'Answers the new secret (shown only here). For 24 hours messages carry two signatures, space separated in `webhook-signature`: one with the new secret, one with the previous; a receiver holding either verifies them. Every replaced secret signs until 24 hours after its own replacement, also through quick rotations (three within a minute: four signatures), at most 4 beside the current one: a fifth rotation within 24 hours ends the oldest overlap at once rather than being refused, so that a leaked secret can always be replaced.',
       params: EndpointParams,
       querystring: NoQuery,
+      body: NoBody,
       response: { 200: RotatedSecret, ...problemResponses(400, 401, 404, 409, 413, 415, 429) },
     },
+    preValidation: absentBodyIsEmpty,
   }, async (request) => {
     const caller = callerOf(deps, request);
     const { secret, previousUntil } = await rotateEndpointSecret(caller, request.params.id);
@@ -118,8 +120,10 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
       description: 'Queues a `webhook.test` message (whatever the endpoint\'s types), delivered like any other, behind a failing message if there is one; see the deliveries for its outcome.',
       params: EndpointParams,
       querystring: NoQuery,
+      body: NoBody,
       response: { 202: Accepted, ...problemResponses(400, 401, 404, 413, 415, 429) },
     },
+    preValidation: absentBodyIsEmpty,
   }, async (request, reply) => {
     const messageId = await sendTestMessage(callerOf(deps, request), request.params.id);
     return reply.code(202).send({ messageId });
@@ -143,8 +147,10 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
       description: 'A message still waiting for its next attempt is tried at once; one already delivered (or given up) is queued again with its original `webhook-id`. `410 message_expired` when its change is older than the change log keeps.',
       params: DeliveryParams,
       querystring: NoQuery,
+      body: NoBody,
       response: { 202: Accepted, ...problemResponses(400, 401, 404, 413, 415, 429), 410: problemResponse('Gone: the message\'s change is older than the change log keeps (code message_expired)') },
     },
+    preValidation: absentBodyIsEmpty,
   }, async (request, reply) => {
     const messageId = await retryEndpointDelivery(callerOf(deps, request), request.params.id, request.params.deliveryId);
     return reply.code(202).send({ messageId });

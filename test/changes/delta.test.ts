@@ -119,6 +119,19 @@ test('unknown query parameters, bad limits and waits are 400', async () => {
   assert.equal(head.status, 400);
 });
 
+// A review saw "must be integer" for limit=0 here: its script sent `limit=3&limit=0`, a repeated
+// parameter, which collections refuse in the same words.
+test('limit is refused in the words collections use (CONTRACT §7: "limit as for collections")', async () => {
+  for (const [query, words] of [['limit=0', 'must be >= 1'], ['limit=1001', 'must be <= 1000'], ['limit=3&limit=0', 'must be integer']] as const) {
+    const collection = await getJson<ProblemBody>(`${company.server.baseUrl}/api/v1/company/users?${query}`, company.token);
+    const response = await changes(query);
+    assert.equal(response.status, 400, query);
+    assert.equal(response.body.detail, `Query parameter limit ${words}.`, query);
+    assert.equal(response.body.detail, collection.body.detail, query);
+    assert.deepEqual(response.body.errors, collection.body.errors, query);
+  }
+});
+
 test('a tampered cursor, or another company\'s, is 400; another company never sees these changes', async () => {
   const cursor = await head();
   const [payload = '', mac = ''] = cursor.split('.');

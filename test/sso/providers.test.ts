@@ -9,6 +9,11 @@ import { addSsoProvider } from '../../src/sso/providers.ts';
 import { loadSecretBox } from '../../src/sso/secrets-key.ts';
 import { startIdentityProvider, type IdentityProvider } from './identity-provider.ts';
 import { wfs, wfsJson } from '../cli/wfs.ts';
+import { assertRefusedWithin, configurationStatus } from '../support/http.ts';
+import { codeExchange, type TokenBody } from '../support/login.ts';
+import { loginAndExchange, loginForCode, postToken, renewAtIdToken } from '../iam/helpers.ts';
+import { ssoTenant } from './fixtures.ts';
+import { CookieJar, locationOf, ssoLogin } from './flow.ts';
 
 const ADMIN_TOKEN = 'operator-token-for-tests-0123456789';
 
@@ -158,4 +163,36 @@ test('wfs adds, lists, updates, enforces and removes providers, printing the doc
   assert.match(taken.stdout.trim().split('\n').at(-1) ?? '', /"error":".*cli-three\.example/);
 
   assert.deepEqual(await wfsJson(url, ['remove-sso-provider', '--provider', providerId], env), { providerId, removed: true, revokedGrants: 0 });
+});
+
+async function exchanged(response: Response): Promise<TokenBody> {
+  assert.equal(response.status, 200, await response.clone().text());
+  return (await response.json()) as TokenBody;
+}
+
+test('enforcing SSO ends the sessions of secret logins (refresh and ID tokens, codes not yet exchanged); SSO logins and client credentials stay', async () => {
+  const sso = await ssoTenant(server, idp, { grants: ['sso', 'refresh_token', 'client_credentials'] });
+  const { tenant } = sso;
+  const secretLogin = await loginAndExchange(server, tenant);
+  const unexchanged = (await loginForCode(server, tenant)).searchParams.get('code') ?? '';
+  const federated = await ssoLogin(new CookieJar(), server.config.authUrl, tenant, sso.user.email, sso.user.sub);
+  const ssoTokens = await exchanged(await postToken(server, codeExchange(tenant, locationOf(federated.response, server.config.authUrl).searchParams.get('code') ?? '', { code_verifier: federated.request.verifier })));
+  const clientTokens = await exchanged(await postToken(server, { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret }));
+
+  const enforced = await admin('PUT', `/api/v1/admin/organisations/${tenant.organisationId}/sso/enforcement`, { enforceSso: true });
+  assert.deepEqual(enforced.body, { organisationId: tenant.organisationId, enforceSso: true });
+
+  await assertRefusedWithin(server.baseUrl, secretLogin.id_token, 5000);
+  assert.equal((await renewAtIdToken(server, secretLogin.refresh_token ?? '')).status, 401, 'the secret login\'s refresh chain ends');
+  const late = await postToken(server, codeExchange(tenant, unexchanged));
+  assert.equal(late.status, 400);
+  assert.match(((await late.json()) as { error_description: string }).error_description, /through its identity provider only/);
+  assert.equal((await renewAtIdToken(server, ssoTokens.refresh_token ?? '')).status, 200, 'the SSO login renews');
+  assert.equal(await configurationStatus(server.baseUrl, ssoTokens.id_token), 200);
+  assert.equal(await configurationStatus(server.baseUrl, clientTokens.id_token), 200, 'client credentials are no API User\'s secret login');
+
+  const audit = await server.ctx.db.selectFrom('audit_log').select('context').where('organisation_id', '=', tenant.organisationId).where('detail', '=', 'sso_enforcement_on').executeTakeFirstOrThrow();
+  assert.deepEqual(JSON.parse(audit.context ?? 'null'), { revokedGrants: 1 });
+  const revoked = await server.ctx.db.selectFrom('grants').select('revoked_reason').where('client_id', '=', tenant.clientId).where('revoked_at', 'is not', null).execute();
+  assert.deepEqual(revoked.map((g) => g.revoked_reason).sort(), ['disabled_during_exchange', 'sso_enforced']);
 });

@@ -102,6 +102,22 @@ describe('webhook endpoints', () => {
     assert.ok(Math.abs(until - (Date.now() + 86_400_000)) < 60_000, rotated.body.previousSecretExpiresAt);
   });
 
+  it('refuses an unknown body property on the writes that take no fields, which work with no body or {}', async () => {
+    const { baseUrl } = company.server;
+    const created = await createEndpoint(baseUrl, company.token, { url: 'http://127.0.0.1:9/bodiless' });
+    for (const path of [`${WEBHOOKS}/${created.id}/rotate-secret`, `${WEBHOOKS}/${created.id}/test`, `${WEBHOOKS}/${created.id}/deliveries/whd_any/retry`]) {
+      const refused = await postJson<ProblemBody>(`${baseUrl}${path}`, company.token, { foo: 1 });
+      assert.equal(refused.status, 400, `${path}: ${refused.text}`);
+      assert.equal(refused.body.code, 'validation_failed', path);
+      assert.deepEqual(refused.body.errors, [{ path: '/foo', message: 'unknown property "foo"' }], path);
+    }
+    const bare = await send(company.server, company.token, 'POST', `${WEBHOOKS}/${created.id}/rotate-secret`, undefined);
+    assert.equal(bare.status, 200, await bare.clone().text());
+    assert.match(((await bare.json()) as { secret: string }).secret, SECRET);
+    assert.equal((await postJson(`${baseUrl}${WEBHOOKS}/${created.id}/rotate-secret`, company.token, {})).status, 200);
+    assert.equal((await send(company.server, company.token, 'POST', `${WEBHOOKS}/${created.id}/test`, undefined)).status, 202);
+  });
+
   it('deletes an endpoint: 204, then 404', async () => {
     const { baseUrl } = company.server;
     const created = await createEndpoint(baseUrl, company.token, { url: 'http://127.0.0.1:9/gone' });

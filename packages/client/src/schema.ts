@@ -319,7 +319,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Enforce SSO for an organisation (its API Users' secrets stop signing in) or stop enforcing it */
+        /** Enforce SSO for an organisation (its API Users' secrets stop signing in, and the grants of earlier secret logins are revoked: their refresh tokens fail at once, their ID tokens within 5 seconds; client-credentials grants stay) or stop enforcing it (revokes nothing) */
         put: operations["adminSetSsoEnforcement"];
         post?: never;
         delete?: never;
@@ -5363,7 +5363,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No field: send no body, or `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Accepted: the message is queued for delivery. */
             202: {
@@ -5409,6 +5414,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Gone: the message's change is older than the change log keeps (code message_expired) */
             410: {
                 headers: {
@@ -5577,7 +5583,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No field: send no body, or `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -5625,6 +5636,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Conflict */
             409: {
                 headers: {
@@ -5678,7 +5690,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description No field: send no body, or `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Accepted: the message is queued for delivery. */
             202: {
@@ -5724,6 +5741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description Body over 2 MiB */
             413: {
                 headers: {
