@@ -6,11 +6,12 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
 import { ProblemError, notFound } from '../platform/errors.ts';
 import { auditEventsCsv, listAuditEvents, type AuditEventView, type AuditFilter } from '../iam/audit-log.ts';
-import { listClients, listCompanies } from '../iam/organisation-reads.ts';
+import { listClients } from '../iam/organisation-reads.ts';
+import { companiesOf } from '../tenancy/companies.ts';
 import { requireUser } from '../iam/organisation-scope.ts';
 import type { Console } from './routes.ts';
 import { problemText } from './forms.ts';
-import { organisationOf } from './organisation.ts';
+import { requireOrganisation } from '../tenancy/organisations.ts';
 
 const Filter = Type.Object({
   type: Type.Optional(Type.String({ maxLength: 64 })),
@@ -55,7 +56,7 @@ export async function auditRoutes(app: App, { console: con }: { console: Console
   const orgOf = (request: FastifyRequest) => request.consoleSession!.user.organisationId;
 
   async function organisationClients(organisationId: string) {
-    const companies = await listCompanies(deps.db, organisationId);
+    const companies = await companiesOf(deps.db, organisationId);
     return (await Promise.all(companies.map((c) => listClients(deps.db, organisationId, c.id)))).flat();
   }
 
@@ -68,7 +69,7 @@ export async function auditRoutes(app: App, { console: con }: { console: Console
   app.get('/console/audit', { config: { consoleAccess: 'member' }, schema: { querystring: Filter } }, async (request, reply) => {
     const organisationId = orgOf(request);
     const query = request.query;
-    const [organisation, clients] = await Promise.all([organisationOf(deps.db, organisationId), organisationClients(organisationId)]);
+    const [organisation, clients] = await Promise.all([requireOrganisation(deps.db, organisationId), organisationClients(organisationId)]);
     await requireOwnIds(organisationId, query, clients);
     let events: AuditEventView[] = [];
     let nextCursor: string | null = null;

@@ -5,14 +5,16 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
-import { getClient, listClients, listCompanies } from '../iam/organisation-reads.ts';
+import { getClient, listClients } from '../iam/organisation-reads.ts';
+import { companiesOf } from '../tenancy/companies.ts';
 import { OPTIONAL_GRANTS, createClient } from '../iam/provisioning.ts';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS, endSecretOverlap, rotateClientSecretWithOverlap, setClientDisabled, updateRedirectUris } from '../iam/client-admin.ts';
 import { requestGrant } from '../iam/grant-requests.ts';
 import type { Console } from './routes.ts';
 import { actorOf } from './audit.ts';
 import { lines, orShowProblem } from './forms.ts';
-import { companyOf, organisationOf } from './organisation.ts';
+import { companyOf } from './organisation.ts';
+import { requireOrganisation } from '../tenancy/organisations.ts';
 import { COMPANY_SECTIONS } from './navigation.ts';
 import { consoleDateTime } from './format.ts';
 
@@ -45,14 +47,14 @@ export async function clientRoutes(app: App, { console: con }: { console: Consol
   async function companyPage(request: FastifyRequest, reply: FastifyReply, companyId: string, status = 200, extra: { message?: string; form?: FormValues } = {}): Promise<FastifyReply> {
     const organisationId = orgOf(request);
     const company = await companyOf(deps.db, organisationId, companyId);
-    const [organisation, clients] = await Promise.all([organisationOf(deps.db, organisationId), listClients(deps.db, organisationId, companyId)]);
+    const [organisation, clients] = await Promise.all([requireOrganisation(deps.db, organisationId), listClients(deps.db, organisationId, companyId)]);
     return con.render(request, reply, 'company', { title: company.name, organisation, company, clients, companySections: COMPANY_SECTIONS, currentSection: '', stepUp: con.stepUpDue(request, `/companies/${companyId}`), ...extra }, status);
   }
 
   async function clientPage(request: FastifyRequest, reply: FastifyReply, clientId: string, status = 200, extra: { message?: string; notice?: string; form?: FormValues } = {}): Promise<FastifyReply> {
     const organisationId = orgOf(request);
     const client = await getClient(deps.db, organisationId, clientId, now());
-    const [organisation, companies] = await Promise.all([organisationOf(deps.db, organisationId), listCompanies(deps.db, organisationId)]);
+    const [organisation, companies] = await Promise.all([requireOrganisation(deps.db, organisationId), companiesOf(deps.db, organisationId)]);
     const company = companies.find((c) => c.id === client.companyId);
     const pending = new Set(client.grantRequests.filter((r) => r.status === 'pending').map((r) => r.grant));
     const requestable = OPTIONAL_GRANTS.filter((g) => !client.grants.includes(g) && !pending.has(g));

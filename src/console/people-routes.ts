@@ -6,7 +6,7 @@ import type { App } from '../platform/http.ts';
 import type { Console } from './routes.ts';
 import { actorOf, auditConsole } from './audit.ts';
 import { changeConsoleRole, inviteConsoleUser, isConsoleRole, listConsoleUsers, listPendingInvitations, removeConsoleUser, type Invitation } from './people.ts';
-import { organisationOf } from './organisation.ts';
+import { requireOrganisation } from '../tenancy/organisations.ts';
 import { orShowProblem } from './forms.ts';
 
 const Form = Type.Object({
@@ -23,7 +23,7 @@ export async function peopleRoutes(app: App, { console: con }: { console: Consol
   async function page(request: FastifyRequest, reply: FastifyReply, status = 200, extra: { message?: string; invitation?: Invitation & { email: string } } = {}): Promise<FastifyReply> {
     const { organisationId } = request.consoleSession!.user;
     const [organisation, people, pending] = await Promise.all([
-      organisationOf(deps.db, organisationId),
+      requireOrganisation(deps.db, organisationId),
       listConsoleUsers(deps.db, organisationId),
       listPendingInvitations(deps.db, organisationId, now()),
     ]);

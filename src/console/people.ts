@@ -5,6 +5,7 @@ import type { Db } from '../platform/db/database.ts';
 import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
 import { newId, newSecret, sha256 } from '../platform/ids.ts';
 import { TypedEmail } from '../platform/schemas.ts';
+import { requireOrganisation } from '../tenancy/organisations.ts';
 import { rejectIf, schemaErrors } from '../platform/validation.ts';
 import { unknownUserHash, hashUserSecret, verifyUserSecret } from '../iam/secrets.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
@@ -62,8 +63,7 @@ export async function inviteConsoleUser(
 ): Promise<Invitation & { email: string }> {
   const email = normaliseEmail(input.email);
   if (!isConsoleRole(input.role)) throw badRequest('validation_failed', 'The role must be admin or viewer.', [{ path: '/role', message: 'must be admin or viewer' }]);
-  const organisation = await db.selectFrom('organisations').select('id').where('id', '=', input.organisationId).executeTakeFirst();
-  if (!organisation) throw notFound(`No organisation ${input.organisationId}.`);
+  await requireOrganisation(db, input.organisationId);
   const taken = await db.selectFrom('console_users').select('organisation_id').where('email', '=', email).executeTakeFirst();
   if (taken && input.invitedBy === null) throw new ProblemError({ code: 'email_taken', detail: `${email} already has a console account.` });
   if (taken?.organisation_id === input.organisationId) throw new ProblemError({ code: 'email_taken', detail: `${email} is already a member of your organisation.` });

@@ -12,7 +12,7 @@ import { addSsoProvider, organisationSso, removeSsoProvider, setSsoEnforced, upd
 import type { Console } from './routes.ts';
 import { actorOf } from './audit.ts';
 import { lines, orShowProblem } from './forms.ts';
-import { organisationOf } from './organisation.ts';
+import { requireOrganisation } from '../tenancy/organisations.ts';
 
 const Form = Type.Object({
   csrf_token: Type.Optional(Type.String({ maxLength: 128 })),
@@ -44,7 +44,7 @@ export async function ssoRoutes(app: App, { console: con }: { console: Console }
 
   async function page(request: FastifyRequest, reply: FastifyReply, status = 200, extra: { message?: string; typed?: Record<string, string> } = {}): Promise<FastifyReply> {
     const { organisationId } = request.consoleSession!.user;
-    const [organisation, sso] = await Promise.all([organisationOf(deps.db, organisationId), organisationSso(deps.db, organisationId)]);
+    const [organisation, sso] = await Promise.all([requireOrganisation(deps.db, organisationId), organisationSso(deps.db, organisationId)]);
     return con.render(request, reply, 'sso', { title: 'Single sign-on', organisation, sso, callbackUrl: `${deps.config.authUrl}/oauth/sso/callback`, stepUp: con.stepUpDue(request, '/sso'), typed: {}, ...extra }, status);
   }
 

@@ -10,7 +10,7 @@ import { resetUserSecret, revokeUserSessions, setUserDisabled } from '../iam/use
 import type { Console } from './routes.ts';
 import { actorOf } from './audit.ts';
 import { orShowProblem } from './forms.ts';
-import { organisationOf } from './organisation.ts';
+import { requireOrganisation } from '../tenancy/organisations.ts';
 
 const Form = Type.Object({
   csrf_token: Type.Optional(Type.String({ maxLength: 128 })),
@@ -27,7 +27,7 @@ export async function userRoutes(app: App, { console: con }: { console: Console 
 
   async function usersPage(request: FastifyRequest, reply: FastifyReply, clientId: string, status = 200, extra: { message?: string; notice?: string; form?: { email: string } } = {}): Promise<FastifyReply> {
     const organisationId = orgOf(request);
-    const [client, users, organisation] = await Promise.all([getClient(deps.db, organisationId, clientId, now()), listUsers(deps.db, organisationId, clientId), organisationOf(deps.db, organisationId)]);
+    const [client, users, organisation] = await Promise.all([getClient(deps.db, organisationId, clientId, now()), listUsers(deps.db, organisationId, clientId), requireOrganisation(deps.db, organisationId)]);
     return con.render(request, reply, 'users', { title: `API Users of ${client.name}`, organisation, client, users, stepUp: con.stepUpDue(request, `/clients/${clientId}/users`), ...extra }, status);
   }
 

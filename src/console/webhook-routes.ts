@@ -14,7 +14,8 @@ import { changeEndpoint, companyTimezone, deliveryPage, endpointPage, registerEn
 import type { Console } from './routes.ts';
 import { actorOf, auditConsole } from './audit.ts';
 import { orShowProblem } from './forms.ts';
-import { companyOf, organisationOf } from './organisation.ts';
+import { companyOf } from './organisation.ts';
+import { requireOrganisation } from '../tenancy/organisations.ts';
 import { COMPANY_SECTIONS } from './navigation.ts';
 import { checkedTypes, instant, noticeOf } from './webhook-forms.ts';
 
@@ -80,7 +81,7 @@ export async function webhookRoutes(app: App, { console: con }: { console: Conso
   async function listView(request: FastifyRequest, reply: FastifyReply, companyId: string, { status = 200, cursor, ...shown }: Shown = {}): Promise<FastifyReply> {
     const organisationId = orgOf(request);
     const company = await companyOf(deps.db, organisationId, companyId);
-    const [organisation, page] = await Promise.all([organisationOf(deps.db, organisationId), endpointPage({ deps, companyId }, { limit: ENDPOINTS_PER_PAGE, ...(cursor ? { cursor } : {}) })]);
+    const [organisation, page] = await Promise.all([requireOrganisation(deps.db, organisationId), endpointPage({ deps, companyId }, { limit: ENDPOINTS_PER_PAGE, ...(cursor ? { cursor } : {}) })]);
     return con.render(request, reply, 'webhooks', {
       title: `Webhooks · ${company.name}`, organisation, company, companySections: COMPANY_SECTIONS, currentSection: '/webhooks',
       endpoints: page.data, nextCursor: page.nextCursor, messageTypes: CHANGE_TYPES, stepUp: con.stepUpDue(request, listPath(companyId)), typed: {}, ...shown,
@@ -92,7 +93,7 @@ export async function webhookRoutes(app: App, { console: con }: { console: Conso
     const company = await companyOf(deps.db, organisationId, companyId);
     const row = await findEndpoint(deps.db, company.id, endpointId);
     const [organisation, timezone, deliveries] = await Promise.all([
-      organisationOf(deps.db, organisationId),
+      requireOrganisation(deps.db, organisationId),
       companyTimezone({ deps, companyId }),
       deliveryPage({ deps, companyId }, endpointId, { limit: DELIVERIES_PER_PAGE, ...(cursor ? { cursor } : {}) }),
     ]);

@@ -3,6 +3,7 @@
 // /demo/callback page, and its API User.
 import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db/database.ts';
+import { anyOrganisationExists } from '../tenancy/organisations.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation } from '../iam/provisioning.ts';
 import { importCompanyData } from '../company/import.ts';
 import { today } from '../platform/period.ts';
@@ -46,16 +47,12 @@ export async function seedDemo(db: Db, config: Config, options: DemoOptions = {}
   return { organisationId, companyId, clientId, clientSecret, redirectUri, userEmail: user.email, userSecret: user.secret };
 }
 
-async function databaseIsEmpty(db: Db): Promise<boolean> {
-  return !(await db.selectFrom('organisations').select('id').limit(1).executeTakeFirst());
-}
-
 /**
  * `npm start` on an empty database seeds the demo — once, even when several instances start at the
  * same moment: the first to record the claim seeds, the others see the claim and skip.
  */
 export async function seedDemoOnFirstStart(db: Db, config: Config): Promise<DemoCredentials | undefined> {
-  if (!(await databaseIsEmpty(db))) return undefined;
+  if (await anyOrganisationExists(db)) return undefined;
   const claim = await db
     .insertInto('app_secrets')
     .values({ name: 'demo_seed_claimed', value: config.baseUrl, created_at: Date.now() })

@@ -1,22 +1,10 @@
-// What a console user reads of its organisation (CONTRACT §6): companies, API Clients, API Users.
+// What a console user reads of its organisation (CONTRACT §6): API Clients and API Users (its companies
+// are tenancy's: companiesOf).
 // Every read takes the organisation and finds nothing outside it: another organisation's id is
 // "not found", exactly like an id that does not exist. No secret is ever read back (only hashes exist).
 import type { Db } from '../platform/db/database.ts';
-import { companiesOf } from '../tenancy/companies.ts';
 import { requireClient, requireCompany } from './organisation-scope.ts';
 import { listGrantRequests, type GrantRequest } from './grant-requests.ts';
-
-export interface CompanySummary {
-  id: string;
-  name: string;
-  timezone: string;
-  currency: string;
-  locale: string;
-}
-
-export async function listCompanies(db: Db, organisationId: string): Promise<CompanySummary[]> {
-  return companiesOf(db, organisationId);
-}
 
 export interface ClientSummary {
   id: string;

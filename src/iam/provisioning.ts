@@ -3,7 +3,8 @@
 // and the grants the operator switches. Used by the `wfs` CLI, the operator API and the console.
 import type { Db } from '../platform/db/database.ts';
 import { insertCompany } from '../tenancy/companies.ts';
-import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
+import { insertOrganisation, requireOrganisation } from '../tenancy/organisations.ts';
+import { ProblemError, badRequest } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { checkedInput, rejectIf, schemaErrors } from '../platform/validation.ts';
 import { generateClientSecret, generateUserSecret, hashUserSecret } from './secrets.ts';
@@ -33,7 +34,7 @@ export async function createOrganisation(db: Db, input: NewOrganisation, now = D
   const organisationId = newId('org');
   const name = input.name.trim();
   await db.transaction().execute(async (trx) => {
-    await trx.insertInto('organisations').values({ id: organisationId, name, created_at: now }).execute();
+    await insertOrganisation(trx, { id: organisationId, name, created_at: now });
     await auditChange(trx, OPERATOR, 'organisation_created', { organisationId }, { name }, now);
   });
   return { organisationId };
@@ -60,8 +61,7 @@ export async function createCompany(db: Db, input: NewCompany, now = Date.now())
   checkedInput(NewCompany, input);
   const timezone = companyTimeZone(input.timezone);
   const locale = input.locale ?? 'en-GB';
-  const organisation = await db.selectFrom('organisations').select('id').where('id', '=', input.organisationId).executeTakeFirst();
-  if (!organisation) throw notFound(`No organisation ${input.organisationId}.`);
+  await requireOrganisation(db, input.organisationId);
   const companyId = newId('cmp');
   const name = input.name.trim();
   await db.transaction().execute(async (trx) => {

@@ -6,6 +6,7 @@ import { onPostgres, type Db } from '../platform/db/database.ts';
 import { badRequest, conflict, notFound, type FieldError } from '../platform/errors.ts';
 import { rejectIf, schemaErrors } from '../platform/validation.ts';
 import { newId } from '../platform/ids.ts';
+import { requireOrganisation } from '../tenancy/organisations.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
 import { OPERATOR, changeEvent, recordAudit, type Actor } from '../iam/audit.ts';
 import { revokeGrants, voidPendingCodes } from '../iam/grants.ts';
@@ -69,11 +70,6 @@ async function discoveredIssuer(issuer: string, allowInsecure: boolean): Promise
     if (!(error instanceof DiscoveryFailure)) throw error;
     throw badRequest('sso_discovery_failed', error.message, [{ path: '/issuer', message: error.problem.text }]);
   }
-}
-
-async function requireOrganisation(db: Db, organisationId: string): Promise<void> {
-  const row = await db.selectFrom('organisations').select('id').where('id', '=', organisationId).executeTakeFirst();
-  if (!row) throw notFound(`No organisation ${organisationId}.`);
 }
 
 /** Refuses domains another provider owns (the table's primary key guards against a race too). */

@@ -59,8 +59,8 @@ export async function companySettings(db: Db, companyId: string): Promise<{ orga
 }
 
 /** A company, within one organisation when `organisationId` is given. */
-export async function companyIn(db: Db, companyId: string, organisationId?: string): Promise<{ id: string; organisation_id: string; name: string } | undefined> {
-  let query = db.selectFrom('companies').select(['id', 'organisation_id', 'name']).where('id', '=', companyId);
+export async function companyIn(db: Db, companyId: string, organisationId?: string): Promise<(Static<typeof CompanySummary> & { organisation_id: string }) | undefined> {
+  let query = db.selectFrom('companies').select(['id', 'organisation_id', 'name', 'timezone', 'currency', 'locale']).where('id', '=', companyId);
   if (organisationId !== undefined) query = query.where('organisation_id', '=', organisationId);
   return query.executeTakeFirst();
 }

@@ -11,7 +11,8 @@ import { codeExchange } from '../support/login.ts';
 import { createClient, createUser } from '../../src/iam/provisioning.ts';
 import { setClientDisabled, updateRedirectUris } from '../../src/iam/client-admin.ts';
 import { resetUserSecret, revokeUserSessions, setUserDisabled } from '../../src/iam/user-admin.ts';
-import { getClient, listClients, listCompanies, listUsers } from '../../src/iam/organisation-reads.ts';
+import { getClient, listClients, listUsers } from '../../src/iam/organisation-reads.ts';
+import { companiesOf } from '../../src/tenancy/companies.ts';
 import type { Actor } from '../../src/iam/audit.ts';
 import { configurationWith, loginAndExchange, loginForCode, postToken, renewAtIdToken } from './helpers.ts';
 
@@ -29,7 +30,7 @@ test('a console user creates a client and its user in its organisation, and read
   const user = await createUser(db, mine.organisationId, { clientId: created.clientId, email: ' Ops@Payroll.Example.com ' }, admin);
   assert.equal(user.email, 'ops@payroll.example.com');
 
-  assert.deepEqual((await listCompanies(db, mine.organisationId)).map((c) => [c.id, c.name, c.timezone]), [[mine.companyId, 'Mine', 'Europe/Amsterdam']]);
+  assert.deepEqual((await companiesOf(db, mine.organisationId)).map((c) => [c.id, c.name, c.timezone]), [[mine.companyId, 'Mine', 'Europe/Amsterdam']]);
   assert.deepEqual((await listClients(db, mine.organisationId, mine.companyId)).map((c) => [c.id, c.name]).sort(), [[created.clientId, 'Payroll sync'], [mine.clientId, 'Test client']].sort());
   const detail = await getClient(db, mine.organisationId, created.clientId);
   assert.deepEqual({ ...detail, createdAt: typeof detail.createdAt }, {
@@ -68,7 +69,7 @@ test('every id of another organisation is not found, and nothing of it changes',
     ['revokeUserSessions', () => revokeUserSessions(db, org, theirs.userId, admin)],
   ];
   for (const [name, attempt] of attempts) await assert.rejects(attempt(), { status: 404, code: 'not_found' }, name);
-  assert.deepEqual(await listCompanies(db, org), [{ id: mine.companyId, name: 'Mine', timezone: 'Europe/Amsterdam', currency: 'EUR', locale: 'nl-NL' }]);
+  assert.deepEqual(await companiesOf(db, org), [{ id: mine.companyId, name: 'Mine', timezone: 'Europe/Amsterdam', currency: 'EUR', locale: 'nl-NL' }]);
   const untouched = await getClient(db, theirs.organisationId, theirs.clientId);
   assert.deepEqual([untouched.disabled, untouched.redirectUris], [false, [theirs.redirectUri]]);
   assert.equal((await loginAndExchange(server, theirs)).token_type, 'Bearer', 'their user still logs in with its secret');

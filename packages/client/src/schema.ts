@@ -6298,7 +6298,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is neither JSON nor form-encoded */
+            /** @description invalid_request: a body sent that is neither JSON nor form-encoded (a request with no body at all is not refused for its type: it lacks every parameter) */
             415: {
                 headers: {
                     /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
@@ -6479,7 +6479,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is neither JSON nor form-encoded */
+            /** @description invalid_request: a body sent that is neither JSON nor form-encoded (a request with no body at all is not refused for its type: it lacks every parameter) */
             415: {
                 headers: {
                     /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
