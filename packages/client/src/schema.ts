@@ -5689,6 +5689,7 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
