@@ -296,21 +296,36 @@ export interface PeriodOptions {
   fromInstant: string;
   toInstant: string;
   types?: readonly string[];
+  /** Only changes with a greater seq: where the previous page ended (paging a long period). */
+  afterSeq?: number;
+  limit?: number;
+}
+
+function periodQuery(db: Db, companyId: string, options: PeriodOptions, throughSeq: number) {
+  let query = db
+    .selectFrom('company_changes')
+    .where('company_id', '=', companyId)
+    .where('seq', '<=', throughSeq)
+    .where('seq', '>', options.afterSeq ?? 0)
+    .where('recorded_at', '>=', Date.parse(options.fromInstant))
+    .where('recorded_at', '<', Date.parse(options.toInstant));
+  if (options.types && options.types.length > 0) query = query.where('type', 'in', [...options.types]);
+  return query;
 }
 
 /**
  * The readable changes of one company recorded in [fromInstant, toInstant), in seq order (for a
- * webhook replay of a period). Bounded by the retention, like every read of the log.
+ * webhook replay of a period), a page of `limit` after `afterSeq` when given. Bounded by the
+ * retention, like every read of the log.
  */
 export async function changesBetween(db: Db, companyId: string, options: PeriodOptions): Promise<Change[]> {
-  const throughSeq = await readableSeq(db);
-  let query = db
-    .selectFrom('company_changes')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('seq', '<=', throughSeq)
-    .where('recorded_at', '>=', Date.parse(options.fromInstant))
-    .where('recorded_at', '<', Date.parse(options.toInstant));
-  if (options.types && options.types.length > 0) query = query.where('type', 'in', [...options.types]);
-  return (await query.orderBy('seq').execute()).map(present);
+  let query = periodQuery(db, companyId, options, await readableSeq(db)).selectAll().orderBy('seq');
+  if (options.limit !== undefined) query = query.limit(options.limit);
+  return (await query.execute()).map(present);
+}
+
+/** Whether the period holds more than `count` readable changes: looks at `count` + 1 rows at most, reads one. */
+export async function periodHoldsMoreThan(db: Db, companyId: string, options: PeriodOptions, count: number): Promise<boolean> {
+  const beyond = await periodQuery(db, companyId, options, await readableSeq(db)).select('seq').orderBy('seq').limit(1).offset(count).executeTakeFirst();
+  return beyond !== undefined;
 }

@@ -25,7 +25,7 @@ const DESCRIPTIONS: Record<number, string> = {
   400: 'invalid_request, invalid_grant, invalid_scope, invalid_target, unauthorized_client or unsupported_grant_type',
   401: 'invalid_client (token, revoke) or invalid_token (idToken), with WWW-Authenticate',
   413: 'invalid_request: the body is over 64 KiB',
-  415: 'Body is neither JSON nor form-encoded',
+  415: 'invalid_request: a body sent that is neither JSON nor form-encoded (a request with no body at all is not refused for its type: it lacks every parameter)',
   429: 'invalid_request: over the client\'s per-minute budget, or penalised after failed client authentications; see Retry-After',
   503: 'Database unavailable; retry after Retry-After',
 };

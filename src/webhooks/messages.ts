@@ -2,8 +2,9 @@
 // a replay, a retry of an earlier delivery). Bodies follow Standard Webhooks: `{type, timestamp, data}`.
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
-import { ProblemError, notFound } from '../platform/errors.ts';
-import type { Change, ChangeStream } from './change-stream.ts';
+import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
+import { pacer } from '../platform/cooperative.ts';
+import type { Change, ChangeStream, Period } from './change-stream.ts';
 import { TEST_MESSAGE_TYPE } from './schemas.ts';
 import type { EndpointRow } from './endpoints.ts';
 
@@ -57,12 +58,65 @@ export async function queueTestMessage(db: Db, endpointId: string, now: number, 
   return messageId;
 }
 
-/** Queues the changes of [fromMs, toMs) the endpoint's types select, with their original ids. */
+/**
+ * The most changes one replay queues (docs/webhooks.md): a larger period is refused as a whole
+ * rather than cut, since a cut could fall inside one millisecond (an import records thousands of
+ * changes at one instant) where no later period could pick up. The delta endpoint reads any number.
+ */
+export const REPLAY_LIMIT = 10_000;
+/** Changes read and queued per step of a replay; the event loop gets a turn between steps. */
+const REPLAY_PAGE = 500;
+
+function replayTooLarge(): ProblemError {
+  return badRequest('replay_too_large', `The period holds more than ${REPLAY_LIMIT} changes for this endpoint; replay shorter periods, or read the changes with GET /api/v1/company/changes.`, [{ path: '/from', message: `the period holds more than ${REPLAY_LIMIT} changes` }]);
+}
+
+function replayInProgress(): ProblemError {
+  return new ProblemError({ code: 'replay_in_progress', detail: 'Changes replayed or retried earlier are still queued for this endpoint; replay again once they are delivered.' });
+}
+
+function queuedInput(change: Change): QueuedInput {
+  const message = changeMessage(change);
+  return { messageId: message.id, seq: message.seq, type: message.type, body: message.body };
+}
+
+/**
+ * Queues the first page of a replay unless changes are still queued for the endpoint (a replay or a
+ * retry not yet delivered): refused then, so repeated replays cannot pile copies up. Touching the
+ * endpoint's row first makes two replays of one endpoint take turns (its row lock on PostgreSQL;
+ * SQLite has one writer), so the second sees the first's page.
+ */
+async function queueFirstPage(db: Db, endpointId: string, now: number, page: Change[]): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable('webhook_endpoints').set((eb) => ({ id: eb.ref('id') })).where('id', '=', endpointId).execute();
+    const waiting = await trx.selectFrom('webhook_messages').select('id').where('endpoint_id', '=', endpointId).where('seq', 'is not', null).limit(1).executeTakeFirst();
+    if (waiting) throw replayInProgress();
+    await queue(trx, endpointId, now, page.map(queuedInput));
+  });
+}
+
+/**
+ * Queues the changes of [fromMs, toMs) the endpoint's types select, with their original ids, in
+ * pages of REPLAY_PAGE with a turn of the event loop between them (a whole period at once held it
+ * for seconds); answers how many. Refuses a period of more than REPLAY_LIMIT changes, and a replay
+ * while changes are still queued for the endpoint.
+ */
 export async function queueReplay(db: Db, stream: ChangeStream, endpoint: EndpointRow, fromMs: number, toMs: number, now: number): Promise<number> {
-  const types = endpoint.types === null ? undefined : (JSON.parse(endpoint.types) as string[]);
-  const changes = await stream.between(db, endpoint.company_id, fromMs, toMs, types);
-  await queue(db, endpoint.id, now, changes.map((change) => { const message = changeMessage(change); return { messageId: message.id, seq: message.seq, type: message.type, body: message.body }; }));
-  return changes.length;
+  const period: Period = { fromMs, toMs, types: endpoint.types === null ? undefined : (JSON.parse(endpoint.types) as string[]) };
+  if (await stream.holdsMoreThan(db, endpoint.company_id, period, REPLAY_LIMIT)) throw replayTooLarge();
+  const pace = pacer();
+  let page = await stream.between(db, endpoint.company_id, period, 0, REPLAY_PAGE);
+  await queueFirstPage(db, endpoint.id, now, page);
+  let queued = page.length;
+  // Changes committed into the period meanwhile may join it: the limit still holds.
+  while (page.length === REPLAY_PAGE && queued < REPLAY_LIMIT) {
+    await pace();
+    const afterSeq = page[page.length - 1]?.seq ?? 0;
+    page = await stream.between(db, endpoint.company_id, period, afterSeq, Math.min(REPLAY_PAGE, REPLAY_LIMIT - queued));
+    await queue(db, endpoint.id, now, page.map(queuedInput));
+    queued += page.length;
+  }
+  return queued;
 }
 
 /** The oldest queued message of an endpoint, or the one with `messageId` when given. */

@@ -116,6 +116,17 @@ test('missing parameters are invalid_request; an unknown grant_type is unsupport
   assert.equal(((await malformed.json()) as { error: string }).error, 'invalid_request');
 });
 
+test('no body at all is 400 invalid_request (every parameter missing); a body of another type is 415', async () => {
+  const token = `${server.config.issuer}/oauth/token`;
+  assert.match(await expectOAuthError(await server.fetch(token, { method: 'POST' }), 400, 'invalid_request'), /grant_type/);
+  await expectOAuthError(await server.fetch(token, { method: 'POST', headers: { 'content-length': '0' } }), 400, 'invalid_request');
+  await expectOAuthError(await server.fetch(token, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'grant_type=client_credentials' }), 415, 'invalid_request');
+  // Revocation authenticates the client before anything else (RFC 7009 §2.1): no body, no client.
+  const revoke = `${server.config.issuer}/oauth/revoke`;
+  await expectOAuthError(await server.fetch(revoke, { method: 'POST' }), 401, 'invalid_client');
+  await expectOAuthError(await server.fetch(revoke, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'token=x' }), 415, 'invalid_request');
+});
+
 test('an expired code is invalid_grant', async () => {
   const code = await freshCode();
   clock.advance(1100);

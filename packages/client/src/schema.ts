@@ -662,7 +662,7 @@ export interface paths {
         put?: never;
         /**
          * Sends the changes of a period again
-         * @description Queues the changes that occurred from `from` (inclusive) to `to` (exclusive) and that the endpoint's types select, with their original ids, in `seq` order. Only changes the log still keeps (CHANGES_RETENTION_SECONDS) can be replayed.
+         * @description Queues the changes that occurred from `from` (inclusive) to `to` (exclusive) and that the endpoint's types select, with their original ids, in `seq` order. Only changes the log still keeps (CHANGES_RETENTION_SECONDS) can be replayed. One replay queues at most 10,000 changes: a period holding more is refused as a whole (`400 replay_too_large`; replay shorter periods, or read the changes with `GET /api/v1/company/changes`). A replay while changes replayed or retried earlier are still queued for the endpoint is refused (`409 replay_in_progress`): replay again once they are delivered.
          */
         post: operations["replayWebhookMessages"];
         delete?: never;
@@ -5530,6 +5530,19 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body over 2 MiB */
             413: {
                 headers: {
@@ -6285,7 +6298,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is neither JSON nor form-encoded */
+            /** @description invalid_request: a body sent that is neither JSON nor form-encoded (a request with no body at all is not refused for its type: it lacks every parameter) */
             415: {
                 headers: {
                     /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
@@ -6466,7 +6479,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is neither JSON nor form-encoded */
+            /** @description invalid_request: a body sent that is neither JSON nor form-encoded (a request with no body at all is not refused for its type: it lacks every parameter) */
             415: {
                 headers: {
                     /** @description `no-store`: the answer may carry a token (RFC 6749 §5.1). */
