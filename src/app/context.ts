@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../platform/config.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Db, DialectName } from '../platform/db/database.ts';
-import type { KeyRing } from '../iam/keys.ts';
+import type { KeyRing } from '../iam/key-ring.ts';
 import type { RevocationList } from '../iam/revocations.ts';
 import type { ResponseCache } from '../platform/response-cache.ts';
 import type { CompanyCache } from '../tenancy/company-cache.ts';

@@ -49,6 +49,6 @@ export function demoCallbackDeps({ db, config }: AppContext): DemoCallbackDeps {
   return { db, config };
 }
 
-export function ssoDeps({ db, config }: AppContext): SsoDeps {
-  return { db, config };
+export function ssoDeps({ db, clock, config }: AppContext): SsoDeps {
+  return { db, clock, config };
 }

@@ -3,6 +3,7 @@
 import { COMPANY_API_BODY_LIMIT, type App } from '../platform/http.ts';
 import type { AppContext } from './context.ts';
 import type { CachedAnswerLane } from '../platform/cached-answer-lane.ts';
+import { CACHED_HEADERS } from '../platform/response-cache.ts';
 import { limitRequests, MemoryRateCounter, RedisRateCounter } from '../platform/rate-limit.ts';
 import { repeatedWarning } from '../platform/repeated-warning.ts';
 import { Authenticator, type Principal } from '../iam/bearer-authentication.ts';
@@ -22,6 +23,13 @@ export async function securedApi(app: App, { ctx, lane }: { ctx: AppContext; lan
   // CONTRACT §4: a body over 2 MiB is 413, on every endpoint of the company API.
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= COMPANY_API_BODY_LIMIT;
+  });
+  // Reads may be kept by the client only (private: the answer is one company's) and must be
+  // revalidated before reuse (no-cache: their ETag makes that cheap); a route may choose otherwise
+  // (the change log: no-store). Writes are no-store already (app.ts), refusals too (http.ts).
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD') reply.header('cache-control', CACHED_HEADERS.cacheControl);
+    done();
   });
   // Callback style: a token already verified is answered without a promise (the common case).
   app.addHook('onRequest', (request, _reply, done) => {

@@ -5,13 +5,22 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../platform/http.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { ChangeNotifier } from './notifier.ts';
-import { NoQuery, problemResponses, withExamples } from '../platform/schemas.ts';
+import { NoQuery, problemResponses, sentNotStored, withExamples } from '../platform/schemas.ts';
 import { PageQuery } from '../platform/paged-collection.ts';
 import { CHANGE_TYPES, readableSeq } from './change-log.ts';
 import { deltaPageRequest, headCursor, parseTypes, readDelta } from './delta.ts';
 import { changesExample, headExample } from './examples.ts';
 
 const MAX_WAIT_SECONDS = 30;
+
+/**
+ * The change log's answers are kept by no cache, unlike the other reads' (`private, no-cache`): a
+ * page is read once and then followed by its cursor, never asked again to be revalidated (it has no
+ * ETag), a long poll's answer is of its moment, and a page may hold personal data since deleted
+ * (tombstoned), which should not outlive it in a browser or proxy cache.
+ */
+const NOT_STORED = 'no-store';
+const NOT_STORED_WHY = 'a page is read once and followed by its cursor; it may hold data since deleted.';
 
 export const ChangeSchema = Type.Object({
   seq: Type.Integer({ description: 'Grows with commit order within the company (gaps allowed).' }),
@@ -76,10 +85,11 @@ export async function changeRoutes(app: App, { deps }: { deps: ChangeRouteDeps }
         description: DESCRIPTION,
         security: [{ idToken: [] }],
         querystring: ChangesQuery,
-        response: { 200: withExamples(ChangesPage, changesExample), ...problemResponses(400, 401, 410, 429) },
+        response: { 200: sentNotStored(withExamples(ChangesPage, changesExample), NOT_STORED_WHY), ...problemResponses(400, 401, 410, 429) },
       },
     },
     async (request, reply) => {
+      reply.header('cache-control', NOT_STORED);
       const { companyId } = request.principal;
       const query: Static<typeof ChangesQuery> = request.query;
       const types = parseTypes(query.types);
@@ -110,9 +120,12 @@ export async function changeRoutes(app: App, { deps }: { deps: ChangeRouteDeps }
         description: 'Take it before a full read of the collections, then follow GET /api/v1/company/changes from it: nothing committed after it is missed. Takes no query parameters.',
         security: [{ idToken: [] }],
         querystring: NoQuery,
-        response: { 200: withExamples(Type.Object({ cursor: Type.String() }), headExample), ...problemResponses(400, 401, 429) },
+        response: { 200: sentNotStored(withExamples(Type.Object({ cursor: Type.String() }), headExample), 'the newest position of this moment.'), ...problemResponses(400, 401, 429) },
       },
     },
-    async (request) => ({ cursor: headCursor(deps.cursorKey, request.principal.companyId, await readableSeq(deps.db)) }),
+    async (request, reply) => {
+      reply.header('cache-control', NOT_STORED);
+      return { cursor: headCursor(deps.cursorKey, request.principal.companyId, await readableSeq(deps.db)) };
+    },
   );
 }

@@ -11,7 +11,7 @@ import type { FastifyRequest } from 'fastify';
 import { ProblemError } from '../platform/errors.ts';
 import type { Principal } from '../tenancy/principal.ts';
 import { InvalidTokenError, UNKNOWN_KEY, verifyIdToken, type AccessClaims, type TokenSettings, type VerifiedIdToken } from './tokens.ts';
-import type { KeyRing } from './keys.ts';
+import type { KeyRing } from './key-ring.ts';
 import type { RevocationList } from './revocations.ts';
 import type { Clock } from '../platform/clock.ts';
 

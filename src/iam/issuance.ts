@@ -2,7 +2,7 @@
 // token recorded server-side so its chain can be renewed, superseded and revoked.
 import type { Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
-import type { KeyRing } from './keys.ts';
+import type { KeyRing } from './key-ring.ts';
 import { insertRefreshToken } from './refresh-tokens.ts';
 import { signIdToken, signRefreshToken, type AccessClaims, type TokenSettings, type TokenSubject } from './tokens.ts';
 import type { TokenResponse } from './oauth-schemas.ts';

@@ -3,7 +3,7 @@
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { IssuanceSettings } from './issuance.ts';
-import type { KeyRing } from './keys.ts';
+import type { KeyRing } from './key-ring.ts';
 import type { RevocationList } from './revocations.ts';
 
 export interface IssuerDeps {

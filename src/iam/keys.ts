@@ -8,14 +8,12 @@
 // The private JWK is sealed with the secret box (SECRETS_KEY, src/platform/sealed-secrets.ts), bound
 // to its kid: a copy of the database or a backup mints no tokens. Rows written before keys were sealed
 // hold the JWK itself; they are sealed in place at start-up (and by `wfs reseal-secrets`), and a key is
-// unsealed once, when the key ring first loads it, never per token.
-import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+// unsealed once, when the key ring (src/iam/key-ring.ts) first loads it, never per token.
+import type { JsonWebKey } from 'node:crypto';
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import { onPostgres, type Db } from '../platform/db/database.ts';
 import { resealStale, SealedSecretError, type SecretBox } from '../platform/sealed-secrets.ts';
 import { newId } from '../platform/ids.ts';
-import { systemClock, type Clock } from '../platform/clock.ts';
-import { SingleFlight } from '../platform/single-flight.ts';
 import { notFound } from '../platform/errors.ts';
 import { changeEvent, OPERATOR, recordAudit } from './audit.ts';
 
@@ -32,19 +30,13 @@ export interface PublishedKey {
  * Whether a key signs at `now`: activated and not yet retired. Of those the newest signs; a key
  * retired before it activated (rotated again meanwhile) never does.
  */
-function signsAt(activatesAt: number, retiredAt: number | null, now: number): boolean {
+export function signsAt(activatesAt: number, retiredAt: number | null, now: number): boolean {
   return activatesAt <= now && (retiredAt === null || retiredAt > now);
 }
 
 /** Whether a key not yet active will sign once it activates. */
 function willSign(activatesAt: number, retiredAt: number | null, now: number): boolean {
   return activatesAt > now && (retiredAt === null || retiredAt > activatesAt);
-}
-
-interface LoadedKey extends PublishedKey {
-  /** A KeyObject, which (unlike a non-extractable CryptoKey) can be handed to the signing thread. */
-  privateKey: KeyObject;
-  publicKey: CryptoKey;
 }
 
 /** The additional data a private JWK is sealed with: moved to another key's row, it does not open. */
@@ -96,7 +88,7 @@ export async function resealSigningKeys(db: Db, box: SecretBox): Promise<number>
  * The private JWK of a row. A plain row (sealed neither at start-up nor since: an older release wrote
  * it during an upgrade) is sealed now; a sealed one that does not open stops here, with no fallback.
  */
-async function privateJwkOf(db: Db, box: SecretBox, row: KeyRow): Promise<JsonWebKey> {
+export async function privateJwkOf(db: Db, box: SecretBox, row: KeyRow): Promise<JsonWebKey> {
   if (!isPlain(row.private_jwk)) return unseal(box, row);
   await sealPlainRow(db, box, row);
   return JSON.parse(row.private_jwk) as JsonWebKey;
@@ -154,7 +146,7 @@ export async function ensureSigningKey(db: Db, box: SecretBox, now = Date.now())
 }
 
 /** The keys published (and so verifying) at `now`, newest activation first; the caller selects. */
-function publishedKeyRows(db: Db, now: number) {
+export function publishedKeyRows(db: Db, now: number) {
   return db
     .selectFrom('signing_keys')
     .where((eb) => eb.or([eb('unpublish_at', 'is', null), eb('unpublish_at', '>', now)]))
@@ -267,130 +259,4 @@ async function createReplacement(trx: Db, box: SecretBox, others: PublishedRow[]
   const scheduled = others.filter((row) => willSign(row.activates_at, row.retired_at, now)).at(-1);
   const retirement = scheduled ? { retiredAt: scheduled.activates_at, unpublishAt: scheduled.activates_at + retainSeconds * 1000 } : SIGNING_UNTIL_REPLACED;
   return { kid: await createKeyRow(trx, box, now, now, retirement), activatesAt: now };
-}
-
-/**
- * An in-memory view of the key table, reloaded every `refreshMs` (a server also polls at that pace,
- * `start`, so that tokens verified before and cached see a withdrawal without any new token arriving)
- * and whenever a token names a kid it has not seen (at most once a second, so forged kids cannot
- * hammer the database). Activation, retention and both intervals are read on `clock` (the context's:
- * tests move it). A key that does not unseal fails the load (and so start-up, which loads once:
- * src/app/bootstrap.ts).
- */
-export class KeyRing {
-  readonly #db: Db;
-  readonly #box: SecretBox;
-  readonly #refreshMs: number;
-  readonly #clock: Clock;
-  #keys: LoadedKey[] = [];
-  /** The kids of #keys, for the check of every cached token (a lookup that allocates nothing). */
-  #kids = new Set<string>();
-  #loadedAt = 0;
-  #lastMissReload = 0;
-  #loading: Promise<void> | undefined;
-  #stopPolling: (() => void) | undefined;
-  readonly #publishedReads = new SingleFlight<JWK[]>();
-
-  constructor(db: Db, box: SecretBox, refreshMs = 1_000, clock: Clock = systemClock) {
-    this.#db = db;
-    this.#box = box;
-    this.#refreshMs = refreshMs;
-    this.#clock = clock;
-  }
-
-  async #load(): Promise<void> {
-    const now = this.#clock.now();
-    const rows = await publishedKeyRows(this.#db, now).selectAll().execute();
-    const cached = new Map(this.#keys.map((k) => [k.kid, k]));
-    this.#keys = await Promise.all(
-      rows.map(async (row) => {
-        const known = cached.get(row.kid);
-        // A later rotation (or withdrawal) may have changed its retirement since.
-        if (known) return { ...known, retiredAt: row.retired_at };
-        const publicJwk = JSON.parse(row.public_jwk) as JWK;
-        return {
-          kid: row.kid,
-          activatesAt: row.activates_at,
-          retiredAt: row.retired_at,
-          publicJwk,
-          privateKey: createPrivateKey({ key: await privateJwkOf(this.#db, this.#box, row), format: 'jwk' }),
-          publicKey: (await importJWK(publicJwk, SIGNING_ALG)) as CryptoKey,
-        };
-      }),
-    );
-    this.#kids = new Set(this.#keys.map((key) => key.kid));
-    this.#loadedAt = now;
-  }
-
-  async #fresh(force = false): Promise<LoadedKey[]> {
-    if (force || this.#clock.now() - this.#loadedAt > this.#refreshMs) {
-      this.#loading ??= this.#load().finally(() => {
-        this.#loading = undefined;
-      });
-      await this.#loading;
-    }
-    return this.#keys;
-  }
-
-  /** Re-reads the key table now, e.g. right after this process rotated the key. */
-  async reload(): Promise<void> {
-    await this.#fresh(true);
-  }
-
-  /**
-   * Reloads every `refreshMs` until `stop`: a withdrawn key leaves the set within that interval. The
-   * reload is not handed back to the clock: nothing waits for a poll (whoever must, calls `reload`),
-   * and on SQLite one may queue behind an import holding the connection, which must not hold up
-   * whoever waits for the clock's other tasks (the revocation poll's, which reads beside it).
-   */
-  start(onError: (error: unknown) => void): void {
-    this.#stopPolling = this.#clock.every(this.#refreshMs, () => {
-      this.reload().catch(onError);
-    });
-  }
-
-  stop(): void {
-    this.#stopPolling?.();
-  }
-
-  /**
-   * Whether a token signed by `kid`, verified earlier, may still be accepted: its key is still in the
-   * set as last loaded (synchronous, for cached tokens; a withdrawn key has left it).
-   */
-  verifies(kid: string): boolean {
-    return this.#kids.has(kid);
-  }
-
-  /** The newest key whose activation time has come and whose retirement has not. */
-  async signingKey(): Promise<{ kid: string; privateKey: KeyObject }> {
-    const now = this.#clock.now();
-    const signs = (k: LoadedKey) => signsAt(k.activatesAt, k.retiredAt, now);
-    let key = (await this.#fresh()).find(signs);
-    if (!key) key = (await this.#fresh(true)).find(signs);
-    if (!key) throw new Error('No active signing key: run `wfs rotate-signing-key`.');
-    return key;
-  }
-
-  async verificationKey(kid: string): Promise<CryptoKey | undefined> {
-    let key = (await this.#fresh()).find((k) => k.kid === kid);
-    if (!key && this.#clock.now() - this.#lastMissReload > 1000) {
-      this.#lastMissReload = this.#clock.now();
-      key = (await this.#fresh(true)).find((k) => k.kid === kid);
-    }
-    return key?.publicKey;
-  }
-
-  /**
-   * The JWKS: read from the table, not from this ring (reloaded every `refreshMs`), so that a key
-   * rotated by another instance or by `wfs` is published here at once (CONTRACT §2 and §5); requests
-   * arriving together share one read.
-   */
-  async publishedKeys(): Promise<JWK[]> {
-    return this.#publishedReads.run('jwks', () => this.#readPublished()).outcome;
-  }
-
-  async #readPublished(): Promise<JWK[]> {
-    const rows = await publishedKeyRows(this.#db, this.#clock.now()).select('public_jwk').execute();
-    return rows.map((row) => JSON.parse(row.public_jwk) as JWK);
-  }
 }

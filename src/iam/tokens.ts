@@ -3,7 +3,8 @@
 // and the token type, and resolves the key only by `kid` from the database-backed key ring.
 import { compactVerify, jwtVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload } from 'jose';
 import { randomUUID } from 'node:crypto';
-import { SIGNING_ALG, type KeyRing } from './keys.ts';
+import { SIGNING_ALG } from './keys.ts';
+import type { KeyRing } from './key-ring.ts';
 import { signingThread } from './signing-thread.ts';
 
 export const ACCESS_TOKEN_TYPE = 'JWT';

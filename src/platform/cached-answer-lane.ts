@@ -141,10 +141,10 @@ export class CachedAnswerLane {
     return route !== undefined && route(request, response, mark < 0 ? undefined : url.slice(mark + 1), performance.now());
   }
 
-  /** Writes the answer with Fastify's headers in Fastify's order (x-request-id, rate limit, then response-cache.ts's). */
+  /** Writes the answer with Fastify's headers in Fastify's order (x-request-id, the secured reads' cache-control, rate limit, then response-cache.ts's). */
   #send(request: IncomingMessage, response: ServerResponse, answer: { path: string; etag: string; coding: string | undefined; limits: string[]; body: Buffer | undefined; startedAt: number }): void {
     const { path, etag, coding, limits, body, startedAt } = answer;
-    const headers = ['x-request-id', this.#options.requestId(request), ...limits, 'etag', etag, 'cache-control', CACHED_HEADERS.cacheControl, 'vary', CACHED_HEADERS.vary];
+    const headers = ['x-request-id', this.#options.requestId(request), 'cache-control', CACHED_HEADERS.cacheControl, ...limits, 'etag', etag, 'vary', CACHED_HEADERS.vary];
     if (body) {
       headers.push('content-type', CACHED_HEADERS.contentType);
       if (coding) headers.push('content-encoding', coding);

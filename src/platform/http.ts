@@ -137,8 +137,15 @@ async function problemText(body: Record<string, unknown>, errors: readonly unkno
   return `${text}],"requestId":${JSON.stringify(requestId)}}`;
 }
 
+/**
+ * No cache keeps a refusal: it is no representation of the resource (a read's own answers are
+ * `private, no-cache`, revalidated by their ETag), and a 404 or 405 would be cacheable by default
+ * (RFC 9111 §4.2.2). The OpenAPI document declares it on every problem answer (openapi.ts).
+ */
+const PROBLEM_CACHING = { 'cache-control': 'no-store' };
+
 function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: ProblemError): FastifyReply | Promise<FastifyReply> {
-  const answer = reply.code(problem.status).headers(problem.headers).type('application/problem+json');
+  const answer = reply.code(problem.status).headers({ ...problem.headers, ...PROBLEM_CACHING }).type('application/problem+json');
   const body = problemBody(request, problem);
   if (!problem.errors || problem.errors.length <= FINDINGS_PER_TURN) return answer.send(body);
   return problemText(body, problem.errors).then((text) => answer.send(text));

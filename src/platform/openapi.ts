@@ -24,6 +24,7 @@ const REF = {
   requestId: { $ref: '#/components/headers/RequestId' },
   etag: { $ref: '#/components/headers/ETag' },
   noStore: { $ref: '#/components/headers/NoStore' },
+  privateNoCache: { $ref: '#/components/headers/PrivateNoCache' },
   rateLimit: {
     'X-RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
     'X-RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
@@ -140,6 +141,7 @@ const SECURED_RESPONSES: Record<string, { name: string; response: Json }> = {
       description: 'Missing, invalid, expired or revoked ID token (code `missing_token` or `invalid_token`). Renew it at idToken and retry once.',
       headers: {
         'WWW-Authenticate': { description: '`Bearer` without a token; `Bearer error="invalid_token", …` for a bad one (RFC 6750 §3).', schema: { type: 'string' } },
+        'Cache-Control': REF.noStore,
         'X-Request-Id': REF.requestId,
       },
       content: problemContent(problemExample(401, 'invalid_token', 'The token has expired.')),
@@ -149,7 +151,7 @@ const SECURED_RESPONSES: Record<string, { name: string; response: Json }> = {
     name: 'TooManyRequests',
     response: {
       description: 'Over the API Client\'s rate limit; wait the `Retry-After` seconds.',
-      headers: { 'Retry-After': RETRY_AFTER, ...REF.rateLimit, 'X-Request-Id': REF.requestId },
+      headers: { 'Retry-After': RETRY_AFTER, ...REF.rateLimit, 'Cache-Control': REF.noStore, 'X-Request-Id': REF.requestId },
       content: problemContent(problemExample(429, 'rate_limited', 'Too many requests; retry after the time in Retry-After.')),
     },
   },
@@ -157,7 +159,7 @@ const SECURED_RESPONSES: Record<string, { name: string; response: Json }> = {
     name: 'ServiceUnavailable',
     response: {
       description: 'The database is briefly unavailable; retry after `Retry-After` seconds.',
-      headers: { 'Retry-After': RETRY_AFTER, 'X-Request-Id': REF.requestId },
+      headers: { 'Retry-After': RETRY_AFTER, 'Cache-Control': REF.noStore, 'X-Request-Id': REF.requestId },
       content: problemContent(problemExample(503, 'database_unavailable', 'The database is unavailable; retry shortly.')),
     },
   },
@@ -200,8 +202,12 @@ function sharedComponents(): Json {
         example: '"3f2a9c1e"',
       },
       NoStore: {
-        description: 'No cache may keep the answer: the answer to anything but a read may carry a secret, a token or a single-use link.',
+        description: 'No cache may keep the answer: the answer to anything but a read may carry a secret, a token or a single-use link, and a refusal (every problem answer) is no representation to keep.',
         schema: { type: 'string', const: 'no-store' },
+      },
+      PrivateNoCache: {
+        description: 'A read of the company API: only the client may keep the answer (it is one company\'s), and must revalidate it before reuse (with its `ETag` where it has one: `If-None-Match` gets an empty `304`).',
+        schema: { type: 'string', const: 'private, no-cache' },
       },
       RateLimitLimit: { description: 'Requests the API Client may make per window (one minute).', schema: { type: 'integer', minimum: 0 } },
       RateLimitRemaining: { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
@@ -230,7 +236,8 @@ function completeResponse(status: string, response: Json): Json {
   return {
     ...response,
     description,
-    headers: { ...(response.headers as Json | undefined), 'X-Request-Id': REF.requestId },
+    // Every problem answer is sent no-store (platform/http.ts).
+    headers: { ...(response.headers as Json | undefined), ...(problem ? { 'Cache-Control': REF.noStore } : {}), 'X-Request-Id': REF.requestId },
     ...(problem ? { content: problemContent(json.example) } : {}),
   };
 }
@@ -241,15 +248,17 @@ function requires(operation: Operation, scheme: string): boolean {
 
 /**
  * Headers added to the route's own answers: the ETag of a cacheable read's success, Cache-Control:
- * no-store on the success of anything but a read (src/app/app.ts sends it), and the rate limit on
- * every answer of a secured call (counted before the body is read, so a 400 carries it too).
+ * no-store on the success of anything but a read (src/app/app.ts sends it) and private, no-cache on a
+ * secured read's (src/app/secured-api.ts; a route declaring its own Cache-Control keeps it), and the
+ * rate limit on every answer of a secured call (counted before the body is read, so a 400 carries it too).
  */
 function withSuccessHeaders(responses: Record<string, Json>, secured: boolean, read: boolean): Record<string, Json> {
   const cacheable = '304' in responses;
   return Object.fromEntries(Object.entries(responses).map(([status, response]) => {
     const success = Number(status) < 400;
     if ('$ref' in response || (!success && !secured)) return [status, response];
-    const headers = { ...(cacheable && success ? { ETag: REF.etag } : {}), ...(!read && success ? { 'Cache-Control': REF.noStore } : {}), ...(secured ? REF.rateLimit : {}), ...(response.headers as Json) };
+    const caching = !success ? {} : !read ? { 'Cache-Control': REF.noStore } : secured ? { 'Cache-Control': REF.privateNoCache } : {};
+    const headers = { ...(cacheable && success ? { ETag: REF.etag } : {}), ...caching, ...(secured ? REF.rateLimit : {}), ...(response.headers as Json) };
     return [status, { ...response, headers }];
   }));
 }

@@ -93,6 +93,14 @@ export function problemResponse(description: string): TSchema {
   return { ...Problem, description };
 }
 
+/**
+ * A read's success that no cache may keep (`Cache-Control: no-store`, which its handler sends instead
+ * of the company API's `private, no-cache`), declared so in the OpenAPI document with `why`.
+ */
+export function sentNotStored<T extends TSchema>(schema: T, why: string): T {
+  return { ...schema, headers: { 'Cache-Control': { type: 'string', const: 'no-store', description: `\`no-store\`: ${why}` } } };
+}
+
 /** The query string of an operation that takes no parameter: an unknown one is `400`, as everywhere. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 

@@ -32,7 +32,7 @@ export async function ssoAdminRoutes(app: App, { sso }: { sso: SsoRuntime }): Pr
     async (request) => organisationSso(deps.db, request.params.organisationId));
 
   app.put('/api/v1/admin/organisations/:organisationId/sso/enforcement', { schema: { params: OrganisationParams, body: EnforcementBody, ...operatorSchema('adminSetSsoEnforcement', 'Enforce SSO for an organisation (its API Users\' secrets stop signing in, and the grants of earlier secret logins are revoked: their refresh tokens fail at once, their ID tokens within 5 seconds; client-credentials grants stay) or stop enforcing it (revokes nothing)', 200, Enforcement, 400) } },
-    async (request) => setSsoEnforced(deps.db, request.params.organisationId, request.body.enforceSso));
+    async (request) => setSsoEnforced(deps.db, request.params.organisationId, request.body.enforceSso, undefined, deps.clock.now()));
 
   // The provider bodies are checked by providers.ts against these same schemas, together with what no
   // schema can say (the issuer for this deployment, a domain listed twice): attachValidation lets the
@@ -40,15 +40,15 @@ export async function ssoAdminRoutes(app: App, { sso }: { sso: SsoRuntime }): Pr
   app.post('/api/v1/admin/organisations/:organisationId/sso/providers', { attachValidation: true, schema: { params: OrganisationParams, body: NewProviderBody, ...operatorSchema('adminAddSsoProvider', 'Add an OpenID provider; the issuer is checked against its discovery document', 201, CreatedProvider, 400, 409) } },
     async (request, reply) => {
       refuseUnlessBodyFields(request);
-      return reply.code(201).send(await addSsoProvider(deps.db, settings, { organisationId: request.params.organisationId, ...request.body }));
+      return reply.code(201).send(await addSsoProvider(deps.db, settings, { organisationId: request.params.organisationId, ...request.body }, undefined, deps.clock.now()));
     });
 
   app.patch('/api/v1/admin/sso-providers/:providerId', { attachValidation: true, schema: { params: ProviderParams, body: ProviderChangeBody, ...operatorSchema('adminUpdateSsoProvider', 'Change a provider\'s issuer, client id, client secret or domains (domains replace the list)', 200, SsoProvider, 400, 409) } },
     async (request) => {
       refuseUnlessBodyFields(request);
-      return updateSsoProvider(deps.db, settings, request.params.providerId, request.body);
+      return updateSsoProvider(deps.db, settings, request.params.providerId, request.body, deps.clock.now());
     });
 
   app.delete('/api/v1/admin/sso-providers/:providerId', { schema: { params: ProviderParams, ...operatorSchema('adminRemoveSsoProvider', 'Remove a provider: revokes every grant made through it', 200, RemovedProvider) } },
-    async (request) => removeSsoProvider(deps.db, request.params.providerId));
+    async (request) => removeSsoProvider(deps.db, request.params.providerId, {}, deps.clock.now()));
 }

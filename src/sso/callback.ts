@@ -63,7 +63,7 @@ export async function callbackRoutes(app: App, { runtime, throttle }: { runtime:
   await app.register(cookie);
 
   async function fail(request: FastifyRequest, reply: FastifyReply, reason: string, context: FailureContext, message?: string): Promise<FastifyReply> {
-    await recordAudit(deps.db, { event: 'sso_login_failed', outcome: 'failure', clientId: context.clientId ?? null, userId: context.userId ?? null, address: request.ip, detail: reason });
+    await recordAudit(deps.db, { event: 'sso_login_failed', outcome: 'failure', clientId: context.clientId ?? null, userId: context.userId ?? null, address: request.ip, detail: reason }, deps.clock.now());
     const explanation = EXPLANATIONS[reason] ?? { status: reason === 'provider_unreachable' ? 502 : 400, text: message ?? 'The sign-in failed.' };
     const retry = context.retryUrl ? `<p><a href="${escapeHtml(context.retryUrl)}">Start the sign-in again</a></p>` : '';
     return reply.code(explanation.status).headers(pageSecurityHeaders()).type('text/html; charset=utf-8')
@@ -83,13 +83,13 @@ export async function callbackRoutes(app: App, { runtime, throttle }: { runtime:
   }, async (request, reply) => {
     const { state } = request.query;
     if (!state) return fail(request, reply, 'missing_state', {});
-    const claim = await claimPending(deps.db, box, state, request.cookies[runtime.cookie.name]);
+    const claim = await claimPending(deps.db, box, state, request.cookies[runtime.cookie.name], deps.clock.now());
     const clientId = claim.ok ? claim.pending.clientId : claim.clientId;
     // Counted as a failed login of the client from this address until it succeeds (CONTRACT §8: SSO
     // failures count toward the per-address penalty); refused while a penalty is in force.
     const blocked = clientId ? await throttle.attempt(clientId, request.ip) : undefined;
     if (blocked) {
-      await recordAudit(deps.db, { event: 'sso_login_failed', outcome: 'throttled', clientId: clientId ?? null, address: request.ip, detail: 'throttled' });
+      await recordAudit(deps.db, { event: 'sso_login_failed', outcome: 'throttled', clientId: clientId ?? null, address: request.ip, detail: 'throttled' }, deps.clock.now());
       throw new ProblemError({ code: 'too_many_requests', detail: `Too many sign-in attempts. Try again in ${blocked.retryAfter} second${blocked.retryAfter === 1 ? '' : 's'}.`, headers: { 'Retry-After': String(blocked.retryAfter) } });
     }
     const retryUrl = claim.ok ? withParams(authorizeUrl, claim.pending.request) : claim.request ? withParams(authorizeUrl, claim.request) : undefined;
@@ -118,17 +118,19 @@ export async function callbackRoutes(app: App, { runtime, throttle }: { runtime:
       request.log.warn({ provider: provider.id, reason: error.reason, detail: error.detail }, 'SSO sign-in refused');
       return fail(request, reply, error.reason, who, error.message);
     }
-    const match = await matchApiUser(deps.db, auth.client.id, provider, identity);
+    const now = deps.clock.now();
+    const match = await matchApiUser(deps.db, auth.client.id, provider, identity, now);
     if (!match.ok) return fail(request, reply, match.reason, { ...who, userId: match.userId });
 
     const code = await issueAuthorizationCode(
       deps.db,
-      { clientId: auth.client.id, userId: match.userId, redirectUri: auth.redirectUri, nonce: auth.nonce, codeChallenge: auth.codeChallenge, authTime: Date.now(), proof: { federation: { providerId: provider.id, issuer: provider.issuer } } },
+      { clientId: auth.client.id, userId: match.userId, redirectUri: auth.redirectUri, nonce: auth.nonce, codeChallenge: auth.codeChallenge, authTime: now, proof: { federation: { providerId: provider.id, issuer: provider.issuer } } },
       deps.config.authCodeTtl,
+      now,
     );
     if (code === undefined) return fail(request, reply, 'sign_in_withdrawn', { ...who, userId: match.userId });
     await throttle.succeeded(auth.client.id, request.ip);
-    await recordAudit(deps.db, { event: 'sso_login', outcome: 'success', clientId: auth.client.id, userId: match.userId, address: request.ip, detail: match.linked ? `linked:${provider.id}` : provider.id });
+    await recordAudit(deps.db, { event: 'sso_login', outcome: 'success', clientId: auth.client.id, userId: match.userId, address: request.ip, detail: match.linked ? `linked:${provider.id}` : provider.id }, now);
     return reply.headers(pageSecurityHeaders()).redirect(withParams(auth.redirectUri, { code, state: auth.state, iss: deps.config.issuer }), 302);
   });
 }

@@ -38,11 +38,11 @@ export function ssoFederation(runtime: SsoRuntime): LoginFederation {
         nonce: start.nonce,
         codeVerifier: start.codeVerifier,
         browserBinding: browserBinding(request, reply, runtime.cookie),
-      });
+      }, deps.clock.now());
       return { to: 'provider', url: start.url.href };
     } catch (error) {
       if (!(error instanceof SsoFailure)) throw error;
-      await recordAudit(deps.db, { event: 'sso_login_failed', outcome: 'failure', clientId: auth.client.id, address: request.ip, detail: error.reason });
+      await recordAudit(deps.db, { event: 'sso_login_failed', outcome: 'failure', clientId: auth.client.id, address: request.ip, detail: error.reason }, deps.clock.now());
       request.log.warn({ provider: provider.id, reason: error.reason, detail: error.detail }, 'SSO provider unavailable');
       return { to: 'refused', status: 502, message: `${error.message} Try again later${(await enforcesSso(deps.db, auth.client.organisationId)) ? '' : ', or sign in with the API User\'s secret'}.` };
     }

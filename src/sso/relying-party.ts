@@ -6,6 +6,7 @@
 import * as oidc from 'openid-client';
 import { checkOutboundUrl, guardedFetch, OutboundFailure } from './outbound.ts';
 import { discoveryProblem, type DiscoveryProblem } from './discovery-failure.ts';
+import { systemClock, type Clock } from '../platform/clock.ts';
 
 const METADATA_TTL_MS = 60 * 60 * 1000;
 
@@ -106,11 +107,14 @@ export interface VerifiedIdentity {
 export class RelyingParty {
   readonly #allowInsecure: boolean;
   readonly #redirectUri: string;
+  readonly #clock: Pick<Clock, 'elapsed'>;
   readonly #cache = new Map<string, { version: number; fetchedAt: number; config: Promise<oidc.Configuration> }>();
 
-  constructor(options: { allowInsecure: boolean; redirectUri: string }) {
+  /** `clock`: the app's, whose elapsed time ages the cached configurations. */
+  constructor(options: { allowInsecure: boolean; redirectUri: string; clock?: Pick<Clock, 'elapsed'> }) {
     this.#allowInsecure = options.allowInsecure;
     this.#redirectUri = options.redirectUri;
+    this.#clock = options.clock ?? systemClock;
   }
 
   get redirectUri(): string {
@@ -118,7 +122,7 @@ export class RelyingParty {
   }
 
   /** The provider's configuration, discovered at most once an hour (and again after an edit). */
-  configuration(provider: ProviderEndpoint, now = Date.now()): Promise<oidc.Configuration> {
+  configuration(provider: ProviderEndpoint, now = this.#clock.elapsed()): Promise<oidc.Configuration> {
     const cached = this.#cache.get(provider.id);
     if (cached && cached.version === provider.version && now - cached.fetchedAt < METADATA_TTL_MS) return cached.config;
     const config = oidc

@@ -2,6 +2,7 @@
 // per-instance discovery cache) and the cookie that binds a flow to the browser that started it.
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db/database.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
@@ -15,6 +16,8 @@ const BINDING = /^[A-Za-z0-9_-]{43}$/;
 /** What single sign-on needs of the context (src/app/feature-options.ts builds it). */
 export interface SsoDeps {
   readonly db: Db;
+  /** The app's clock: pending sign-ins, links, codes and audit entries are dated by it, as the token endpoint redeems by it. */
+  readonly clock: Clock;
   readonly config: Pick<Config, 'authUrl' | 'issuer' | 'authCodeTtl' | 'adminToken' | 'ssoAllowInsecure'>;
 }
 
@@ -30,7 +33,7 @@ export function ssoRuntime(deps: SsoDeps, box: SecretBox): SsoRuntime {
   return {
     deps,
     box,
-    rp: new RelyingParty({ allowInsecure: deps.config.ssoAllowInsecure, redirectUri: `${deps.config.authUrl}/oauth/sso/callback` }),
+    rp: new RelyingParty({ allowInsecure: deps.config.ssoAllowInsecure, redirectUri: `${deps.config.authUrl}/oauth/sso/callback`, clock: deps.clock }),
     cookie: originCookie(BROWSER_COOKIE, deps.config.authUrl, '/oauth'),
   };
 }

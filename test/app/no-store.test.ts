@@ -58,5 +58,31 @@ test('the OpenAPI document declares Cache-Control: no-store on the successful an
   ] as const) {
     assert.deepEqual(declared(path, 'post', status), noStore, path);
   }
-  assert.equal(declared('/api/v1/company/webhooks', 'get', '200'), undefined, 'a read sets its own caching');
+  assert.deepEqual(declared('/api/v1/company/webhooks', 'get', '200'), { $ref: '#/components/headers/PrivateNoCache' }, 'a read is private, no-cache');
+  assert.deepEqual(declared('/api/v1/company/changes', 'get', '200'), { description: '`no-store`: a page is read once and followed by its cursor; it may hold data since deleted.', schema: { type: 'string', const: 'no-store' } });
+  assert.deepEqual(declared('/api/v1/company/webhooks/{id}', 'get', '404'), noStore, 'a refusal is no-store');
+});
+
+test('every read of the company API says how it may be kept: private, no-cache; the change log no-store; a refusal no-store', async () => {
+  const { token } = company;
+  const webhook = await call('POST', '/api/v1/company/webhooks', token, { url: 'http://127.0.0.1:9/read' });
+  const reads = [
+    ['/api/v1/company/configuration', 'private, no-cache'],
+    ['/api/v1/company/users', 'private, no-cache'],
+    ['/api/v1/company/webhooks', 'private, no-cache'],
+    [`/api/v1/company/webhooks/${String(webhook.body.id)}`, 'private, no-cache'],
+    ['/api/v1/company/changes', 'no-store'],
+    ['/api/v1/company/changes?wait=1', 'no-store'],
+    ['/api/v1/company/changes/head', 'no-store'],
+  ] as const;
+  for (const [path, caching] of reads) {
+    const answer = await call('GET', path, token);
+    assert.deepEqual([answer.status, answer.cacheControl], [200, caching], path);
+  }
+  for (const path of ['/api/v1/company/webhooks/whe_nope', '/api/v1/company/changes?cursor=tampered', '/api/v1/company/users?limit=0']) {
+    const refused = await call('GET', path, token);
+    assert.ok(refused.status >= 400, path);
+    assert.equal(refused.cacheControl, 'no-store', path);
+  }
+  assert.equal((await call('GET', '/api/v1/company/configuration', 'not-a-token')).cacheControl, 'no-store', 'a 401 too');
 });

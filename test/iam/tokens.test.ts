@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { SignJWT, importJWK, jwtVerify, type CryptoKey, type JWK } from 'jose';
 import { useMigratedDatabase } from '../support/database.ts';
-import { KeyRing, SIGNING_ALG, ensureSigningKey, signingKeyContext } from '../../src/iam/keys.ts';
+import { SIGNING_ALG, ensureSigningKey, signingKeyContext } from '../../src/iam/keys.ts';
+import { KeyRing } from '../../src/iam/key-ring.ts';
 import { SecretBox } from '../../src/platform/sealed-secrets.ts';
 import { ACCESS_TOKEN_TYPE, REFRESH_TOKEN_TYPE, signIdToken, signRefreshToken } from '../../src/iam/tokens.ts';
 

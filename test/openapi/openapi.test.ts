@@ -1,15 +1,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { signedInCompany } from '../support/company.ts';
+import { signedInCompany, startCompanyServer } from '../support/company.ts';
 import { bearer, mintTokens, provisionTenant, type Tenant } from '../support/tenants.ts';
 import { codeExchange, openLoginForm, type TokenBody } from '../support/login.ts';
 import { authorizeUrl, defaultParams, postToken, renewAtIdToken, submitLogin } from '../iam/helpers.ts';
+import { addDepartment, addEmployee } from '../timeclock/fixtures.ts';
 
 interface Operation {
   operationId?: string;
@@ -256,6 +258,89 @@ test('the OAuth endpoints and the login page send exactly the headers the docume
     }
   } finally {
     await oauthServer.close();
+  }
+});
+
+/** Headers a client acts on: whichever of them an answer carries, the document must declare for its operation and status. */
+const DOCUMENTED = ['cache-control', 'etag', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'www-authenticate', 'allow', 'access-control-allow-origin', 'location'];
+
+/** The declarations of `method path`'s answer `status`, by lower-case name, through the document's $refs. */
+function headerDeclarations(doc: Document, method: string, path: string, status: number): Map<string, { schema?: { const?: string } }> {
+  const components = doc.components as unknown as { responses: Record<string, { headers?: Record<string, unknown> }>; headers: Record<string, unknown> };
+  const resolve = <T>(value: unknown, from: Record<string, unknown>): T => {
+    const ref = (value as { $ref?: string }).$ref;
+    return (ref ? from[ref.split('/').pop() ?? ''] : value) as T;
+  };
+  const response = doc.paths[path]?.[method.toLowerCase()]?.responses[String(status)];
+  assert.ok(response, `${method} ${path} documents ${status}`);
+  const { headers = {} } = resolve<{ headers?: Record<string, unknown> }>(response, components.responses);
+  return new Map(Object.entries(headers).map(([name, header]) => [name.toLowerCase(), resolve(header, components.headers)]));
+}
+
+test('whatever a company-API, metadata or OAuth answer sends of Cache-Control, ETag, rate limits, Retry-After, WWW-Authenticate, Allow, CORS or Location, the document declares for its operation and status, with the value it fixes', async () => {
+  const company = await startCompanyServer({ env: { WEBHOOK_ALLOW_INSECURE: '1' } });
+  try {
+    const { server: api, token, tenant } = company;
+    const departmentId = await addDepartment(api.ctx.db, tenant.companyId);
+    const person = await addEmployee(api.ctx.db, tenant);
+    const served = (await (await fetch(`${api.baseUrl}/openapi.json`)).json()) as Document;
+    const call = (method: string, url: string, body?: unknown, headers: Record<string, string> = bearer(token)) =>
+      api.fetch(`${api.baseUrl}${url}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const webhook = (await (await call('POST', '/api/v1/company/webhooks', { url: 'http://127.0.0.1:9/hooks' })).json()) as { id: string };
+    const etag = (await call('GET', '/api/v1/company/configuration')).headers.get('etag') ?? '';
+    const event = { badgeId: person.badgeId, type: 'clock_in', source: 'api' };
+    await call('POST', '/api/v1/timeclock/events', { ...event, eventId: randomUUID(), occurredAt: new Date().toISOString() });
+    const day = new Date().toISOString().slice(0, 10);
+    const answers: Array<[method: string, path: string, send: () => Promise<Response>]> = [
+      ['GET', '/api/v1/company/configuration', () => call('GET', '/api/v1/company/configuration')],
+      ['GET', '/api/v1/company/configuration', () => call('GET', '/api/v1/company/configuration', undefined, { ...bearer(token), 'if-none-match': etag })],
+      ['GET', '/api/v1/company/configuration', () => call('GET', '/api/v1/company/configuration', undefined, {})],
+      ['GET', '/api/v1/company/users', () => call('GET', '/api/v1/company/users?limit=2')],
+      ['GET', '/api/v1/company/users', () => call('GET', '/api/v1/company/users?limit=0')],
+      ['GET', '/api/v1/company/contracts', () => call('GET', '/api/v1/company/contracts')],
+      ['GET', '/api/v1/company/timetable', () => call('GET', '/api/v1/company/timetable')],
+      ['GET', '/api/v1/feeds/timetable', () => call('GET', '/api/v1/feeds/timetable')],
+      ['GET', '/api/v1/company/revenue', () => call('GET', `/api/v1/company/revenue?from=${day}&to=${day}`)],
+      ['GET', '/api/v1/company/wage-budget', () => call('GET', '/api/v1/company/wage-budget')],
+      ['GET', '/api/v1/timeclock/badges', () => call('GET', '/api/v1/timeclock/badges')],
+      ['GET', '/api/v1/timeclock/events', () => call('GET', '/api/v1/timeclock/events')],
+      ['GET', '/api/v1/company/changes', () => call('GET', '/api/v1/company/changes?limit=5')],
+      ['GET', '/api/v1/company/changes', () => call('GET', '/api/v1/company/changes?cursor=tampered')],
+      ['GET', '/api/v1/company/changes/head', () => call('GET', '/api/v1/company/changes/head')],
+      ['GET', '/api/v1/company/webhooks', () => call('GET', '/api/v1/company/webhooks')],
+      ['GET', '/api/v1/company/webhooks/{id}', () => call('GET', `/api/v1/company/webhooks/${webhook.id}`)],
+      ['GET', '/api/v1/company/webhooks/{id}', () => call('GET', '/api/v1/company/webhooks/whe_nope')],
+      ['GET', '/api/v1/company/webhooks/{id}/deliveries', () => call('GET', `/api/v1/company/webhooks/${webhook.id}/deliveries`)],
+      ['POST', '/api/v1/company/revenue', () => call('POST', '/api/v1/company/revenue', { items: [{ departmentId, date: day, kind: 'realised', amount: 3 }] })],
+      ['POST', '/api/v1/company/revenue', () => call('POST', '/api/v1/company/revenue', { items: [{ departmentId, date: day, kind: 'realised', amount: 3.001 }] })],
+      ['POST', '/api/v1/timeclock/events', () => call('POST', '/api/v1/timeclock/events', { ...event, eventId: randomUUID(), occurredAt: new Date(Date.now() - 86_400_000).toISOString() })],
+      ['POST', '/api/v1/company/webhooks/{id}/rotate-secret', () => call('POST', `/api/v1/company/webhooks/${webhook.id}/rotate-secret`, {})],
+      ['POST', '/api/v1/company/webhooks/{id}/rotate-secret', () => call('POST', '/api/v1/company/webhooks/whe_nope/rotate-secret', {})],
+      ['GET', '/api/v1/iam/.well-known/openid-configuration', () => call('GET', '/api/v1/iam/.well-known/openid-configuration', undefined, {})],
+      ['GET', '/api/v1/iam/.well-known/jwks.json', () => call('GET', '/api/v1/iam/.well-known/jwks.json', undefined, {})],
+      ['POST', '/api/v1/iam/oauth/token', () => postToken(api, { grant_type: 'password' })],
+      ['POST', '/api/v1/iam/idToken', () => api.fetch(`${api.config.issuer}/idToken`, { method: 'POST' })],
+    ];
+    const seen = new Set<string>();
+    for (const [method, path, send] of answers) {
+      const response = await send();
+      await response.text();
+      const declared = headerDeclarations(served, method, path, response.status);
+      const label = `${method} ${path} ${response.status}`;
+      for (const name of DOCUMENTED) {
+        const value = response.headers.get(name);
+        if (value === null) continue;
+        assert.ok(declared.has(name), `${label} sends ${name}: ${value}, undeclared (declared: ${[...declared.keys()].join(', ')})`);
+        const fixed = declared.get(name)?.schema?.const;
+        if (fixed !== undefined) assert.equal(value, fixed, `${label} ${name}`);
+      }
+      seen.add(label);
+    }
+    for (const expected of ['GET /api/v1/company/configuration 304', 'GET /api/v1/company/configuration 401', 'GET /api/v1/company/webhooks/{id} 404', 'POST /api/v1/company/revenue 400', 'POST /api/v1/timeclock/events 409', 'POST /api/v1/company/webhooks/{id}/rotate-secret 404']) {
+      assert.ok(seen.has(expected), `${expected} among ${[...seen].join(', ')}`);
+    }
+  } finally {
+    await company.server.close();
   }
 });
 

@@ -83,11 +83,12 @@ test('an unknown path or method is 404 or 405 whatever the body: not 413 for a l
   }
 });
 
+// A request with no body at all sends no type to refuse: it lacks every parameter (test/iam/token.test.ts).
 test('the token and revocation endpoints refuse a body that is neither form fields nor JSON with 415 and say what to send', async () => {
   for (const path of ['/api/v1/iam/oauth/token', '/api/v1/iam/oauth/revoke']) {
     const multipart = new FormData();
     multipart.set('grant_type', 'client_credentials');
-    for (const init of [{ headers: { 'content-type': 'text/plain' }, body: 'grant_type=client_credentials' }, {}, { body: multipart }, { headers: { 'content-type': 'application/xml' }, body: '<a/>' }]) {
+    for (const init of [{ headers: { 'content-type': 'text/plain' }, body: 'grant_type=client_credentials' }, { body: multipart }, { headers: { 'content-type': 'application/xml' }, body: '<a/>' }]) {
       const response = await server.fetch(`${server.baseUrl}${path}`, { method: 'POST', ...init });
       assert.equal(response.status, 415, path);
       const body = (await response.json()) as { error: string; error_description: string };

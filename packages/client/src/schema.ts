@@ -1547,6 +1547,7 @@ export interface components {
         /** @description The database is briefly unavailable; retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
+                "Cache-Control": components["headers"]["NoStore"];
                 /**
                  * @description Seconds to wait before retrying.
                  * @example 30
@@ -1572,6 +1573,7 @@ export interface components {
         /** @description Over the API Client's rate limit; wait the `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
+                "Cache-Control": components["headers"]["NoStore"];
                 /**
                  * @description Seconds to wait before retrying.
                  * @example 30
@@ -1600,6 +1602,7 @@ export interface components {
         /** @description Missing, invalid, expired or revoked ID token (code `missing_token` or `invalid_token`). Renew it at idToken and retry once. */
         Unauthorized: {
             headers: {
+                "Cache-Control": components["headers"]["NoStore"];
                 /** @description `Bearer` without a token; `Bearer error="invalid_token", …` for a bad one (RFC 6750 §3). */
                 "WWW-Authenticate"?: string;
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -1628,8 +1631,10 @@ export interface components {
          * @example "3f2a9c1e"
          */
         ETag: string;
-        /** @description No cache may keep the answer: the answer to anything but a read may carry a secret, a token or a single-use link. */
+        /** @description No cache may keep the answer: the answer to anything but a read may carry a secret, a token or a single-use link, and a refusal (every problem answer) is no representation to keep. */
         NoStore: "no-store";
+        /** @description A read of the company API: only the client may keep the answer (it is one company's), and must revalidate it before reuse (with its `ETag` where it has one: `If-None-Match` gets an empty `304`). */
+        PrivateNoCache: "private, no-cache";
         /** @description Requests the API Client may make per window (one minute). */
         RateLimitLimit: number;
         /** @description Requests left in the current window. */
@@ -1665,6 +1670,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1718,6 +1724,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1728,6 +1735,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1738,6 +1746,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1749,6 +1758,7 @@ export interface operations {
             /** @description Body over 64 KiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1759,6 +1769,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1799,6 +1810,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1809,6 +1821,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1849,6 +1862,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1859,6 +1873,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1900,6 +1915,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1910,6 +1926,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1953,6 +1970,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1963,6 +1981,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -1973,6 +1992,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2016,6 +2036,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2026,6 +2047,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2036,6 +2058,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2089,6 +2112,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2099,6 +2123,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2109,6 +2134,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2120,6 +2146,7 @@ export interface operations {
             /** @description Body over 64 KiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2130,6 +2157,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2178,6 +2206,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2188,6 +2217,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2198,6 +2228,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2209,6 +2240,7 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2219,6 +2251,7 @@ export interface operations {
             /** @description Body over 64 KiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2229,6 +2262,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2269,6 +2303,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2279,6 +2314,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2319,6 +2355,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2329,6 +2366,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2383,6 +2421,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2393,6 +2432,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2403,6 +2443,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2414,6 +2455,7 @@ export interface operations {
             /** @description Body over 64 KiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2424,6 +2466,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2612,6 +2655,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2622,6 +2666,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2632,6 +2677,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2643,6 +2689,7 @@ export interface operations {
             /** @description Body over 64 MiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2653,6 +2700,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2712,6 +2760,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2722,6 +2771,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2732,6 +2782,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2743,6 +2794,7 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2753,6 +2805,7 @@ export interface operations {
             /** @description Body over 64 KiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2763,6 +2816,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2818,6 +2872,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2828,6 +2883,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2838,6 +2894,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2888,6 +2945,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2898,6 +2956,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2908,6 +2967,7 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2965,6 +3025,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2975,6 +3036,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2985,6 +3047,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2996,6 +3059,7 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3006,6 +3070,7 @@ export interface operations {
             /** @description Body over 64 KiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3016,6 +3081,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3059,6 +3125,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3069,6 +3136,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3079,6 +3147,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3090,6 +3159,7 @@ export interface operations {
             /** @description Body over 64 KiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3100,6 +3170,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3150,6 +3221,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3160,6 +3232,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3207,6 +3280,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3217,6 +3291,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3227,6 +3302,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3238,6 +3314,7 @@ export interface operations {
             /** @description Body over 64 KiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3248,6 +3325,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3300,6 +3378,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3310,6 +3389,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3320,6 +3400,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3331,6 +3412,7 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3341,6 +3423,7 @@ export interface operations {
             /** @description Body over 64 KiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3351,6 +3434,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3402,6 +3486,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3412,6 +3497,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3460,6 +3546,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3470,6 +3557,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3480,6 +3568,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3491,6 +3580,7 @@ export interface operations {
             /** @description Body over 64 KiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3501,6 +3591,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3544,6 +3635,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3554,6 +3646,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3614,6 +3707,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3624,6 +3718,7 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked ID token */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3634,6 +3729,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3645,6 +3741,7 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3655,6 +3752,7 @@ export interface operations {
             /** @description Body over 64 KiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3665,6 +3763,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -3697,6 +3796,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `no-store`: a page is read once and followed by its cursor; it may hold data since deleted. */
+                    "Cache-Control"?: "no-store";
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3780,6 +3881,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3794,6 +3896,7 @@ export interface operations {
             /** @description Gone: the cursor is past retention (code cursor_expired); read the collections again */
             410: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3821,6 +3924,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `no-store`: the newest position of this moment. */
+                    "Cache-Control"?: "no-store";
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3841,6 +3946,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3869,6 +3975,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -3973,6 +4080,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -3985,6 +4093,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4022,6 +4131,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -4102,6 +4212,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -4114,6 +4225,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4154,6 +4266,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -4223,6 +4336,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -4235,6 +4349,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4342,6 +4457,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4357,6 +4473,7 @@ export interface operations {
             /** @description Body over 2 MiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4370,6 +4487,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4406,6 +4524,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -4483,6 +4602,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -4495,6 +4615,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4532,6 +4653,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -4609,6 +4731,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -4621,6 +4744,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4659,6 +4783,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -4711,6 +4836,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -4723,6 +4849,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4816,6 +4943,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4831,6 +4959,7 @@ export interface operations {
             /** @description Body over 2 MiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4844,6 +4973,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4876,6 +5006,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -4906,6 +5037,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -4918,6 +5050,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4984,6 +5117,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4999,6 +5133,7 @@ export interface operations {
             /** @description Body over 2 MiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5012,6 +5147,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5041,6 +5177,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5066,6 +5203,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5080,6 +5218,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5121,6 +5260,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5135,6 +5275,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5202,6 +5343,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5216,6 +5358,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5230,6 +5373,7 @@ export interface operations {
             /** @description Body over 2 MiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5243,6 +5387,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5277,6 +5422,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -5312,6 +5458,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -5324,6 +5471,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5338,6 +5486,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5390,6 +5539,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5404,6 +5554,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5418,6 +5569,7 @@ export interface operations {
             /** @description Gone: the message's change is older than the change log keeps (code message_expired) */
             410: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5431,6 +5583,7 @@ export interface operations {
             /** @description Body over 2 MiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5444,6 +5597,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5505,6 +5659,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5519,6 +5674,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5533,6 +5689,7 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5546,6 +5703,7 @@ export interface operations {
             /** @description Body over 2 MiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5559,6 +5717,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5612,6 +5771,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5626,6 +5786,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5640,6 +5801,7 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5653,6 +5815,7 @@ export interface operations {
             /** @description Body over 2 MiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5666,6 +5829,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5717,6 +5881,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5731,6 +5896,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5745,6 +5911,7 @@ export interface operations {
             /** @description Body over 2 MiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5758,6 +5925,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5788,6 +5956,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -5937,6 +6106,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -5949,6 +6119,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5977,6 +6148,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `*`: readable from any origin (public metadata, no credentials). */
+                    "Access-Control-Allow-Origin"?: "*";
+                    /** @description `public, max-age=60`: any cache may keep it that long. */
+                    "Cache-Control"?: "public, max-age=60";
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6003,6 +6178,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `*`: readable from any origin (public metadata, no credentials). */
+                    "Access-Control-Allow-Origin"?: "*";
+                    /** @description `public, max-age=300`: any cache may keep it that long. */
+                    "Cache-Control"?: "public, max-age=300";
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -6553,6 +6732,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -6610,6 +6790,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -6622,6 +6803,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6636,6 +6818,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6676,6 +6859,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -6778,6 +6962,7 @@ export interface operations {
             /** @description Not modified: If-None-Match matched the current ETag; empty body. */
             304: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateNoCache"];
                     ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -6790,6 +6975,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6804,6 +6990,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6931,6 +7118,7 @@ export interface operations {
             /** @description Invalid request (problem+json, code names the rule) */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6945,6 +7133,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6959,6 +7148,7 @@ export interface operations {
             /** @description Conflict */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6972,6 +7162,7 @@ export interface operations {
             /** @description Body over 2 MiB */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6985,6 +7176,7 @@ export interface operations {
             /** @description Body is not application/json */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -7111,6 +7303,7 @@ export interface operations {
             /** @description Missing or wrong METRICS_TOKEN */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -7121,6 +7314,7 @@ export interface operations {
             /** @description Not found within the token's reach */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
