@@ -11,7 +11,7 @@ import type { App } from '../platform/http.ts';
 import type { Redis } from 'ioredis';
 import type { Config } from '../platform/config.ts';
 import type { WebhookDeps } from '../webhooks/deps.ts';
-import { ProblemError, titleFor } from '../platform/errors.ts';
+import { ProblemError, titleFor, tooManyAttempts } from '../platform/errors.ts';
 import { sharedSecret } from '../platform/db/shared-secret.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
 import { loadSecretBox } from '../sso/secrets-key.ts';
@@ -108,10 +108,6 @@ function accountKey(target: AttemptTarget): string {
   return target.step === 'password' ? `console-password:${signInEmail(target.email)}` : `console:${target.subject}`;
 }
 
-function tooManyAttempts(retryAfter: number): ProblemError {
-  return new ProblemError({ code: 'too_many_requests', detail: `Too many failed attempts. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, headers: { 'Retry-After': String(retryAfter) } });
-}
-
 const ASSETS = new URL('./assets/', import.meta.url);
 const STYLESHEET = readFileSync(new URL('console.css', ASSETS));
 const SCRIPT = readFileSync(new URL('console.js', ASSETS));
@@ -148,7 +144,7 @@ export async function consoleRoutes(app: App, { deps }: { deps: ConsoleDeps }): 
       // attempt its penalty refuses is not counted against the account.
       const blocked = (target.step === 'password' ? await throttle.penalised(ADDRESS_KEY, request.ip) : undefined)
         ?? await throttle.attempt(accountKey(target), request.ip);
-      if (blocked) throw tooManyAttempts(blocked.retryAfter);
+      if (blocked) throw tooManyAttempts(blocked.retryAfter, 'failed attempts');
     },
     failed: async (request, target, entry) => {
       const audit = { ...entry, address: request.ip };

@@ -1,21 +1,19 @@
 // The authorize endpoint (contract: identity and access, "Authorize"): GET shows the login form, POST checks the API
 // User's email and secret and redirects to the client with a code. Both methods re-check the whole
-// authorization request, so the form's hidden inputs are never trusted blindly.
+// authorization request, so the form's hidden inputs are never trusted blindly. The POST's checks
+// are login-submission.ts's; this file turns their outcome into a page or a redirect.
 import cookie from '@fastify/cookie';
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../platform/http.ts';
 import type { IdentityDeps } from './identity-deps.ts';
-import { ProblemError } from '../platform/errors.ts';
 import { sharedSecret } from '../platform/db/shared-secret.ts';
-import { recordAudit } from './audit.ts';
 import { AuthorizationParams, checkAuthorizationRequest, withParams, type AuthorizationRequest } from './authorize-request.ts';
-import { issueAuthorizationCode } from './codes.ts';
 import { LoginCsrf } from './csrf.ts';
-import { verifyApiUser } from './login.ts';
 import { CSRF_FIELD, loginPage } from './login-page.ts';
 import { identifierPage } from './identifier-page.ts';
 import { NO_FEDERATION, type FederatedLogin, type LoginFederation } from './federation.ts';
+import { limitLogins, submitLogin, type LoginOutcome } from './login-submission.ts';
 import { HtmlPage, PAGE_EXTRAS, PageRedirect } from './oauth-schemas.ts';
 import { pageSecurityHeaders } from './page-security.ts';
 import type { Throttle } from './throttle.ts';
@@ -28,14 +26,6 @@ const LoginSubmission = Type.Intersect([
     [CSRF_FIELD]: Type.Optional(Type.String({ maxLength: 128 })),
   }),
 ]);
-
-const GENERIC_FAILURE = 'The email or secret is not correct.';
-const SSO_ENFORCED = 'Your organisation signs you in through its own identity provider: enter your email to continue there.';
-const SSO_WITHOUT_GRANT = 'Your organisation signs you in through its own identity provider only, and single sign-on is not enabled for this application. Ask your administrator to request the sso grant for it.';
-
-function tooManyAttempts(retryAfter: number): ProblemError {
-  return new ProblemError({ code: 'too_many_requests', detail: `Too many sign-in attempts. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, headers: { 'Retry-After': String(retryAfter) } });
-}
 
 const responses = {
   200: HtmlPage('The login form', PAGE_EXTRAS.formCookie),
@@ -52,6 +42,7 @@ export async function authorizeRoutes(app: App, { deps, throttle, federation }: 
   const csrf = new LoginCsrf(Buffer.from(await sharedSecret(deps.db, 'login_csrf_hmac'), 'base64url'), deps.config.authUrl);
   const action = `${deps.config.authUrl}/oauth/authorize`;
   const authOrigin = new URL(deps.config.authUrl).origin;
+  const loginDeps = { db: deps.db, clock: deps.clock, config: deps.config, throttle };
   // Only the login page uses a cookie (its CSRF token): the plugin's hooks stay off every other route.
   await app.register(cookie);
 
@@ -84,11 +75,12 @@ export async function authorizeRoutes(app: App, { deps, throttle, federation }: 
     return federation ? federation.forClient(auth.client) : Promise.resolve(NO_FEDERATION);
   }
 
-  // Per client AND address: the client id and redirect URI are public, so a budget per client alone
-  // would let anyone use up a client's logins (contract: identity and access, "Rate limits").
-  async function limitLogins(clientId: string, address: string): Promise<void> {
-    const verdict = await throttle.limit('login', clientId, address);
-    if (verdict) throw tooManyAttempts(verdict.retryAfter);
+  /** A submission's outcome as the route answers it. */
+  function answer(request: FastifyRequest, reply: FastifyReply, auth: AuthorizationRequest, login: FederatedLogin, outcome: LoginOutcome): FastifyReply {
+    if (outcome.answer === 'redirect') return reply.redirect(outcome.to, 302);
+    const extra = { email: outcome.email, ...(outcome.message === undefined ? {} : { message: outcome.message }) };
+    if (outcome.answer === 'identifier') return showIdentifier(request, reply, auth, login, outcome.status, extra);
+    return showForm(request, reply, auth, outcome.status, extra);
   }
 
   app.get(
@@ -100,7 +92,7 @@ export async function authorizeRoutes(app: App, { deps, throttle, federation }: 
     async (request, reply) => {
       const checked = await checkAuthorizationRequest(deps.db, deps.config.issuer, request.query);
       if (!checked.ok) return reply.redirect(checked.redirectTo, 302);
-      await limitLogins(checked.request.client.id, request.ip);
+      await limitLogins(throttle, checked.request.client.id, request.ip);
       const login = await federatedLogin(checked.request);
       const secretForm = login.secretAllowed && (request.query as { login?: unknown }).login === 'secret';
       if (login.identifierFirst && !secretForm) return showIdentifier(request, reply, checked.request, login, 200);
@@ -127,54 +119,17 @@ export async function authorizeRoutes(app: App, { deps, throttle, federation }: 
       const checked = await checkAuthorizationRequest(deps.db, deps.config.issuer, params);
       if (!checked.ok) return reply.redirect(checked.redirectTo, 302);
       const auth = checked.request;
-      const who = { clientId: auth.client.id, address: request.ip };
       const login = await federatedLogin(auth);
-      // The identifier step's form has no secret input: its email only routes (CONTRACT §8).
-      const identifying = login.identifierFirst && secret === undefined;
-      if (!csrf.valid(request, csrfToken)) {
-        await recordAudit(deps.db, { event: 'login', outcome: 'failure', ...who, detail: 'csrf_token_invalid' });
-        const expired = { email, message: 'This sign-in form has expired. Please sign in again.' };
-        return identifying ? showIdentifier(request, reply, auth, login, 403, expired) : showForm(request, reply, auth, 403, expired);
-      }
-      await limitLogins(who.clientId, who.address);
-      // The email only routes; the attempt is counted where a credential is checked (here, or at the
-      // SSO callback).
-      if (identifying && federation) {
-        const route = await federation.route(request, reply, auth, email);
-        if (route.to === 'provider') return reply.redirect(route.url, 302);
-        if (route.to === 'refused') return showIdentifier(request, reply, auth, login, route.status, { email, message: route.message });
-        return showForm(request, reply, auth, 200, { email });
-      }
-      // Reserved before the (slow) secret check, so parallel guesses cannot dodge the penalty.
-      const blocked = await throttle.attempt(who.clientId, who.address);
-      if (blocked) {
-        await recordAudit(deps.db, { event: 'login', outcome: 'throttled', ...who });
-        throw tooManyAttempts(blocked.retryAfter);
-      }
-      if (!login.secretAllowed) {
-        await recordAudit(deps.db, { event: 'login', outcome: 'failure', ...who, detail: 'sso_enforced' });
-        if (login.identifierFirst) return showIdentifier(request, reply, auth, login, 403, { email, message: SSO_ENFORCED });
-        return showForm(request, reply, auth, 403, { email, message: SSO_WITHOUT_GRANT });
-      }
-      const verified = await verifyApiUser(deps.db, auth.client.id, email, secret ?? '');
-      const now = deps.clock.now();
-      // A secret reset (or the user disabled) during the slow check refuses the code: the login
-      // fails as with a wrong secret, and counts as one.
-      const code = verified.ok
-        ? await issueAuthorizationCode(
-          deps.db,
-          { clientId: auth.client.id, userId: verified.userId, redirectUri: auth.redirectUri, nonce: auth.nonce, codeChallenge: auth.codeChallenge, authTime: now, proof: { secretHash: verified.secretHash } },
-          deps.config.authCodeTtl,
-          now,
-        )
-        : undefined;
-      if (code === undefined) {
-        await recordAudit(deps.db, { event: 'login', outcome: 'failure', ...who, userId: verified.userId, detail: verified.ok ? 'secret_changed' : verified.reason });
-        return showForm(request, reply, auth, 401, { email, message: GENERIC_FAILURE });
-      }
-      await throttle.succeeded(who.clientId, who.address);
-      await recordAudit(deps.db, { event: 'login', outcome: 'success', ...who, userId: verified.userId });
-      return reply.redirect(withParams(auth.redirectUri, { code, state: auth.state, iss: deps.config.issuer }), 302);
+      const outcome = await submitLogin({
+        auth,
+        login,
+        email,
+        secret,
+        csrfValid: csrf.valid(request, csrfToken),
+        address: request.ip,
+        routeEmail: federation ? (typed) => federation.route(request, reply, auth, typed) : undefined,
+      }, loginDeps);
+      return answer(request, reply, auth, login, outcome);
     },
   );
 }

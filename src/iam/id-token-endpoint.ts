@@ -37,7 +37,9 @@ export async function idTokenRoutes(app: App, { deps, throttle }: { deps: Issuer
     summary: 'Exchange a refresh token (Authorization: Bearer <refresh_token>) for a new ID token',
     description:
       'Returns a new ID token each time; `refresh_token` only when renewed (less than half its lifetime left). ' +
-      'A superseded refresh token works for REFRESH_GRACE_SECONDS more; used later, the whole login is revoked.',
+      'A superseded refresh token works for REFRESH_GRACE_SECONDS more, for clients that retry: it gets a new ID token and the same successor again ' +
+      '(same `jti`, `iat` and `exp`; the text may differ, as ES256 signatures are randomised, but it is the same token: the chain never forks). ' +
+      'Used after the grace period, the whole login is revoked.',
     security: [{ refreshToken: [] }],
     querystring: NoQuery,
     response: { 200: notStored(TokenResponse), ...oauthErrorResponses(401, 429, 503) },

@@ -17,6 +17,15 @@ export const BatchOutcome = Type.Object({
   unchanged: Type.Integer({ description: 'Items already stored with the same values.' }),
 });
 
+/**
+ * How an amount or hours value is read (decimal.ts), for the OpenAPI descriptions: judged on the JSON
+ * text as sent, never on the double a parser would make of it.
+ */
+export const DECIMAL_FORMS =
+  'Judged on its JSON text, never through a float: a JSON number (not a string) written as an integer (`12`), with a fraction (`12.5`, `12.50`) ' +
+  'or with an exponent (`1250e-2`, `1.25E1`); trailing zeros never count (`1.500` is `1.5`), but a third non-zero decimal anywhere is refused, ' +
+  'even one a double would round away (`1.0000000000000001`). An exponent beyond ±30 is out of range.';
+
 /** The fields every input item of both streams starts with: where and when the figure applies. */
 export const FigureInputFields = {
   departmentId: Type.String({ minLength: 1, maxLength: 100, description: 'A department id from getConfiguration.' }),

@@ -5,7 +5,7 @@ import type { FieldError } from '../platform/errors.ts';
 import { readHundredths, type StreamRules } from './batch.ts';
 import { fromHundredths } from './decimal.ts';
 import { orNull } from '../platform/schemas.ts';
-import { FigureInputFields, FigureItem, presentFigure, type FigureRow } from './figures.ts';
+import { DECIMAL_FORMS, FigureInputFields, FigureItem, presentFigure, type FigureRow } from './figures.ts';
 
 export const RevenueKind = Type.Enum(['realised', 'prognosis'], { description: '`realised` revenue, or a `prognosis`.' });
 
@@ -13,7 +13,7 @@ export const RevenueItemInput = Type.Object(
   {
     ...FigureInputFields,
     kind: RevenueKind,
-    amount: Type.Number({ description: 'In the company currency, at most 2 decimals and at most 10^13 in absolute value; negative for refunds.' }),
+    amount: Type.Number({ description: `In the company currency, at most 2 decimals and at most 10^13 in absolute value; negative for refunds. ${DECIMAL_FORMS}` }),
     category: orNull(Type.String({ minLength: 1, maxLength: 100 }), 'Optional split of the revenue (e.g. "food"); part of the upsert key.'),
   },
   { additionalProperties: false },

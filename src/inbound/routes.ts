@@ -50,8 +50,8 @@ interface ListQuery {
 
 const BATCH_RULES =
   `A batch holds 1 to ${MAX_BATCH_ITEMS} items (more: \`400 batch_too_large\`) and is all-or-nothing: when any item is bad the answer is ` +
-  '`400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, ' +
-  'else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. ' +
+  '`400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored. The code: `validation_failed` when any field of any item has the wrong type or format ' +
+  '(`amount: "12"`, an unknown `kind`), even if every other problem is a broken rule — it takes precedence; else `invalid_batch` for broken rules only: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. ' +
   'Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json (UTF-8) `415`; ' +
   'a body with more values than 5,000 items can hold is refused unread (`400 validation_failed`).';
 

@@ -5,13 +5,13 @@ import type { FieldError } from '../platform/errors.ts';
 import { readHundredths, type StreamRules } from './batch.ts';
 import { fromHundredths } from './decimal.ts';
 import { orNull } from '../platform/schemas.ts';
-import { FigureInputFields, FigureItem, presentFigure, type FigureRow } from './figures.ts';
+import { DECIMAL_FORMS, FigureInputFields, FigureItem, presentFigure, type FigureRow } from './figures.ts';
 
 export const WageBudgetItemInput = Type.Object(
   {
     ...FigureInputFields,
-    amount: Type.Number({ minimum: 0, description: 'In the company currency, ≥ 0, at most 2 decimals, at most 10^13.' }),
-    hours: orNull(Type.Number({ minimum: 0 }), 'Budgeted hours, ≥ 0, at most 2 decimals.'),
+    amount: Type.Number({ minimum: 0, description: `In the company currency, ≥ 0, at most 2 decimals, at most 10^13. ${DECIMAL_FORMS}` }),
+    hours: orNull(Type.Number({ minimum: 0 }), 'Budgeted hours, ≥ 0, at most 2 decimals, judged on its JSON text like `amount`.'),
   },
   { additionalProperties: false },
 );

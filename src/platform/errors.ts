@@ -76,6 +76,15 @@ export function conflict(code: CodeWithStatus<409>, detail: string): ProblemErro
   return new ProblemError({ code, detail });
 }
 
+/**
+ * 429 while a penalty or a limit on attempts is in force, with its Retry-After: `what` names the
+ * attempts ("sign-in attempts", "failed attempts"). The login pages and the console render it as an
+ * HTML page.
+ */
+export function tooManyAttempts(retryAfter: number, what: string): ProblemError {
+  return new ProblemError({ code: 'too_many_requests', detail: `Too many ${what}. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, headers: { 'Retry-After': String(retryAfter) } });
+}
+
 /** An OAuth 2.0 failure (RFC 6749 §5.2, RFC 6750 §3, RFC 7009). */
 export class OAuthError extends Error {
   readonly status: number;

@@ -495,7 +495,7 @@ export interface paths {
         put?: never;
         /**
          * Stores a batch of revenue items (upsert)
-         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json (UTF-8) `415`; a body with more values than 5,000 items can hold is refused unread (`400 validation_failed`).
+         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored. The code: `validation_failed` when any field of any item has the wrong type or format (`amount: "12"`, an unknown `kind`), even if every other problem is a broken rule — it takes precedence; else `invalid_batch` for broken rules only: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json (UTF-8) `415`; a body with more values than 5,000 items can hold is refused unread (`400 validation_failed`).
          */
         post: operations["createRevenue"];
         delete?: never;
@@ -559,7 +559,7 @@ export interface paths {
         put?: never;
         /**
          * Stores a batch of wage budget items (upsert)
-         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored — `validation_failed` when any field has the wrong type or format, else `invalid_batch` for broken rules: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json (UTF-8) `415`; a body with more values than 5,000 items can hold is refused unread (`400 validation_failed`).
+         * @description A batch holds 1 to 5000 items (more: `400 batch_too_large`) and is all-or-nothing: when any item is bad the answer is `400` listing every bad item by JSON path (`/items/3/amount`), whatever is wrong with each, and nothing is stored. The code: `validation_failed` when any field of any item has the wrong type or format (`amount: "12"`, an unknown `kind`), even if every other problem is a broken rule — it takes precedence; else `invalid_batch` for broken rules only: an unknown department, not exactly one of `date` and `week`, more than 2 decimals, or two items with the same key. Amounts are stored exactly. Sending the same batch again creates and updates nothing. A body over 2 MiB is `413`, one not sent as application/json (UTF-8) `415`; a body with more values than 5,000 items can hold is refused unread (`400 validation_failed`).
          */
         post: operations["createWageBudget"];
         delete?: never;
@@ -780,13 +780,13 @@ export interface paths {
         };
         /**
          * Exchange a refresh token (Authorization: Bearer <refresh_token>) for a new ID token
-         * @description Returns a new ID token each time; `refresh_token` only when renewed (less than half its lifetime left). A superseded refresh token works for REFRESH_GRACE_SECONDS more; used later, the whole login is revoked.
+         * @description Returns a new ID token each time; `refresh_token` only when renewed (less than half its lifetime left). A superseded refresh token works for REFRESH_GRACE_SECONDS more, for clients that retry: it gets a new ID token and the same successor again (same `jti`, `iat` and `exp`; the text may differ, as ES256 signatures are randomised, but it is the same token: the chain never forks). Used after the grace period, the whole login is revoked.
          */
         get: operations["idTokenGet"];
         put?: never;
         /**
          * Exchange a refresh token (Authorization: Bearer <refresh_token>) for a new ID token
-         * @description Returns a new ID token each time; `refresh_token` only when renewed (less than half its lifetime left). A superseded refresh token works for REFRESH_GRACE_SECONDS more; used later, the whole login is revoked.
+         * @description Returns a new ID token each time; `refresh_token` only when renewed (less than half its lifetime left). A superseded refresh token works for REFRESH_GRACE_SECONDS more, for clients that retry: it gets a new ID token and the same successor again (same `jti`, `iat` and `exp`; the text may differ, as ES256 signatures are randomised, but it is the same token: the chain never forks). Used after the grace period, the whole login is revoked.
          */
         post: operations["idToken"];
         delete?: never;
@@ -4403,7 +4403,7 @@ export interface operations {
                  */
                 "application/json": {
                     items: {
-                        /** @description In the company currency, at most 2 decimals and at most 10^13 in absolute value; negative for refunds. */
+                        /** @description In the company currency, at most 2 decimals and at most 10^13 in absolute value; negative for refunds. Judged on its JSON text, never through a float: a JSON number (not a string) written as an integer (`12`), with a fraction (`12.5`, `12.50`) or with an exponent (`1250e-2`, `1.25E1`); trailing zeros never count (`1.500` is `1.5`), but a third non-zero decimal anywhere is refused, even one a double would round away (`1.0000000000000001`). An exponent beyond ±30 is out of range. */
                         amount: number;
                         /** @description Optional split of the revenue (e.g. "food"); part of the upsert key. */
                         category?: string | null;
@@ -4894,13 +4894,13 @@ export interface operations {
                  */
                 "application/json": {
                     items: {
-                        /** @description In the company currency, ≥ 0, at most 2 decimals, at most 10^13. */
+                        /** @description In the company currency, ≥ 0, at most 2 decimals, at most 10^13. Judged on its JSON text, never through a float: a JSON number (not a string) written as an integer (`12`), with a fraction (`12.5`, `12.50`) or with an exponent (`1250e-2`, `1.25E1`); trailing zeros never count (`1.500` is `1.5`), but a third non-zero decimal anywhere is refused, even one a double would round away (`1.0000000000000001`). An exponent beyond ±30 is out of range. */
                         amount: number;
                         /** @description Day (YYYY-MM-DD, company time zone), from 2000-01-01 to 2099-12-31. Exactly one of date and week. */
                         date?: string | null;
                         /** @description A department id from getConfiguration. */
                         departmentId: string;
-                        /** @description Budgeted hours, ≥ 0, at most 2 decimals. */
+                        /** @description Budgeted hours, ≥ 0, at most 2 decimals, judged on its JSON text like `amount`. */
                         hours?: number | null;
                         /** @description ISO week (YYYY-Www, e.g. 2026-W47, Monday to Sunday) of the years 2000 to 2099. Exactly one of date and week. */
                         week?: string | null;
