@@ -273,11 +273,6 @@ async function readRows(db: Db, companyId: string, options: ReadOptions, through
   return rows.map(present);
 }
 
-/** Changes of one company after `afterSeq`, in seq order, only those safe to read (below the watermark: no later commit can appear with a smaller seq). */
-export async function readChanges(db: Db, companyId: string, options: ReadOptions): Promise<Change[]> {
-  return readRows(db, companyId, options, await readableSeq(db));
-}
-
 /** A page of changes and how far it read: `throughSeq` is where a reader resumes when the page is not full. */
 export interface ChangeWindow {
   changes: Change[];
@@ -285,7 +280,10 @@ export interface ChangeWindow {
   throughSeq: number;
 }
 
-/** Like readChanges, and also tells up to which seq the company's log has been read. */
+/**
+ * Changes of one company after `afterSeq`, in seq order, only those safe to read (below the watermark:
+ * no later commit can appear with a smaller seq), and up to which seq the company's log has been read.
+ */
 export async function readChangeWindow(db: Db, companyId: string, options: ReadOptions): Promise<ChangeWindow> {
   const throughSeq = await readableSeq(db);
   return { changes: await readRows(db, companyId, options, throughSeq), throughSeq };

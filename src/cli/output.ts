@@ -18,9 +18,8 @@ export interface Outcome {
   secrets?: Record<string, string>;
 }
 
-/** Exit statuses: 1 the command failed, 2 the command line or configuration is wrong. */
+/** Exit status 1: the command failed (2, the command line or configuration is wrong, is the runner's EXIT_USAGE). */
 export const EXIT_FAILED = 1;
-export { EXIT_USAGE };
 
 const STORE_WARNING = 'Store secrets now: they are shown only this once and cannot be retrieved later.';
 const STORE_WARNING_JSON = 'The JSON output holds secrets shown only this once: store them now.';

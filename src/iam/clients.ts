@@ -165,20 +165,16 @@ function sameDigest(a: string, b: string): boolean {
 
 type SecretHashes = Pick<OAuthClient, 'secretHash' | 'previousSecretHash' | 'previousSecretExpiresAt'>;
 
-/** `clientSecretAccepted` for a secret already hashed (`sha256`): the token endpoint hashes it once per request. */
+/**
+ * Whether `digest` (the SHA-256 of the presented secret: the token endpoint hashes it once per request)
+ * is one of the client's live secrets: the current one, or the older one of a rotation with overlap
+ * until its expiry. Both are always compared, so timing tells neither apart.
+ */
 function clientDigestAccepted(client: SecretHashes, digest: string, now: number): boolean {
   const current = sameDigest(digest, client.secretHash);
   const previous = sameDigest(digest, client.previousSecretHash ?? NO_CLIENT_HASH);
   const previousLive = client.previousSecretHash !== null && client.previousSecretExpiresAt !== null && now < client.previousSecretExpiresAt;
   return current || (previous && previousLive);
-}
-
-/**
- * Whether `secret` is one of the client's live secrets: the current one, or the older one of a
- * rotation with overlap until its expiry. Both are always compared, so timing tells neither apart.
- */
-export function clientSecretAccepted(client: SecretHashes, secret: string, now: number): boolean {
-  return clientDigestAccepted(client, sha256(secret), now);
 }
 
 /**

@@ -3,7 +3,7 @@
 // SHA-256 is enough and keeps the token endpoint cheap. Both are compared in constant time.
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { DEFAULT_PASSWORD_HASH_COST } from '../platform/config.ts';
-import { newSecret, safeEqual, sha256 } from '../platform/ids.ts';
+import { newSecret, sha256 } from '../platform/ids.ts';
 
 const SCRYPT = { r: 8, p: 1, keylen: 32 };
 /** log2 of scrypt's N for new hashes; every hash stores its own N, so hashes made at another cost keep verifying. */
@@ -58,8 +58,4 @@ export function generateClientSecret(): { secret: string; hash: string } {
 
 export function generateUserSecret(): string {
   return newSecret(24);
-}
-
-export function clientSecretMatches(secret: string, storedHash: string): boolean {
-  return safeEqual(sha256(secret), storedHash);
 }

@@ -5,8 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
 import { assertRefusedWithin } from '../support/http.ts';
-import { bearer, provisionTenant } from '../support/tenants.ts';
-import { clientSecretMatches } from '../../src/iam/secrets.ts';
+import { bearer, clientTakesSecret, provisionTenant } from '../support/tenants.ts';
 import { baseDocument, mixedProblems, user } from '../company/fixtures.ts';
 
 const ADMIN_TOKEN = 'operator-token-for-tests-0123456789';
@@ -93,7 +92,7 @@ test('POST /api-clients and /api-users answer the credentials, shown once', asyn
   assert.equal(created.status, 201);
   assert.deepEqual(Object.keys(created.body).sort(), ['clientId', 'clientSecret']);
   const client = await server.ctx.db.selectFrom('api_clients').selectAll().where('id', '=', String(created.body.clientId)).executeTakeFirstOrThrow();
-  assert.ok(clientSecretMatches(String(created.body.clientSecret), client.secret_hash));
+  assert.ok(await clientTakesSecret(server.ctx.db, client.id, String(created.body.clientSecret)));
   assert.deepEqual(JSON.parse(client.redirect_uris), ['https://app.example.com/cb', 'http://127.0.0.1/cb']);
 
   const user = await admin('POST', '/api-users', { clientId: created.body.clientId, email: 'Planner@Example.com' });
@@ -126,9 +125,8 @@ test('rotate-secret answers a new secret; the old one no longer matches', async 
   const rotated = await admin('POST', `/api-clients/${clientId}/rotate-secret`);
   assert.equal(rotated.status, 200);
   assert.deepEqual(Object.keys(rotated.body).sort(), ['clientId', 'clientSecret']);
-  const row = await server.ctx.db.selectFrom('api_clients').select('secret_hash').where('id', '=', clientId).executeTakeFirstOrThrow();
-  assert.ok(clientSecretMatches(String(rotated.body.clientSecret), row.secret_hash));
-  assert.ok(!clientSecretMatches(clientSecret, row.secret_hash));
+  assert.ok(await clientTakesSecret(server.ctx.db, clientId, String(rotated.body.clientSecret)));
+  assert.ok(!(await clientTakesSecret(server.ctx.db, clientId, clientSecret)));
 });
 
 test('disabling a client revokes its ID tokens on the secured API within 5 s; enabling answers disabled: false', async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { useCompanyServer, signedInCompany } from '../support/company.ts';
 import { importCompanyData } from '../../src/company/import.ts';
-import { readChanges, changesBetween, type Change } from '../../src/changes/change-log.ts';
+import { readChangeWindow, changesBetween, type Change } from '../../src/changes/change-log.ts';
 import { apiGet, baseDocument, contract, shift, user, walk } from '../company/fixtures.ts';
 import { postJson } from '../support/http.ts';
 import { addDepartment, addEmployee } from '../timeclock/fixtures.ts';
@@ -17,7 +17,7 @@ const db = () => company.server.ctx.db;
 async function everyChange(companyId = company.tenant.companyId, afterSeq = 0): Promise<Change[]> {
   const all: Change[] = [];
   for (;;) {
-    const page = await readChanges(db(), companyId, { afterSeq: all.at(-1)?.seq ?? afterSeq, limit: 7 });
+    const page = (await readChangeWindow(db(), companyId, { afterSeq: all.at(-1)?.seq ?? afterSeq, limit: 7 })).changes;
     if (page.length === 0) return all;
     all.push(...page);
   }
@@ -136,12 +136,12 @@ test('a 5,000-item batch of new, changed and unchanged items logs each written i
   const item = (i: number, amount: number) => ({ departmentId, date: '2026-10-01', kind: i % 2 === 0 ? 'realised' : 'prognosis', category: `c${String(Math.floor(i / 2)).padStart(4, '0')}`, amount });
   const revenue = `${baseUrl}/api/v1/company/revenue`;
   await postJson(revenue, company.token, { items: Array.from({ length: 4000 }, (_, i) => item(i, i)) });
-  const afterSeq = (await readChanges(db(), company.tenant.companyId, { afterSeq: 0, limit: 100_000 })).at(-1)?.seq ?? 0;
+  const afterSeq = (await readChangeWindow(db(), company.tenant.companyId, { afterSeq: 0, limit: 100_000 })).changes.at(-1)?.seq ?? 0;
   // Every third stored item changed, the rest the same, and 1,000 new ones: written by several statements on PostgreSQL.
   const items = Array.from({ length: 5000 }, (_, i) => item(i, i % 3 === 0 || i >= 4000 ? i + 0.5 : i)).reverse();
   const answer = await postJson<{ created: number; updated: number; unchanged: number }>(revenue, company.token, { items });
   assert.deepEqual(answer.body, { received: 5000, created: 1000, updated: 1334, unchanged: 2666 });
-  const added = await readChanges(db(), company.tenant.companyId, { afterSeq, limit: 100_000 });
+  const added = (await readChangeWindow(db(), company.tenant.companyId, { afterSeq, limit: 100_000 })).changes;
   assert.equal(added.filter((c) => c.type === 'revenue_item.created').length, 1000);
   assert.equal(added.filter((c) => c.type === 'revenue_item.updated').length, 1334);
   // The upsert's key order (one day, one department): kind, then category.
@@ -181,6 +181,6 @@ test('changes of a period and of some types only', async () => {
   const during = await changesBetween(db(), company.tenant.companyId, { fromInstant: first.occurredAt, toInstant: new Date(Date.now() + 60_000).toISOString(), types: ['user.deleted', 'user.updated'] });
   assert.deepEqual(during.map((c) => c.type), ['user.deleted', 'user.updated']);
   assert.deepEqual(await changesBetween(db(), company.tenant.companyId, { fromInstant: '2000-01-01T00:00:00Z', toInstant: first.occurredAt }), []);
-  const filtered = await readChanges(db(), company.tenant.companyId, { afterSeq: 0, limit: 1000, types: ['shift.deleted'] });
+  const filtered = (await readChangeWindow(db(), company.tenant.companyId, { afterSeq: 0, limit: 1000, types: ['shift.deleted'] })).changes;
   assert.deepEqual(filtered.map((c) => c.type), ['shift.deleted']);
 });

@@ -9,9 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { freshDatabase, type FreshDatabase } from '../support/database.ts';
 import { createDatabase, type Db } from '../../src/platform/db/database.ts';
-import { clientSecretMatches, verifyUserSecret } from '../../src/iam/secrets.ts';
+import { verifyUserSecret } from '../../src/iam/secrets.ts';
 import { createApiClient, createApiUser, createCompany, createOrganisation } from '../../src/iam/provisioning.ts';
 import { lastJson } from '../support/processes.ts';
+import { clientTakesSecret } from '../support/tenants.ts';
 import { wfs, wfsJson, wfsProcess } from './wfs.ts';
 
 const MIGRATIONS = readdirSync(fileURLToPath(new URL('../../src/platform/db/migrations/', import.meta.url)))
@@ -75,7 +76,7 @@ test('create-api-client takes repeated --redirect-uri and prints a secret that o
   assert.equal(row.company_id, companyId);
   assert.deepEqual(JSON.parse(row.redirect_uris), ['https://app.example.com/cb', 'http://127.0.0.1/cb']);
   assert.notEqual(row.secret_hash, result.clientSecret);
-  assert.ok(clientSecretMatches(String(result.clientSecret), row.secret_hash));
+  assert.ok(await clientTakesSecret(db, row.id, String(result.clientSecret)));
 });
 
 test('create-api-user generates the secret, prints it once with the normalised email', async () => {
@@ -106,9 +107,8 @@ test('rotate-client-secret prints a new secret; the old one stops matching', asy
   assert.deepEqual(Object.keys(result).sort(), ['clientId', 'clientSecret']);
   assert.equal(result.clientId, clientId);
   assert.notEqual(result.clientSecret, clientSecret);
-  const row = await db.selectFrom('api_clients').select('secret_hash').where('id', '=', clientId).executeTakeFirstOrThrow();
-  assert.ok(clientSecretMatches(String(result.clientSecret), row.secret_hash));
-  assert.ok(!clientSecretMatches(clientSecret, row.secret_hash));
+  assert.ok(await clientTakesSecret(db, clientId, String(result.clientSecret)));
+  assert.ok(!(await clientTakesSecret(db, clientId, clientSecret)));
 });
 
 test('disable-api-client / enable-api-client and disable-api-user / enable-api-user switch the flag', async () => {

@@ -5,7 +5,7 @@
 // another, which sends it again within a minute.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readChanges } from '../../src/changes/change-log.ts';
+import { readChangeWindow } from '../../src/changes/change-log.ts';
 import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import { startCluster, type Cluster } from '../support/processes.ts';
 import { needsPostgres, openSharedDatabase, type SharedDatabase } from '../support/shared-database.ts';
@@ -65,7 +65,7 @@ describe('webhooks delivered by three instances', { skip: needsPostgres }, () =>
     assert.equal(await stopped?.stop(), 0);
 
     const expected = 3 * BATCHES_PER_INSTANCE * ITEMS_PER_BATCH;
-    const changes = await readChanges(shared.ctx.db, company.tenant.companyId, { afterSeq: 0, limit: 10_000, types: ['revenue_item.created'] });
+    const changes = (await readChangeWindow(shared.ctx.db, company.tenant.companyId, { afterSeq: 0, limit: 10_000, types: ['revenue_item.created'] })).changes;
     assert.equal(changes.length, expected);
     for (const [i, receiver] of receivers.entries()) {
       await receiver.waitFor(expected, 60_000);

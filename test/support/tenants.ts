@@ -5,6 +5,9 @@ import { createApiClient, createApiUser, createCompany, createOrganisation } fro
 import { createGrant, loadGrantContext } from '../../src/iam/grants.ts';
 import { issueIdToken, issueRefreshToken, tokenResponse, type GrantContext } from '../../src/iam/issuance.ts';
 import type { TokenResponse } from '../../src/iam/oauth-schemas.ts';
+import { findClient, verifiedClient } from '../../src/iam/clients.ts';
+import { sha256 } from '../../src/platform/ids.ts';
+import type { Db } from '../../src/platform/db/database.ts';
 
 export interface Tenant {
   organisationId: string;
@@ -44,4 +47,9 @@ export async function mintTokens(ctx: AppContext, tenant: Tenant, audience = 'se
 
 export function bearer(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
+}
+
+/** Whether the client takes `secret` at `now`, decided as the token endpoint decides it (findClient, then verifiedClient on its digest). */
+export async function clientTakesSecret(db: Db, clientId: string, secret: string, now = Date.now()): Promise<boolean> {
+  return verifiedClient(await findClient(db, clientId), sha256(secret), now) !== undefined;
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { importCompanyData } from '../../src/company/import.ts';
-import { readChanges } from '../../src/changes/change-log.ts';
+import { readChangeWindow } from '../../src/changes/change-log.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import { getJson, postJson } from '../support/http.ts';
@@ -67,7 +67,7 @@ describe('changes delivered to webhook endpoints', () => {
       assert.equal(change.resourceType, 'department');
     }
     // The change as the change log (and so the delta endpoint) holds it.
-    const logged = await readChanges(server.ctx.db, company.tenant.companyId, { afterSeq: (changes[0]?.seq ?? 1) - 1, limit: 5 });
+    const logged = (await readChangeWindow(server.ctx.db, company.tenant.companyId, { afterSeq: (changes[0]?.seq ?? 1) - 1, limit: 5 })).changes;
     assert.deepEqual(logged, changes);
   });
 

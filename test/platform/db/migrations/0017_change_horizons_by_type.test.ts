@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { sql, type Kysely } from 'kysely';
 import { down, up } from '../../../../src/platform/db/migrations/0017_change_horizons_by_type.ts';
 import { useMigratedDatabase } from '../../../support/database.ts';
-import { CHANGE_TYPES, readChanges, recordChanges } from '../../../../src/changes/change-log.ts';
+import { CHANGE_TYPES, readChangeWindow, recordChanges } from '../../../../src/changes/change-log.ts';
 import { prunedThrough, pruneChanges } from '../../../../src/changes/retention.ts';
 
 const database = useMigratedDatabase();
@@ -42,7 +42,7 @@ test('pruning raises the horizons of the pruned types only, and the company-wide
   const time = { at: 1_000, timezone: 'UTC' };
   await recordChanges(database.db, 'cmp_pruned', [{ resourceType: 'revenue_item', action: 'created', resourceId: 'rev_1', data: {} }], time);
   await recordChanges(database.db, 'cmp_pruned', [{ resourceType: 'shift', action: 'created', resourceId: 'sft_1', data: {} }], { ...time, at: 5_000 });
-  const [revenue, shift] = await readChanges(database.db, 'cmp_pruned', { afterSeq: 0, limit: 10 });
+  const [revenue, shift] = (await readChangeWindow(database.db, 'cmp_pruned', { afterSeq: 0, limit: 10 })).changes;
   assert.ok(revenue && shift);
   assert.equal(await pruneChanges(database.db, 2_000), 1);
   assert.equal(await prunedThrough(database.db, 'cmp_pruned', ['revenue_item.created']), revenue.seq);
