@@ -12,11 +12,15 @@ export interface ChangeWindow {
   throughSeq: number;
 }
 
-/** A period of changes to replay: recorded in [fromMs, toMs), of `types` (undefined for every type). */
+/**
+ * A period of changes to replay: recorded in [fromMs, toMs), of `types` (undefined for every type),
+ * with a seq above `originSeq` (the endpoint's own changes: those committed after its creation).
+ */
 export interface Period {
   fromMs: number;
   toMs: number;
   types: readonly string[] | undefined;
+  originSeq: number;
 }
 
 export interface ChangeStream {
@@ -30,13 +34,13 @@ export interface ChangeStream {
   holdsMoreThan(db: Db, companyId: string, period: Period, count: number): Promise<boolean>;
 }
 
-function periodOptions({ fromMs, toMs, types }: Period): PeriodOptions {
-  return { fromInstant: new Date(fromMs).toISOString(), toInstant: new Date(toMs).toISOString(), ...(types ? { types } : {}) };
+function periodOptions({ fromMs, toMs, types, originSeq }: Period, afterSeq = 0): PeriodOptions {
+  return { fromInstant: new Date(fromMs).toISOString(), toInstant: new Date(toMs).toISOString(), afterSeq: Math.max(originSeq, afterSeq), ...(types ? { types } : {}) };
 }
 
 export const changeLog: ChangeStream = {
   position: (db) => readableSeq(db),
   after: (db, companyId, afterSeq, limit, types) => readChangeWindow(db, companyId, { afterSeq, limit, ...(types ? { types } : {}) }),
-  between: (db, companyId, period, afterSeq, limit) => changesBetween(db, companyId, { ...periodOptions(period), afterSeq, limit }),
+  between: (db, companyId, period, afterSeq, limit) => changesBetween(db, companyId, { ...periodOptions(period, afterSeq), limit }),
   holdsMoreThan: (db, companyId, period, count) => periodHoldsMoreThan(db, companyId, periodOptions(period), count),
 };

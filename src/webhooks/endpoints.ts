@@ -102,7 +102,8 @@ export async function createEndpoint(db: Db, env: EndpointEnvironment, companyId
     earlier_secrets_sealed: null,
     created_at: env.now,
     updated_at: env.now,
-    // Changes committed after the endpoint exists are its own; older ones are not sent.
+    // Changes committed after the endpoint exists are its own; older ones are not sent, nor replayed.
+    origin_seq: changeLogPosition,
     delivered_seq: changeLogPosition,
     head_message_id: null,
     head_attempt: 0,

@@ -96,13 +96,14 @@ async function queueFirstPage(db: Db, endpointId: string, now: number, page: Cha
 }
 
 /**
- * Queues the changes of [fromMs, toMs) the endpoint's types select, with their original ids, in
+ * Queues the endpoint's own changes (committed after its creation) of [fromMs, toMs) its types select, with their original ids, in
  * pages of REPLAY_PAGE with a turn of the event loop between them (a whole period at once held it
  * for seconds); answers how many. Refuses a period of more than REPLAY_LIMIT changes, and a replay
  * while changes are still queued for the endpoint.
  */
 export async function queueReplay(db: Db, stream: ChangeStream, endpoint: EndpointRow, fromMs: number, toMs: number, now: number): Promise<number> {
-  const period: Period = { fromMs, toMs, types: endpoint.types === null ? undefined : (JSON.parse(endpoint.types) as string[]) };
+  const types = endpoint.types === null ? undefined : (JSON.parse(endpoint.types) as string[]);
+  const period: Period = { fromMs, toMs, types, originSeq: endpoint.origin_seq ?? 0 };
   if (await stream.holdsMoreThan(db, endpoint.company_id, period, REPLAY_LIMIT)) throw replayTooLarge();
   const pace = pacer();
   let page = await stream.between(db, endpoint.company_id, period, 0, REPLAY_PAGE);

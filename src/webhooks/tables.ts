@@ -1,4 +1,4 @@
-// Row types of the webhook tables (migrations 0010, 0018). Instants are epoch milliseconds, flags 0/1.
+// Row types of the webhook tables (migrations 0010, 0018, 0019). Instants are epoch milliseconds, flags 0/1.
 export interface WebhookEndpointsTable {
   id: string;
   company_id: string;
@@ -21,6 +21,11 @@ export interface WebhookEndpointsTable {
   earlier_secrets_sealed: string | null;
   created_at: number;
   updated_at: number;
+  /**
+   * The change-log position at creation (migration 0019): the endpoint's changes, a replay's
+   * included, are those after it. Null for endpoints created before the column.
+   */
+  origin_seq: number | null;
   /** Change-log position: every change with a seq up to this one is delivered (or not for this endpoint). */
   delivered_seq: number;
   /** The message that failed last and holds back the others, with its failed attempts so far. */

@@ -46,7 +46,7 @@ async function rowsSealedWith(key: Buffer): Promise<{ endpointId: string; provid
       id: endpointId, company_id: companyId, url: 'https://hooks.example.com/wfs', types: null, description: null, enabled: 1, disabled_reason: null,
       secret_sealed: box.seal('whsec_current', secretContext(endpointId)), previous_secret_sealed: box.seal('whsec_previous', secretContext(endpointId)), previous_secret_until: NOW + 60_000,
       earlier_secrets_sealed: box.seal(JSON.stringify([{ secret: 'whsec_earlier', until: NOW + 30_000 }]), earlierSecretsContext(endpointId)),
-      created_at: NOW, updated_at: NOW, delivered_seq: 0, head_message_id: null, head_attempt: 0, next_attempt_at: 0, lease_owner: null, lease_until: 0,
+      created_at: NOW, updated_at: NOW, origin_seq: 0, delivered_seq: 0, head_message_id: null, head_attempt: 0, next_attempt_at: 0, lease_owner: null, lease_until: 0,
     })
     .execute();
   const providerId = `ssp_${randomBytes(6).toString('hex')}`;

@@ -1,7 +1,7 @@
 // Changes of the change log reach webhook endpoints (CONTRACT §7): only those committed after the
 // endpoint's creation, of its types, each once and in seq order with the change id as webhook-id and
 // the change as data; a failing change holds the later ones back; a replay of a period sends them
-// again with their original ids; a retry re-sends one.
+// again with their original ids (the endpoint's own: none from before its creation); a retry re-sends one.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -119,6 +119,20 @@ describe('changes delivered to webhook endpoints', () => {
     await target.waitFor(7);
     assert.equal(target.received[6]?.id, firstIds[1]);
     assert.deepEqual(target.received[6]?.json.data, target.received[1]?.json.data);
+  });
+
+  it('replays only the endpoint\'s own changes: none committed before its creation', async () => {
+    const from = new Date(Date.now() - 60_000).toISOString();
+    await addDepartments(2);
+    const target = await receiver();
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: target.url, types: ['department.created'] });
+    await addDepartments(1);
+    await target.waitFor(1);
+    const replay = await postJson<{ queued: number }>(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}/replay`, company.token, { from, to: new Date(Date.now() + 60_000).toISOString() });
+    assert.equal(replay.status, 202, replay.text);
+    assert.equal(replay.body.queued, 1, 'the two departments created before the endpoint are not its changes');
+    await target.waitFor(2);
+    assert.equal(target.received[1]?.id, target.received[0]?.id);
   });
 
   it('resumes with the failed change when a disabled endpoint is enabled again', async () => {

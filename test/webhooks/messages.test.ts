@@ -31,19 +31,25 @@ describe('webhook replay of a large period', () => {
   let server: TestServer;
   let company: SignedInCompany;
 
-  before(async () => {
-    server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1' }, { inProcess: true });
-    company = await signedInCompany(server.ctx);
-    await recordShiftChanges(server, company.tenant.companyId, REPLAY_LIMIT);
-  });
-  after(() => server.close());
+  /** Endpoints that deliver nothing meanwhile (disabled), so what a replay queued stays queued. */
+  let quiet: string;
+  let quieter: string;
 
-  /** An endpoint that delivers nothing meanwhile (disabled), so what a replay queued stays queued. */
+  /** An endpoint made before the changes, which are its own (a replay sends nothing from before an endpoint). */
   async function quietEndpoint(): Promise<string> {
     const endpoint = await createEndpoint(server.baseUrl, company.token, { url: 'http://127.0.0.1:9/hook' });
     await patchEndpoint(server.baseUrl, company.token, endpoint.id, { enabled: false });
     return endpoint.id;
   }
+
+  before(async () => {
+    server = await startTestServer({ WEBHOOK_ALLOW_INSECURE: '1' }, { inProcess: true });
+    company = await signedInCompany(server.ctx);
+    quiet = await quietEndpoint();
+    quieter = await quietEndpoint();
+    await recordShiftChanges(server, company.tenant.companyId, REPLAY_LIMIT);
+  });
+  after(() => server.close());
 
   const replay = (id: string) => postJson<{ queued: number } & ProblemBody>(`${server.baseUrl}${WEBHOOKS}/${id}/replay`, company.token, WHOLE_TIME);
 
@@ -53,7 +59,7 @@ describe('webhook replay of a large period', () => {
   }
 
   it(`queues ${REPLAY_LIMIT} changes in seq order without holding the event loop over ${HOLD_LIMIT_MS} ms, and refuses a second replay while they are queued`, async () => {
-    const id = await quietEndpoint();
+    const id = quiet;
     let queued = 0;
     const hold = await measureHold(async () => {
       const response = await replay(id);
@@ -79,7 +85,7 @@ describe('webhook replay of a large period', () => {
 
   it(`refuses a period holding more than ${REPLAY_LIMIT} changes, queueing nothing`, async () => {
     await recordShiftChanges(server, company.tenant.companyId, 1, REPLAY_LIMIT);
-    const id = await quietEndpoint();
+    const id = quieter;
     const response = await replay(id);
     assert.equal(response.status, 400, response.text);
     assert.equal(response.body.code, 'replay_too_large');
