@@ -56,7 +56,7 @@ export async function invitationRoutes(app: App, { console: con }: { console: Co
     const found = await invitation(token);
     if (!found.pendingTotpSecret) return reply.redirect(con.url(`/invitations/${token}`), 303);
     // Counted per invitation; a right code uses the invitation up, so there is nothing to forget then.
-    await con.attempt(request, { step: 'code', subject: found.id });
+    await con.penalties.attempt(request.ip, { step: 'code', subject: found.id });
     const created = await completeInvitation(deps.db, found, request.body.code ?? '', con.secrets, now());
     if (!created) return enrolPage(request, reply, token, found, openTotpSecret(con.secrets, found.pendingTotpSecret, found.email), 400, 'That code is not right. Check the time on your device and type the code the app shows now.');
     con.setSessionCookie(reply, await completeSignIn(deps.db, created.userId, now()));

@@ -11,15 +11,14 @@ import type { App } from '../platform/http.ts';
 import type { Redis } from 'ioredis';
 import type { Config } from '../platform/config.ts';
 import type { WebhookDeps } from '../webhooks/deps.ts';
-import { ProblemError, titleFor, tooManyAttempts } from '../platform/errors.ts';
+import { ProblemError, titleFor } from '../platform/errors.ts';
 import { sharedSecret } from '../platform/db/shared-secret.ts';
 import type { SecretBox } from '../platform/sealed-secrets.ts';
 import { loadSecretBox } from '../sso/secrets-key.ts';
 import { LoginCsrf } from '../iam/csrf.ts';
 import { MemoryThrottleStore, RedisThrottleStore, Throttle } from '../iam/throttle.ts';
 import { ConsoleCsrf, EXPIRED_FORM, READ_ONLY, admitted } from './access.ts';
-import { auditConsole, type ConsoleAuditEntry } from './audit.ts';
-import { signInEmail } from './people.ts';
+import { SignInPenalties } from './sign-in-penalties.ts';
 import { renderPage, type PageContext, type PageData } from './pages.ts';
 import { readSession, steppedUp } from './sessions.ts';
 import { signInRoutes } from './sign-in-routes.ts';
@@ -47,30 +46,8 @@ export interface Console {
   root: string;
   /** Seals TOTP secrets (totp-secrets.ts). */
   secrets: SecretBox;
-  /**
-   * Failed passwords and TOTP codes (sign-in, step-up, enrolment) are penalised like API User logins,
-   * per account and address where logins count per client and address (the account is what is
-   * attacked): an attempt is reserved (counted as failed) before the check and refused with 429 while
-   * a penalty is in force. Password attempts also count toward their address's own, higher limit
-   * (ADDRESS_FAILURES_BEFORE_PENALTY), against one address trying many emails.
-   *
-   * The sign-in's two steps count apart (`target.step`). Counted together, the correct password after
-   * a penalty would start the next one, and refuse the correct code that follows it with 429.
-   */
-  attempt(request: FastifyRequest, target: AttemptTarget): Promise<void>;
-  /**
-   * A reserved attempt failed its check: audits `entry` as a failure and, when the failure started a
-   * penalty, that too, once (the attempts the penalty refuses are not audited, so a flood of them
-   * writes nothing).
-   */
-  failed(request: FastifyRequest, target: AttemptTarget, entry: FailedAttempt): Promise<void>;
-  /**
-   * The account signed in or stepped up: forgets its failures of both steps from this address. A
-   * correct password alone forgets nothing (knowing it buys no more guesses at the code), and no
-   * success forgets the address's own count or another account's (an admin of one organisation
-   * cannot lift a penalty on a person of another with its own step-ups).
-   */
-  succeeded(request: FastifyRequest, account: { id: string; email: string }): Promise<void>;
+  /** Failed passwords and TOTP codes (sign-in, step-up, enrolment) are penalised (sign-in-penalties.ts). */
+  penalties: SignInPenalties;
   render(request: FastifyRequest, reply: FastifyReply, template: string, data: PageData, status?: number): Promise<FastifyReply>;
   /** Sets (or, with undefined, clears) the session cookie. */
   setSessionCookie(reply: FastifyReply, token: string | undefined): void;
@@ -81,31 +58,6 @@ export interface Console {
    * step-up page's address, which comes back to the console page `back` afterwards.
    */
   stepUpDue(request: FastifyRequest, back: string): string | undefined;
-}
-
-/**
- * What an attempt checks, and whose failures it counts toward: the sign-in's password, by the typed
- * email (an unknown one too, under its own key, so answers do not tell whether it has an account); or
- * a TOTP code (with a password on the step-up page), by the console user or the invitation (`subject`).
- */
-export type AttemptTarget = { step: 'password'; email: string } | { step: 'code'; subject: string };
-
-/** A failed attempt's audit entry: the account's organisation and the account as actor, or nulls for an unknown email. */
-export type FailedAttempt = Pick<ConsoleAuditEntry, 'event' | 'organisationId' | 'actor' | 'detail'>;
-
-/**
- * Failed passwords from one address, whatever the email, before a penalty. Only failures count (each
- * recorded once its check failed) and nothing resets the count (else any account's sign-in would):
- * successes never add to it, so an office behind one address is not locked out by its own sign-ins,
- * and a sprayer is stopped after 50 wrong guesses, then a doubling few. Guesses sent at the same moment
- * may pass before their failures are recorded; the per-account count still holds each account.
- */
-export const ADDRESS_FAILURES_BEFORE_PENALTY = 50;
-const ADDRESS_KEY = 'console-password-address';
-
-/** The throttle key of the account an attempt is made on (the throttle counts per key and address). */
-function accountKey(target: AttemptTarget): string {
-  return target.step === 'password' ? `console-password:${signInEmail(target.email)}` : `console:${target.subject}`;
 }
 
 const ASSETS = new URL('./assets/', import.meta.url);
@@ -139,32 +91,7 @@ export async function consoleRoutes(app: App, { deps }: { deps: ConsoleDeps }): 
     deps,
     root,
     secrets: await loadSecretBox(deps.db, deps.config, (message) => app.log.warn(message)),
-    attempt: async (request, target) => {
-      // The address first, only looked at (its count is of failed passwords, recorded in `failed`): an
-      // attempt its penalty refuses is not counted against the account.
-      const blocked = (target.step === 'password' ? await throttle.penalised(ADDRESS_KEY, request.ip) : undefined)
-        ?? await throttle.attempt(accountKey(target), request.ip);
-      if (blocked) throw tooManyAttempts(blocked.retryAfter, 'failed attempts');
-    },
-    failed: async (request, target, entry) => {
-      const audit = { ...entry, address: request.ip };
-      await auditConsole(deps.db, { ...audit, outcome: 'failure' }, deps.clock.now());
-      if (target.step === 'password') await throttle.attempt(ADDRESS_KEY, request.ip, ADDRESS_FAILURES_BEFORE_PENALTY);
-      // No penalty was in force when the attempt was reserved, so one in force now was started by this
-      // failure (or by one running beside it).
-      const [account, address] = await Promise.all([
-        throttle.penalised(accountKey(target), request.ip),
-        target.step === 'password' ? throttle.penalised(ADDRESS_KEY, request.ip) : undefined,
-      ]);
-      const started = (retryAfter: number) => ({ outcome: 'throttled' as const, context: { step: target.step, retryAfter } });
-      if (account) await auditConsole(deps.db, { ...audit, ...started(account.retryAfter), detail: 'penalty_started' }, deps.clock.now());
-      // The address's penalty is no one account's business: it goes where unknown emails' failures go.
-      if (address) await auditConsole(deps.db, { ...audit, organisationId: null, actor: null, ...started(address.retryAfter), detail: 'address_penalty_started' }, deps.clock.now());
-    },
-    succeeded: async (request, account) => {
-      const keys = [accountKey({ step: 'password', email: account.email }), accountKey({ step: 'code', subject: account.id })];
-      await Promise.all(keys.map((key) => throttle.succeeded(key, request.ip)));
-    },
+    penalties: new SignInPenalties(throttle, deps),
     render: (request, reply, template, data, status) => renderPage(pages, request, reply, template, data, status),
     setSessionCookie: (reply, token) => {
       if (token === undefined) reply.clearCookie(cookieName, { path: '/', httpOnly: true, sameSite: 'lax', secure });

@@ -45,11 +45,11 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
   app.post('/console/login', { config: { consoleAccess: 'public' }, schema: { body: Form } }, async (request, reply) => {
     const { email = '', password = '' } = request.body;
     const target = { step: 'password', email } as const;
-    await con.attempt(request, target);
+    await con.penalties.attempt(request.ip, target);
     const { user, matches } = await checkPassword(deps.db, email, password);
     if (!user || !matches) {
       // A known account's failure is its organisation's business (an attack on its people); an unknown email's belongs to no one.
-      await con.failed(request, target, { event: 'console_sign_in', organisationId: user?.organisation_id ?? null, actor: user ? actorOf(user) : null, detail: 'bad_password' });
+      await con.penalties.failed(request.ip, target, { event: 'console_sign_in', organisationId: user?.organisation_id ?? null, actor: user ? actorOf(user) : null, detail: 'bad_password' });
       return con.render(request, reply, 'login', { title: 'Sign in', email, message: WRONG_CREDENTIALS }, 401);
     }
     con.setSessionCookie(reply, await startSignIn(deps.db, user.id, now()));
@@ -61,15 +61,15 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
   app.post('/console/login/code', { config: { consoleAccess: 'signing-in' }, schema: { body: Form } }, async (request, reply) => {
     const session = request.consoleSession!;
     const target = { step: 'code', subject: session.user.id } as const;
-    await con.attempt(request, target);
+    await con.penalties.attempt(request.ip, target);
     const user = await consoleUserById(deps.db, session.user.id);
     const accepted = user !== undefined && (await acceptUserCode(deps.db, user, openTotpSecret(con.secrets, user.totp_secret, user.email), request.body.code ?? '', now()));
     const audit = { event: 'console_sign_in', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip } as const;
     if (!accepted) {
-      await con.failed(request, target, { ...audit, detail: 'bad_code' });
+      await con.penalties.failed(request.ip, target, { ...audit, detail: 'bad_code' });
       return codePage(request, reply, 401, WRONG_CODE);
     }
-    await con.succeeded(request, session.user);
+    await con.penalties.succeeded(request.ip, session.user);
     con.setSessionCookie(reply, await completeSignIn(deps.db, session.user.id, now(), session.tokenHash));
     await auditConsole(deps.db, { ...audit, outcome: 'success' }, now());
     return reply.redirect(con.root, 303);
@@ -82,15 +82,15 @@ export async function signInRoutes(app: App, { console: con }: { console: Consol
     const session = request.consoleSession!;
     const next = safeNext(con.root, request.body.next);
     const target = { step: 'code', subject: session.user.id } as const;
-    await con.attempt(request, target);
+    await con.penalties.attempt(request.ip, target);
     const { user, matches } = await checkPassword(deps.db, session.user.email, request.body.password ?? '');
     const accepted = matches && user?.id === session.user.id && (await acceptUserCode(deps.db, user, openTotpSecret(con.secrets, user.totp_secret, user.email), request.body.code ?? '', now()));
     const audit = { event: 'console_step_up', organisationId: session.user.organisationId, actor: actorOf(session.user), address: request.ip } as const;
     if (!accepted) {
-      await con.failed(request, target, audit);
+      await con.penalties.failed(request.ip, target, audit);
       return stepUpPage(request, reply, next, 401, 'The password or code is not right.');
     }
-    await con.succeeded(request, session.user);
+    await con.penalties.succeeded(request.ip, session.user);
     await recordStepUp(deps.db, session.tokenHash, now());
     await auditConsole(deps.db, { ...audit, outcome: 'success' }, now());
     return reply.redirect(next, 303);

@@ -1,15 +1,13 @@
 // Every request the service makes to an SSO provider (discovery, JWKS, token endpoint) goes through
-// this fetch: https only, and the address each host name resolves to is checked in the connection's
-// own DNS lookup (so a second resolution cannot swap in another address) — nothing loopback, private,
-// link-local or otherwise not public unicast. SSO_ALLOW_INSECURE=1 (development, tests) allows http and
-// such addresses. Answers are capped in size (1 MiB) and in total time (10 s from the request to the
-// answer's last byte): the caller's signal (openid-client passes its own 30 s one) may end a call
-// sooner, never later.
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+// this fetch: https only, and the host passes the outbound check every tenant-chosen destination
+// passes (src/platform/outbound-destination.ts: every address a name resolves to public unicast, the
+// connection pinned to an address checked, so a second resolution cannot swap in another). SSO_ALLOW_INSECURE=1
+// (development, tests) allows http and such addresses. Answers are capped in size (1 MiB) and in total
+// time (10 s from the request to the answer's last byte): the caller's signal (openid-client passes its
+// own 30 s one) may end a call sooner, never later.
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { isPublicAddress } from '../platform/public-address.ts';
+import { DestinationRefused, hostOf, pinnedLookup, resolvePublic, type HostResolver } from '../platform/outbound-destination.ts';
 
 const TIMEOUT_MS = 10_000;
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -23,25 +21,18 @@ export class OutboundTimeout extends OutboundFailure {}
 /** An answer larger than the cap. */
 export class OutboundTooLarge extends OutboundFailure {}
 
-function checkedLookup(allowInsecure: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 4);
-      const refused = allowInsecure ? undefined : addresses.find((a) => !isPublicAddress(a.address));
-      if (refused) return callback(new OutboundRefused(`${hostname} resolves to ${refused.address}, which is not a public address.`), '', 4);
-      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      const first = addresses[0];
-      return first ? callback(null, first.address, first.family) : callback(new OutboundRefused(`${hostname} has no address.`), '', 4);
-    });
-  };
-}
-
-/** Refuses a URL the service must not call; literal IP hosts are checked here, names at lookup. */
+/** Refuses a URL the service must not call: not https, or a host that is not public (literal or by name). */
 export function checkOutboundUrl(url: URL, allowInsecure: boolean): void {
   if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) throw new OutboundRefused(`${url.origin} is not https.`);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!allowInsecure && (isIP(host) ? !isPublicAddress(host) : host === 'localhost' || host.endsWith('.localhost'))) {
-    throw new OutboundRefused(`${url.host} is not a public address.`);
+}
+
+/** The addresses to connect to, checked; a refusal as an OutboundRefused (its log detail as the message: for the operator). */
+async function checkedAddresses(url: URL, allowInsecure: boolean, resolver: HostResolver | undefined) {
+  try {
+    return await resolvePublic(hostOf(url), { allowInsecure, ...(resolver ? { resolver } : {}) });
+  } catch (error) {
+    if (error instanceof DestinationRefused) throw new OutboundRefused(`${url.host} is not a public address (${error.logDetail}).`, { cause: error });
+    throw error;
   }
 }
 
@@ -73,20 +64,23 @@ export interface OutboundInit {
 export interface GuardedFetchOptions {
   /** The total time a call may take (default 10 s); tests lower it. */
   timeoutMs?: number;
+  /** Tests resolve names with their own DNS server. */
+  resolver?: HostResolver;
 }
 
 /** A fetch (enough of one for openid-client's customFetch) that applies the checks above. */
-export function guardedFetch(allowInsecure: boolean, { timeoutMs = TIMEOUT_MS }: GuardedFetchOptions = {}) {
+export function guardedFetch(allowInsecure: boolean, { timeoutMs = TIMEOUT_MS, resolver }: GuardedFetchOptions = {}) {
   return async (input: string | URL, init: OutboundInit = {}): Promise<Response> => {
     const url = new URL(input);
     checkOutboundUrl(url, allowInsecure);
+    const addresses = await checkedAddresses(url, allowInsecure, resolver);
     const headers = Object.fromEntries(new Headers(init.headers ?? {}).entries());
     const body = init.body === undefined || init.body === null ? undefined : String(init.body);
     // Both signals: the caller's alone would replace the cap (openid-client's is 30 s).
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
     const timedOut = () => new OutboundTimeout(`${url.host} did not answer within ${timeoutMs / 1000} seconds.`);
-    const options: RequestOptions = { method: init.method ?? 'GET', headers, lookup: checkedLookup(allowInsecure), timeout: timeoutMs, signal };
+    const options: RequestOptions = { method: init.method ?? 'GET', headers, lookup: pinnedLookup(addresses), timeout: timeoutMs, signal };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<Response>((resolve, reject) => {
       const fail = (error: Error) => reject(deadline.aborted ? timedOut() : error);

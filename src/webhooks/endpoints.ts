@@ -8,7 +8,8 @@ import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
 import { resealStale, type SecretBox } from '../platform/sealed-secrets.ts';
 import type { Listing } from '../platform/paged-collection.ts';
 import { formatInstant } from '../platform/local-time.ts';
-import { checkDestination, DestinationRefused, type DestinationPolicy } from './destination.ts';
+import { DestinationRefused } from '../platform/outbound-destination.ts';
+import { checkDestination, InvalidWebhookUrl, type DestinationPolicy } from './destination.ts';
 import { newEndpointSecret } from './signing.ts';
 import type { Endpoint, EndpointChanges, EndpointInput } from './schemas.ts';
 import type { WebhookEndpointsTable } from './tables.ts';
@@ -33,11 +34,12 @@ interface ReplacedSecret {
 
 type SecretColumns = Pick<EndpointRow, 'id' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_until' | 'earlier_secrets_sealed'>;
 
-/** What endpoint changes need besides the database: the secret box, the destination rules, "now". */
+/** What endpoint changes need besides the database: the secret box, the destination rules, "now", and where a refusal's detail goes. */
 export interface EndpointEnvironment {
   box: SecretBox;
   policy: DestinationPolicy;
   now: number;
+  log: { info(details: object, message: string): void };
 }
 
 export function secretContext(endpointId: string): string {
@@ -62,14 +64,19 @@ export function presentEndpoint(row: EndpointRow, timezone: string): Endpoint {
   };
 }
 
-/** The URL checked as CONTRACT §7 asks, or a 400 saying what is wrong with it. */
-async function checkedUrl(url: string, policy: DestinationPolicy): Promise<string> {
+/**
+ * The URL checked as CONTRACT §7 asks, or a 400 saying what is wrong with it. A refused host name's
+ * reason (no address, or which address) goes to the server log only: told to the company, it would
+ * map the service's own network.
+ */
+async function checkedUrl(url: string, env: EndpointEnvironment): Promise<string> {
   try {
-    return await checkDestination(url, policy);
+    return await checkDestination(url, env.policy);
   } catch (error) {
+    if (error instanceof InvalidWebhookUrl) throw badRequest('invalid_webhook_url', `The webhook URL is refused: ${error.message}.`, [{ path: '/url', message: error.message }]);
     if (!(error instanceof DestinationRefused)) throw error;
-    const code = error.reason === 'refused_address' ? 'webhook_destination_refused' : 'invalid_webhook_url';
-    throw badRequest(code, `The webhook URL is refused: ${error.message}.`, [{ path: '/url', message: error.message }]);
+    env.log.info({ destination: error.logDetail }, 'webhook destination refused');
+    throw badRequest('webhook_destination_refused', `The webhook URL is refused: ${error.message}; webhooks go only to public addresses.`, [{ path: '/url', message: `${error.message}; webhooks go only to public addresses` }]);
   }
 }
 
@@ -78,7 +85,7 @@ function typesText(types: readonly string[] | null | undefined): string | null {
 }
 
 export async function createEndpoint(db: Db, env: EndpointEnvironment, companyId: string, input: EndpointInput, changeLogPosition: number): Promise<{ row: EndpointRow; secret: string }> {
-  const url = await checkedUrl(input.url, env.policy);
+  const url = await checkedUrl(input.url, env);
   const id = newId('whe', env.now);
   const secret = newEndpointSecret();
   const row: EndpointRow = {
@@ -129,7 +136,7 @@ export function endpointListing(db: Db, companyId: string, timezone: string): Li
 export async function updateEndpoint(db: Db, env: EndpointEnvironment, companyId: string, id: string, changes: EndpointChanges): Promise<EndpointRow> {
   const current = await findEndpoint(db, companyId, id);
   const set: Partial<EndpointRow> = { updated_at: env.now };
-  if (changes.url !== undefined) set.url = await checkedUrl(changes.url, env.policy);
+  if (changes.url !== undefined) set.url = await checkedUrl(changes.url, env);
   if (changes.types !== undefined) set.types = typesText(changes.types);
   if (changes.description !== undefined) set.description = changes.description;
   if (changes.enabled === false && current.enabled === 1) Object.assign(set, { enabled: 0, disabled_reason: 'manual' });

@@ -30,6 +30,7 @@ function environment({ deps, log }: WebhookCaller): Promise<EndpointEnvironment>
     box,
     policy: { allowInsecure: deps.config.webhookAllowInsecure },
     now: deps.clock.now(),
+    log,
   }));
 }
 

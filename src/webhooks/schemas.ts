@@ -9,8 +9,6 @@ export { CHANGE_TYPES };
 /** Sent by POST …/test, whatever the endpoint's types. */
 export const TEST_MESSAGE_TYPE = 'webhook.test';
 
-export const MESSAGE_TYPES: readonly string[] = [...CHANGE_TYPES, TEST_MESSAGE_TYPE];
-
 const Url = Type.String({ minLength: 1, maxLength: 2000, description: 'Where messages are POSTed: an https URL whose host resolves to public addresses only.' });
 const Types = Type.Array(Type.String({ enum: [...CHANGE_TYPES] }), {
   minItems: 1,

@@ -1,5 +1,5 @@
 // One HTTP attempt of a webhook message: POST the signed body to the endpoint, connecting only to an
-// address checked just before (destination.ts), with WEBHOOK_TIMEOUT_MS for the whole exchange.
+// address checked just before (destination.ts, platform/outbound-destination.ts), with WEBHOOK_TIMEOUT_MS for the whole exchange.
 // Redirects are not followed: a 3xx is a failed attempt. The status decides the attempt; of the answer's
 // body at most MAX_ANSWER_BYTES are read (and dropped) before the same deadline, or the connection is
 // destroyed: a receiver streaming an endless body would otherwise be read for ever. Connections are
@@ -7,8 +7,8 @@
 // handshake each (an answer read to its end within the cap and the deadline gives its socket back).
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { DestinationRefused, hostOf, parseDestination, resolveChecked, type DestinationPolicy } from './destination.ts';
+import { DestinationRefused, hostOf, pinnedLookup, resolvePublic, type ResolvedAddress } from '../platform/outbound-destination.ts';
+import { InvalidWebhookUrl, parseDestination, type DestinationPolicy } from './destination.ts';
 
 export interface AttemptRequest {
   url: string;
@@ -42,15 +42,8 @@ export function retryAfterMs(header: string | string[] | undefined, now: number)
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
-function pinned(addresses: { address: string; family: number }[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    if (options.all) callback(null, addresses);
-    else callback(null, addresses[0]?.address ?? '', addresses[0]?.family ?? 4);
-  };
-}
-
 function describeNetworkError(error: Error & { code?: string }): string {
-  if (error instanceof DestinationRefused) return error.message;
+  if (error instanceof DestinationRefused || error instanceof InvalidWebhookUrl) return error.message;
   return error.code ? `${error.code}: ${error.message}` : error.message;
 }
 
@@ -75,10 +68,10 @@ async function attempt(request: AttemptRequest, agents: { 'http:': http.Agent; '
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let url: URL;
-  let addresses: { address: string; family: number }[];
+  let addresses: ResolvedAddress[];
   try {
     url = parseDestination(request.url, request.policy);
-    addresses = await resolveChecked(hostOf(url), request.policy);
+    addresses = await resolvePublic(hostOf(url), request.policy);
   } catch (error) {
     return { statusCode: null, error: `destination refused: ${(error as Error).message}`, durationMs: elapsed(), retryAfterMs: null };
   }
@@ -94,7 +87,7 @@ async function attempt(request: AttemptRequest, agents: { 'http:': http.Agent; '
     const outgoing = transport.request(url, {
       method: 'POST',
       agent: agents[protocol],
-      lookup: pinned(addresses),
+      lookup: pinnedLookup(addresses),
       headers: { ...request.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(request.body), 'user-agent': USER_AGENT },
     });
     // Runs until the answer has ended, not only until its status line: a body still coming at the

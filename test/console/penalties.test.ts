@@ -6,7 +6,7 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/platform/clock.ts';
-import { ADDRESS_FAILURES_BEFORE_PENALTY } from '../../src/console/routes.ts';
+import { ADDRESS_FAILURES_BEFORE_PENALTY } from '../../src/console/sign-in-penalties.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { provisionTenant } from '../support/tenants.ts';
 import { ConsoleAgent, enrolPerson, nextStep, signIn, totpCode, type ConsolePerson } from '../support/console.ts';

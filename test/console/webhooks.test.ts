@@ -300,7 +300,7 @@ describe('destinations of the service\'s own network', () => {
     const cases: [string, RegExp][] = [
       ['https://127.0.0.1/hooks', /URL 127\.0\.0\.1 is a loopback address; webhooks go only to public addresses\./],
       ['https://169.254.169.254/latest', /URL 169\.254\.169\.254 is a linkLocal address/],
-      ['https://localhost/hooks', /URL localhost resolves to an address that is not public; webhooks go only to public addresses\./],
+      ['https://localhost/hooks', /URL localhost does not resolve to a public address; webhooks go only to public addresses\./],
       ['http://hooks.customer.example/in', /URL must be an https URL/],
     ];
     for (const [url, reason] of cases) {

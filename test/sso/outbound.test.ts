@@ -1,11 +1,16 @@
 // The fetch every call to an SSO provider goes through (src/sso/outbound.ts), against real servers on
 // 127.0.0.1: its total time cap holds even when the caller passes a longer signal of its own, as
-// openid-client does (30 s), and an answer that drips in slowly is cut at the cap.
+// openid-client does (30 s), and an answer that drips in slowly is cut at the cap. Without
+// SSO_ALLOW_INSECURE, a host name resolving (through a real DNS server) to a private address is
+// refused as a name that does not resolve is, and localhost by name.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { guardedFetch, OutboundTimeout } from '../../src/sso/outbound.ts';
+import { guardedFetch, OutboundRefused, OutboundTimeout } from '../../src/sso/outbound.ts';
+import { discoveryProblem } from '../../src/sso/discovery-failure.ts';
+import { dnsResolver } from '../../src/platform/outbound-destination.ts';
+import { startDnsServer, type DnsServer } from '../support/dns-server.ts';
 
 const CAP_MS = 800;
 
@@ -47,5 +52,28 @@ describe('the SSO outbound fetch: total time', () => {
     const started = performance.now();
     await assert.rejects(guardedFetch(true, { timeoutMs: 10_000 })(`${origin}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(300) }));
     assert.ok(performance.now() - started < 2000);
+  });
+});
+
+describe('the SSO outbound fetch: destinations', () => {
+  let dns: DnsServer;
+  before(async () => {
+    dns = await startDnsServer({ 'idp.internal.test': ['10.0.3.7'], 'idp.mixed.test': ['93.184.216.34', '127.0.0.1'] });
+  });
+  after(() => dns.close());
+
+  async function refused(url: string): Promise<OutboundRefused> {
+    const error = await guardedFetch(false, { resolver: dnsResolver([dns.server]) })(url).then(() => undefined, (caught: unknown) => caught);
+    assert.ok(error instanceof OutboundRefused, `${url}: ${String(error)}`);
+    return error;
+  }
+
+  it('refuses a host name that resolves to a private address, or to one among public ones, as it refuses one that does not resolve', async () => {
+    for (const host of ['idp.internal.test', 'idp.mixed.test', 'no-such-idp.test', 'localhost', 'localhost.']) {
+      const error = await refused(`https://${host}/.well-known/openid-configuration`);
+      assert.equal(discoveryProblem(error).category, 'refused_destination', host);
+    }
+    // The operator's detail says why.
+    assert.match((await refused('https://idp.internal.test/')).message, /10\.0\.3\.7/);
   });
 });

@@ -1,0 +1,121 @@
+// Where the service may connect when a tenant chose the host (webhook endpoints, SSO providers): only
+// public unicast addresses (public-address.ts). A host name is resolved here and every address it has
+// is checked (one bad address refuses the name: a resolver may hand out any of them next time); the
+// connection then goes to an address checked (`pinnedLookup`), so a name that pointed somewhere public
+// when checked and points at the service's own network a moment later (DNS rebinding) is never reached.
+//
+// Names are resolved with c-ares (dns.promises.Resolver, A and AAAA, a time limit), not dns.lookup:
+// lookup is getaddrinfo on libuv's thread pool, the four threads scrypt logins and zlib share, so slow
+// answers for tenant-chosen names would queue sign-ins behind them. So /etc/hosts is not read; the
+// names RFC 6761 reserves for loopback (`localhost`, `*.localhost`) are answered as loopback here.
+//
+// A refused host name is told in one message whatever the reason (it does not resolve, or resolves to
+// an address that is not public): two would let any tenant probe which internal names exist. The
+// reason is kept on the error for the server log. An address literal is named with its range (the
+// tenant typed it).
+import { Resolver } from 'node:dns/promises';
+import { isIP, type LookupFunction } from 'node:net';
+import { isPublicAddress, rangeOf } from './public-address.ts';
+
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** A name's addresses (empty when it has none); rejects when the name cannot be resolved. */
+export type HostResolver = (host: string) => Promise<ResolvedAddress[]>;
+
+export interface OutboundPolicy {
+  /** Development and tests: any address (WEBHOOK_ALLOW_INSECURE, SSO_ALLOW_INSECURE). */
+  allowInsecure: boolean;
+  /** Tests hand one asking their own DNS server; otherwise the system's name servers. */
+  resolver?: HostResolver;
+}
+
+/** A destination the service does not connect to; `message` is safe to show to the tenant. */
+export class DestinationRefused extends Error {
+  /** Why, for the server log only. */
+  readonly logDetail: string;
+
+  constructor(message: string, logDetail: string = message) {
+    super(message);
+    this.logDetail = logDetail;
+  }
+}
+
+/** How long a name may take to resolve (both families at once), in all. */
+const RESOLVE_TIMEOUT_MS = 5_000;
+
+/** A c-ares resolver of A and AAAA records; `servers` as dns.setServers takes them (default: the system's). */
+export function dnsResolver(servers?: string[]): HostResolver {
+  return async (host) => {
+    const resolver = new Resolver({ timeout: 2_000, tries: 2 });
+    if (servers) resolver.setServers(servers);
+    const timer = setTimeout(() => resolver.cancel(), RESOLVE_TIMEOUT_MS);
+    try {
+      const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+      const addresses = [
+        ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+        ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+      ];
+      if (addresses.length === 0 && v4.status === 'rejected') throw v4.reason;
+      return addresses;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+const systemResolver = dnsResolver();
+
+const LOOPBACK: ResolvedAddress[] = [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }];
+
+/** `localhost` and names under it (RFC 6761 §6.3), with or without the root's trailing dot. */
+function isLoopbackName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/** The host as a resolver wants it: an IPv6 literal without its brackets. */
+export function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
+function notPublicName(host: string, logDetail: string): DestinationRefused {
+  return new DestinationRefused(`${host} does not resolve to a public address`, `${host}: ${logDetail}`);
+}
+
+/** Resolves `host` (a name or an address literal) and checks every address; answers them, to connect to. */
+export async function resolvePublic(host: string, policy: OutboundPolicy): Promise<ResolvedAddress[]> {
+  const family = isIP(host);
+  if (family !== 0) {
+    if (!policy.allowInsecure && !isPublicAddress(host)) throw new DestinationRefused(`${host} is a ${rangeOf(host)} address`);
+    return [{ address: host, family }];
+  }
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = isLoopbackName(host) ? LOOPBACK : await (policy.resolver ?? systemResolver)(host);
+  } catch (error) {
+    throw notPublicName(host, `does not resolve (${(error as { code?: string }).code ?? (error as Error).message})`);
+  }
+  if (addresses.length === 0) throw notPublicName(host, 'has no address');
+  if (!policy.allowInsecure) {
+    const refused = addresses.find((entry) => !isPublicAddress(entry.address));
+    if (refused) throw notPublicName(host, `resolves to ${refused.address} (${rangeOf(refused.address)})`);
+  }
+  return addresses;
+}
+
+/** A `lookup` for http(s).request that answers only `addresses` (checked by resolvePublic). */
+export function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
+  return (hostname, options, callback) => {
+    const wanted = options.family === 4 || options.family === 6 ? addresses.filter((entry) => entry.family === options.family) : addresses;
+    if (options.all) {
+      callback(null, [...wanted]);
+      return;
+    }
+    const first = wanted[0];
+    if (first) callback(null, first.address, first.family);
+    else callback(Object.assign(new DestinationRefused(`${hostname} has no address of the family asked for`), { code: 'ENOTFOUND' }), '', 0);
+  };
+}
