@@ -96,6 +96,8 @@ export async function loadGrantContext(db: Db, grantId: string): Promise<LoadedG
   const row = await db
     .selectFrom('grants')
     .innerJoin('api_clients', 'api_clients.id', 'grants.client_id')
+    // Every refresh-token renewal and code exchange loads its grant: the company's organisation (and
+    // its SSO settings) in the same statement, not a second round trip (docs/architecture.md, "Joins of companies").
     .innerJoin('companies', 'companies.id', 'api_clients.company_id')
     .leftJoin('api_users', 'api_users.id', 'grants.user_id')
     .leftJoin('sso_settings', 'sso_settings.organisation_id', 'companies.organisation_id')

@@ -84,7 +84,7 @@ export const OAUTH_ERROR_CODES = {
 
 export type OAuthErrorCode = keyof typeof OAUTH_ERROR_CODES;
 
-/** The page listing every code (src/platform/error-page.ts); a problem's `type` points into it. */
+/** The page listing every code (src/platform/error-page.ts, its route); a problem's `type` points into it. */
 export const ERROR_PAGE_PATH = '/docs/errors';
 
 /** A problem's `type`: the code's entry on the error page of the deployment at `baseUrl`. */

@@ -3,7 +3,7 @@
 // points to, so an integrator who meets a code can read what it means. Plain HTML, no script.
 import type { App } from './http.ts';
 import { escapeHtml, htmlPage } from './http.ts';
-import { ERROR_CODES, ERROR_PAGE_PATH, OAUTH_ERROR_CODES, type ErrorCodeEntry } from './error-codes.ts';
+import { ERROR_CODES, OAUTH_ERROR_CODES, type ErrorCodeEntry } from './error-codes.ts';
 
 function table(caption: string, codes: Record<string, ErrorCodeEntry>, prefix: string): string {
   const rows = Object.entries(codes).map(([code, entry]) =>
@@ -23,6 +23,6 @@ function errorPage(): string {
 
 export function errorPageRoute(app: App): void {
   const html = errorPage();
-  app.get(ERROR_PAGE_PATH, { schema: { hide: true } }, async (_request, reply) =>
+  app.get('/docs/errors', { schema: { hide: true } }, async (_request, reply) =>
     reply.headers({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'", 'cache-control': 'public, max-age=3600' }).send(html));
 }

@@ -24,7 +24,8 @@ import { renderApiReference } from '@scalar/client-side-rendering';
 import type { App } from './http.ts';
 import type { Config } from './config.ts';
 
-export const REFERENCE_PATH = '/docs';
+/** Where the page is served (its route below writes the path out, so a search for it finds the handler). */
+const REFERENCE_PATH = '/docs';
 const ASSETS_PREFIX = '/docs/scalar';
 const BUNDLE_PATH = `${ASSETS_PREFIX}/js/scalar.js`;
 export const PAGE_TITLE = 'Workforce Scheduling Service — API reference';
@@ -130,7 +131,7 @@ export async function registerReferencePage(app: App, config: Config): Promise<v
     });
   });
 
-  app.get(REFERENCE_PATH, { schema: { hide: true } }, async (request, reply) => {
+  app.get('/docs', { schema: { hide: true } }, async (request, reply) => {
     const nonce = randomBytes(16).toString('base64');
     const html = renderApiReference({ config: scalarConfiguration(config, pageOrigin(request), requestedClientId(request)), cdn: BUNDLE_PATH, nonce, pageTitle: PAGE_TITLE });
     return reply

@@ -9,7 +9,8 @@ import { buildApp } from '../../src/app/app.ts';
 import { migratedDatabase } from '../support/database.ts';
 
 const ROOT = new URL('../../', import.meta.url);
-const ROW = /^\| `([A-Z]+)` \| `([^`]+)` \| `([^`]+)` \|/;
+/** method | path | the defining file, optionally followed by a note (`… (checks: login-submission.ts)`) | … */
+const ROW = /^\| `([A-Z]+)` \| `([^`]+)` \| `([^`]+)`[^|]*\|/;
 
 interface Row {
   method: string;

@@ -8,6 +8,7 @@ import type { Locator, Page } from 'playwright-core';
 import { useBrowser } from '../support/browser.ts';
 import { useCompanyServer } from '../support/company.ts';
 import { seedDemo } from '../../src/demo/seed.ts';
+import { referenceRedirectUri } from '../../src/platform/reference-page.ts';
 
 const company = useCompanyServer();
 const browser = useBrowser();
@@ -29,6 +30,12 @@ test('/docs answers HTML with a CSP whose script nonce is fresh on every request
     nonces.push(nonce);
   }
   assert.notEqual(nonces[0], nonces[1]);
+});
+
+test('the redirect URI an API Client registers for the page is the page itself (its route writes the path out)', async () => {
+  const response = await fetch(referenceRedirectUri(company.server.baseUrl));
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
 });
 
 test('/docs renders the operations and calls the API from the page, from another host name, on local assets only', async () => {
