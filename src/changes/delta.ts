@@ -6,7 +6,8 @@ import { encodeCursor, type CursorScope } from '../platform/collection.ts';
 import { pageRequest, readPage, type PageRequest } from '../platform/paged-collection.ts';
 import { badRequest, ProblemError, queryParameter } from '../platform/errors.ts';
 import type { Db } from '../platform/db/database.ts';
-import { CHANGE_TYPES, readChangeWindow, watermarkBehind, type Change } from './change-log.ts';
+import { CHANGE_TYPES, type Change } from './change-log.ts';
+import { readChangeWindow, watermarkBehind } from './change-reads.ts';
 import { prunedThrough } from './retention.ts';
 import type { ChangeNotifier } from './notifier.ts';
 

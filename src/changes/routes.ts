@@ -7,7 +7,8 @@ import type { Db } from '../platform/db/database.ts';
 import type { ChangeNotifier } from './notifier.ts';
 import { NoQuery, problemResponses, sentNotStored, withExamples } from '../platform/schemas.ts';
 import { PageQuery } from '../platform/paged-collection.ts';
-import { CHANGE_TYPES, readableSeq } from './change-log.ts';
+import { CHANGE_TYPES } from './change-log.ts';
+import { readableSeq } from './change-reads.ts';
 import { deltaPageRequest, headCursor, parseTypes, readDelta } from './delta.ts';
 import { changesExample, headExample } from './examples.ts';
 

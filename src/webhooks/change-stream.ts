@@ -2,7 +2,8 @@
 // an endpoint starts from, the changes after a position, and the changes of a period (replay). The
 // dispatcher takes it as a parameter, so its tests could hand it another log; the app hands it this.
 import type { Db } from '../platform/db/database.ts';
-import { changesBetween, periodHoldsMoreThan, readChangeWindow, readableSeq, type Change, type PeriodOptions } from '../changes/change-log.ts';
+import type { Change } from '../changes/change-log.ts';
+import { changesBetween, periodHoldsMoreThan, readChangeWindow, readableSeq, type PeriodOptions } from '../changes/change-reads.ts';
 
 export type { Change };
 

@@ -5,7 +5,7 @@
 // another, which sends it again within a minute.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readChangeWindow } from '../../src/changes/change-log.ts';
+import { readChangeWindow } from '../../src/changes/change-reads.ts';
 import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import { startCluster, type Cluster } from '../support/processes.ts';
 import { needsPostgres, openSharedDatabase, type SharedDatabase } from '../support/shared-database.ts';

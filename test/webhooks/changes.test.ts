@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ManualClock } from '../../src/platform/clock.ts';
 import { importCompanyData } from '../../src/company/import.ts';
-import { readChangeWindow } from '../../src/changes/change-log.ts';
+import { readChangeWindow } from '../../src/changes/change-reads.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany, type SignedInCompany } from '../support/company.ts';
 import { getJson, postJson } from '../support/http.ts';

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { sql, type Kysely } from 'kysely';
 import { down, up } from '../../../../src/platform/db/migrations/0017_change_horizons_by_type.ts';
 import { useMigratedDatabase } from '../../../support/database.ts';
-import { CHANGE_TYPES, readChangeWindow, recordChanges } from '../../../../src/changes/change-log.ts';
+import { CHANGE_TYPES, recordChanges } from '../../../../src/changes/change-log.ts';
+import { readChangeWindow } from '../../../../src/changes/change-reads.ts';
 import { prunedThrough, pruneChanges } from '../../../../src/changes/retention.ts';
 
 const database = useMigratedDatabase();
