@@ -111,6 +111,25 @@ function federationOf(row: { sso_provider_id: string | null; idp: string | null 
   return row.sso_provider_id !== null && row.idp !== null ? { providerId: row.sso_provider_id, issuer: row.idp } : null;
 }
 
+/** An API User's login with their own secret: what turning SSO enforcement on revokes. */
+function isSecretLogin(row: { user_id: string | null; sso_provider_id: string | null }): boolean {
+  return row.user_id !== null && row.sso_provider_id === null;
+}
+
+/**
+ * PostgreSQL: a share lock on the client's organisation row, which turning SSO enforcement on locks
+ * first (providers.ts, setSsoEnforced). Taken before the grant is made and its settings read, so the
+ * enforcement either sees the grant this exchange commits (and revokes it) or commits first, and
+ * this exchange reads enforcement on and is refused. Only secret logins take it: SSO logins and
+ * client_credentials, which enforcement leaves alone, never wait on it.
+ */
+async function awaitEnforcementChange(trx: Db, clientId: string): Promise<void> {
+  if (!onPostgres(trx)) return;
+  await trx.selectFrom('organisations').select('id')
+    .where('id', '=', (eb) => eb.selectFrom('api_clients').innerJoin('companies', 'companies.id', 'api_clients.company_id').select('companies.organisation_id').where('api_clients.id', '=', clientId))
+    .forShare().execute();
+}
+
 export async function redeemAuthorizationCode(db: Db, exchange: CodeExchange, now = Date.now()): Promise<Redemption> {
   const row = await db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', sha256(exchange.code)).executeTakeFirst();
   if (!row) return { status: 'refused', reason: 'The authorization code is invalid.' };
@@ -137,6 +156,7 @@ export async function redeemAuthorizationCode(db: Db, exchange: CodeExchange, no
   // replay's revocation reaches the tokens it issues.
   const grantId = newGrantId();
   const claimed = await db.transaction().execute(async (trx) => {
+    if (isSecretLogin(row)) await awaitEnforcementChange(trx, row.client_id);
     const result = await trx
       .updateTable('authorization_codes')
       .set({ used_at: now, grant_id: grantId })

@@ -220,12 +220,25 @@ export async function organisationSso(db: Db, organisationId: string): Promise<O
 export async function setSsoEnforced(db: Db, organisationId: string, enforceSso: boolean, actor: Actor = OPERATOR, now = Date.now()): Promise<Enforcement> {
   await requireOrganisation(db, organisationId);
   await db.transaction().execute(async (trx) => {
+    await lockOrganisationForEnforcement(trx, organisationId);
     await trx.insertInto('sso_settings').values({ organisation_id: organisationId, enforce_sso: enforceSso ? 1 : 0, updated_at: now })
       .onConflict((oc) => oc.column('organisation_id').doUpdateSet({ enforce_sso: enforceSso ? 1 : 0, updated_at: now })).execute();
     const revoked = enforceSso ? await revokeGrants(trx, { secretLoginsOf: organisationId }, 'sso_enforced', now) : [];
     await recordAudit(trx, { event: changeEvent(actor), outcome: 'success', organisationId, actor, detail: `sso_enforcement_${enforceSso ? 'on' : 'off'}`, ...(enforceSso ? { context: { revokedGrants: revoked.length } } : {}) }, now);
   });
   return { organisationId, enforceSso };
+}
+
+/**
+ * PostgreSQL: locks the organisation's row before enforcement changes. A secret login's code exchange
+ * takes a share lock on the same row before it reads the settings (codes.ts): either it committed
+ * first, and the revocation below sees its grant, or it waits for this commit and finds enforcement
+ * on. Without the lock, an exchange that read "off" and committed after this UPDATE kept a live grant.
+ * No KEY UPDATE: inserts that only reference the organisation (its companies) do not wait. SQLite
+ * runs one write transaction at a time (begin immediate), and the exchange reads inside its own.
+ */
+async function lockOrganisationForEnforcement(trx: Db, organisationId: string): Promise<void> {
+  if (onPostgres(trx)) await trx.selectFrom('organisations').select('id').where('id', '=', organisationId).forNoKeyUpdate().execute();
 }
 
 /** The provider of an email's domain among one organisation's providers, with its secret opened. */

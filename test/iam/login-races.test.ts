@@ -17,7 +17,7 @@ import { resetUserSecret, setUserDisabled } from '../../src/iam/user-admin.ts';
 import { hashUserSecret, useUserSecretCost } from '../../src/iam/secrets.ts';
 import { EVERY_ORGANISATION } from '../../src/iam/organisation-scope.ts';
 import { OPERATOR } from '../../src/iam/audit.ts';
-import { removeSsoProvider } from '../../src/sso/providers.ts';
+import { removeSsoProvider, setSsoEnforced } from '../../src/sso/providers.ts';
 import { matchApiUser } from '../../src/sso/matching.ts';
 import { startIdentityProvider, type IdentityProvider } from '../sso/identity-provider.ts';
 import { ssoTenant } from '../sso/fixtures.ts';
@@ -81,10 +81,15 @@ test('an SSO login whose provider was removed after the callback checked it: no 
   assert.equal(await pendingCodes(user.userId), 0, 'the code stored before the removal was voided by it');
 });
 
+/** How many statements of this database wait for a lock now (PostgreSQL). */
+async function lockWaiters(): Promise<number> {
+  const { rows } = await sql<{ waiting: string }>`select count(*) as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(server.ctx.db);
+  return Number(rows[0]?.waiting ?? 0);
+}
+
 /** Whether a statement of this database waits for a lock now (PostgreSQL). */
 async function someoneWaitsForALock(): Promise<boolean> {
-  const { rows } = await sql<{ waiting: string }>`select count(*) as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(server.ctx.db);
-  return Number(rows[0]?.waiting ?? 0) > 0;
+  return (await lockWaiters()) > 0;
 }
 
 test('PostgreSQL: a reset under way while a code is being stored waits for it, then voids it', { skip: testDialect !== 'postgres' && 'row locks are PostgreSQL\'s; SQLite runs one write at a time' }, async () => {
@@ -124,6 +129,39 @@ test('PostgreSQL: a provider removal under way while an SSO login stores its lin
   await removal;
   assert.equal(await server.ctx.db.selectFrom('sso_links').select('user_id').where('user_id', '=', user.userId).executeTakeFirst(), undefined, 'the removal deleted the link');
   assert.equal(await server.ctx.db.selectFrom('sso_providers').select('id').where('id', '=', providerId).executeTakeFirst(), undefined);
+});
+
+test('PostgreSQL: a secret login\'s code exchanged while SSO enforcement is being turned on waits for it, then is refused; no secret-login grant stays live', { skip: testDialect !== 'postgres' && 'row locks are PostgreSQL\'s; SQLite runs one write at a time, the exchange reading the settings inside its own' }, async () => {
+  const tenant = await provisionTenant(server.ctx, { name: 'Enforcement Race' });
+  const earlier = await storeCode(server.ctx.db, tenant, await checkedSecret(tenant));
+  assert.ok(earlier);
+  assert.equal(await exchangeStatus(tenant, earlier), 200, 'an earlier secret login, whose grant the enforcement revokes');
+  const code = await storeCode(server.ctx.db, tenant, await checkedSecret(tenant));
+  assert.ok(code);
+  let enforcing: Promise<unknown> | undefined;
+  let exchanged: Promise<number> | undefined;
+  let exchangeDone = false;
+  let exchangeWaited = false;
+  const settle = async (done: () => boolean | Promise<boolean>) => {
+    for (let tries = 0; tries < 1000 && !(await done()); tries++) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+  await server.ctx.db.transaction().execute(async (trx) => {
+    // The earlier grant's row, locked here: the enforcement under way stops at its revocation, after
+    // its settings write (before the fix, with nothing that orders an exchange against it). The
+    // exchange runs then; before the fix it read enforcement off, committed a live grant, and the
+    // revocation's statement, begun before that commit, never saw it.
+    await trx.selectFrom('grants').select('id').where('user_id', '=', tenant.userId).forUpdate().execute();
+    enforcing = setSsoEnforced(server.ctx.db, tenant.organisationId, true);
+    await settle(async () => (await lockWaiters()) >= 1);
+    exchanged = exchangeStatus(tenant, code).finally(() => { exchangeDone = true; });
+    await settle(async () => exchangeDone || (await lockWaiters()) >= 2);
+    exchangeWaited = !exchangeDone;
+  });
+  await enforcing;
+  assert.equal(await exchanged, 400, 'the exchange is refused: it read enforcement on');
+  const live = await server.ctx.db.selectFrom('grants').select('id').where('user_id', '=', tenant.userId).where('revoked_at', 'is', null).execute();
+  assert.deepEqual(live, [], 'no secret-login grant stays live');
+  assert.ok(exchangeWaited, 'the exchange waited for the enforcement');
 });
 
 test('over HTTP: a login whose secret is reset while it is checked is refused like a wrong secret, or its code is void', async () => {
