@@ -71,8 +71,12 @@ function replayTooLarge(): ProblemError {
   return badRequest('replay_too_large', `The period holds more than ${REPLAY_LIMIT} changes for this endpoint; replay shorter periods, or read the changes with GET /api/v1/company/changes.`, [{ path: '/from', message: `the period holds more than ${REPLAY_LIMIT} changes` }]);
 }
 
-function replayInProgress(): ProblemError {
-  return new ProblemError({ code: 'replay_in_progress', detail: 'Changes replayed or retried earlier are still queued for this endpoint; replay again once they are delivered.' });
+/** A disabled endpoint delivers nothing: its queued changes wait for it to be enabled again, so the detail says that. */
+function replayInProgress(endpoint: EndpointRow): ProblemError {
+  const detail = endpoint.enabled
+    ? 'Changes replayed or retried earlier are still queued for this endpoint; replay again once they are delivered.'
+    : 'Changes replayed or retried earlier are still queued for this endpoint, which is disabled and delivers nothing: enable it again to deliver them, then replay again.';
+  return new ProblemError({ code: 'replay_in_progress', detail });
 }
 
 function queuedInput(change: Change): QueuedInput {
@@ -81,17 +85,29 @@ function queuedInput(change: Change): QueuedInput {
 }
 
 /**
+ * The endpoint's own changes of [fromMs, toMs): those after its origin_seq. An endpoint without one
+ * (created before migration 0019, or by an older release during a rolling deploy) has its creation
+ * instant as the period's start instead: approximate, since a change's recorded instant and the
+ * endpoint's come from the clocks of the instances that wrote them.
+ */
+function ownPeriod(endpoint: EndpointRow, fromMs: number, toMs: number): Period {
+  const types = endpoint.types === null ? undefined : (JSON.parse(endpoint.types) as string[]);
+  if (endpoint.origin_seq !== null) return { fromMs, toMs, types, originSeq: endpoint.origin_seq };
+  return { fromMs: Math.max(fromMs, endpoint.created_at), toMs, types, originSeq: 0 };
+}
+
+/**
  * Queues the first page of a replay unless changes are still queued for the endpoint (a replay or a
  * retry not yet delivered): refused then, so repeated replays cannot pile copies up. Touching the
  * endpoint's row first makes two replays of one endpoint take turns (its row lock on PostgreSQL;
  * SQLite has one writer), so the second sees the first's page.
  */
-async function queueFirstPage(db: Db, endpointId: string, now: number, page: Change[]): Promise<void> {
+async function queueFirstPage(db: Db, endpoint: EndpointRow, now: number, page: Change[]): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx.updateTable('webhook_endpoints').set((eb) => ({ id: eb.ref('id') })).where('id', '=', endpointId).execute();
-    const waiting = await trx.selectFrom('webhook_messages').select('id').where('endpoint_id', '=', endpointId).where('seq', 'is not', null).limit(1).executeTakeFirst();
-    if (waiting) throw replayInProgress();
-    await queue(trx, endpointId, now, page.map(queuedInput));
+    await trx.updateTable('webhook_endpoints').set((eb) => ({ id: eb.ref('id') })).where('id', '=', endpoint.id).execute();
+    const waiting = await trx.selectFrom('webhook_messages').select('id').where('endpoint_id', '=', endpoint.id).where('seq', 'is not', null).limit(1).executeTakeFirst();
+    if (waiting) throw replayInProgress(endpoint);
+    await queue(trx, endpoint.id, now, page.map(queuedInput));
   });
 }
 
@@ -102,12 +118,11 @@ async function queueFirstPage(db: Db, endpointId: string, now: number, page: Cha
  * while changes are still queued for the endpoint.
  */
 export async function queueReplay(db: Db, stream: ChangeStream, endpoint: EndpointRow, fromMs: number, toMs: number, now: number): Promise<number> {
-  const types = endpoint.types === null ? undefined : (JSON.parse(endpoint.types) as string[]);
-  const period: Period = { fromMs, toMs, types, originSeq: endpoint.origin_seq ?? 0 };
+  const period = ownPeriod(endpoint, fromMs, toMs);
   if (await stream.holdsMoreThan(db, endpoint.company_id, period, REPLAY_LIMIT)) throw replayTooLarge();
   const pace = pacer();
   let page = await stream.between(db, endpoint.company_id, period, 0, REPLAY_PAGE);
-  await queueFirstPage(db, endpoint.id, now, page);
+  await queueFirstPage(db, endpoint, now, page);
   let queued = page.length;
   // Changes committed into the period meanwhile may join it: the limit still holds.
   while (page.length === REPLAY_PAGE && queued < REPLAY_LIMIT) {
@@ -154,7 +169,6 @@ export async function retryDelivery(db: Db, stream: ChangeStream, endpoint: Endp
   if (!change || change.id !== delivery.message_id) {
     throw new ProblemError({ code: 'message_expired', detail: 'The change of this delivery is older than the change log keeps (CHANGES_RETENTION_SECONDS); read the collections again.' });
   }
-  const message = changeMessage(change);
-  await queue(db, endpoint.id, now, [{ messageId: message.id, seq: message.seq, type: message.type, body: message.body }]);
-  return message.id;
+  await queue(db, endpoint.id, now, [queuedInput(change)]);
+  return change.id;
 }

@@ -162,7 +162,7 @@ export async function webhookRoutes(app: App, { deps }: { deps: WebhookDeps }): 
       summary: 'Sends the changes of a period again',
       description: 'Queues the changes that occurred from `from` (inclusive) to `to` (exclusive) and that the endpoint\'s types select, with their original ids, in `seq` order: the endpoint\'s own changes only, those committed after its creation (CONTRACT §7; a period reaching further back sends nothing older for the first time). Only changes the log still keeps (CHANGES_RETENTION_SECONDS) can be replayed. ' +
         'One replay queues at most 10,000 changes: a period holding more is refused as a whole (`400 replay_too_large`; replay shorter periods, or read the changes with `GET /api/v1/company/changes`). ' +
-        'A replay while changes replayed or retried earlier are still queued for the endpoint is refused (`409 replay_in_progress`): replay again once they are delivered.',
+        'A replay while changes replayed or retried earlier are still queued for the endpoint is refused (`409 replay_in_progress`): replay again once they are delivered (a disabled endpoint delivers them only once enabled again).',
       params: EndpointParams,
       querystring: NoQuery,
       body: ReplayPeriod,

@@ -23,7 +23,8 @@ export interface WebhookEndpointsTable {
   updated_at: number;
   /**
    * The change-log position at creation (migration 0019): the endpoint's changes, a replay's
-   * included, are those after it. Null for endpoints created before the column.
+   * included, are those after it. Null for endpoints created before the column (or by an older release
+   * during a rolling deploy): their replay starts at created_at instead (messages.ts ownPeriod).
    */
   origin_seq: number | null;
   /** Change-log position: every change with a seq up to this one is delivered (or not for this endpoint). */

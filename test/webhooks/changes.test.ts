@@ -1,7 +1,9 @@
 // Changes of the change log reach webhook endpoints (CONTRACT §7): only those committed after the
 // endpoint's creation, of its types, each once and in seq order with the change id as webhook-id and
 // the change as data; a failing change holds the later ones back; a replay of a period sends them
-// again with their original ids (the endpoint's own: none from before its creation); a retry re-sends one.
+// again with their original ids (the endpoint's own: none from before its creation, by origin_seq or,
+// for a row without one, by its creation instant); a retry re-sends one; a replay refused while changes
+// wait for a disabled endpoint says to enable it.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -133,6 +135,38 @@ describe('changes delivered to webhook endpoints', () => {
     assert.equal(replay.body.queued, 1, 'the two departments created before the endpoint are not its changes');
     await target.waitFor(2);
     assert.equal(target.received[1]?.id, target.received[0]?.id);
+  });
+
+  it('replays, for an endpoint without origin_seq (created by an older release), nothing recorded before its creation', async () => {
+    const from = new Date(Date.now() - 60_000).toISOString();
+    await addDepartments(2);
+    await sleep(5);
+    const createdAt = Date.now();
+    await sleep(5);
+    const target = await receiver();
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: target.url, types: ['department.created'] });
+    // The row as a release before migration 0019 writes it: no origin_seq, its creation instant.
+    await server.ctx.db.updateTable('webhook_endpoints').set({ origin_seq: null, created_at: createdAt }).where('id', '=', endpoint.id).execute();
+    await addDepartments(1);
+    await target.waitFor(1);
+    const replay = await postJson<{ queued: number }>(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}/replay`, company.token, { from, to: new Date(Date.now() + 60_000).toISOString() });
+    assert.equal(replay.status, 202, replay.text);
+    assert.equal(replay.body.queued, 1, 'the two departments recorded before the endpoint\'s creation are not replayed');
+  });
+
+  it('refuses a replay while changes wait for a disabled endpoint, saying to enable it', async () => {
+    const target = await receiver(() => ({ status: 410 }));
+    const endpoint = await createEndpoint(server.baseUrl, company.token, { url: target.url, types: ['department.created'] });
+    const period = { from: new Date(Date.now() - 1000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() };
+    await addDepartments(1);
+    await target.waitFor(1);
+    await eventually('the endpoint is disabled', 5000, async () => (await getJson<{ enabled: boolean }>(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}`, company.token)).body.enabled === false);
+    const first = await postJson(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}/replay`, company.token, period);
+    assert.equal(first.status, 202, first.text);
+    const again = await postJson<{ code: string; detail: string }>(`${server.baseUrl}${WEBHOOKS}/${endpoint.id}/replay`, company.token, period);
+    assert.equal(again.status, 409, again.text);
+    assert.equal(again.body.code, 'replay_in_progress');
+    assert.match(again.body.detail, /disabled.*enable it again/);
   });
 
   it('resumes with the failed change when a disabled endpoint is enabled again', async () => {
