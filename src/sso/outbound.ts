@@ -3,11 +3,11 @@
 // passes (src/platform/outbound-destination.ts: every address a name resolves to public unicast, the
 // connection pinned to an address checked, so a second resolution cannot swap in another). SSO_ALLOW_INSECURE=1
 // (development, tests) allows http and such addresses. Answers are capped in size (1 MiB) and in total
-// time (10 s from the request to the answer's last byte): the caller's signal (openid-client passes its
-// own 30 s one) may end a call sooner, never later.
+// time (10 s from the request to the answer's last byte, resolving the name included): the caller's
+// signal (openid-client passes its own 30 s one) may end a call sooner, never later.
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { DestinationRefused, hostOf, pinnedLookup, resolvePublic, type HostResolver } from '../platform/outbound-destination.ts';
+import { DestinationRefused, hostOf, pinnedLookup, resolvePublic, type HostResolver, type ResolvedAddress } from '../platform/outbound-destination.ts';
 
 const TIMEOUT_MS = 10_000;
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -27,9 +27,9 @@ export function checkOutboundUrl(url: URL, allowInsecure: boolean): void {
 }
 
 /** The addresses to connect to, checked; a refusal as an OutboundRefused (its log detail as the message: for the operator). */
-async function checkedAddresses(url: URL, allowInsecure: boolean, resolver: HostResolver | undefined) {
+async function checkedAddresses(url: URL, allowInsecure: boolean, resolver: HostResolver | undefined, signal: AbortSignal) {
   try {
-    return await resolvePublic(hostOf(url), { allowInsecure, ...(resolver ? { resolver } : {}) });
+    return await resolvePublic(hostOf(url), { allowInsecure, signal, ...(resolver ? { resolver } : {}) });
   } catch (error) {
     if (error instanceof DestinationRefused) throw new OutboundRefused(`${url.host} is not a public address (${error.logDetail}).`, { cause: error });
     throw error;
@@ -73,13 +73,19 @@ export function guardedFetch(allowInsecure: boolean, { timeoutMs = TIMEOUT_MS, r
   return async (input: string | URL, init: OutboundInit = {}): Promise<Response> => {
     const url = new URL(input);
     checkOutboundUrl(url, allowInsecure);
-    const addresses = await checkedAddresses(url, allowInsecure, resolver);
-    const headers = Object.fromEntries(new Headers(init.headers ?? {}).entries());
-    const body = init.body === undefined || init.body === null ? undefined : String(init.body);
-    // Both signals: the caller's alone would replace the cap (openid-client's is 30 s).
+    // Both signals: the caller's alone would replace the cap (openid-client's is 30 s). Started before
+    // the name is resolved: the cap is the whole call's.
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
     const timedOut = () => new OutboundTimeout(`${url.host} did not answer within ${timeoutMs / 1000} seconds.`);
+    let addresses: ResolvedAddress[];
+    try {
+      addresses = await checkedAddresses(url, allowInsecure, resolver, signal);
+    } catch (error) {
+      throw deadline.aborted ? timedOut() : error;
+    }
+    const headers = Object.fromEntries(new Headers(init.headers ?? {}).entries());
+    const body = init.body === undefined || init.body === null ? undefined : String(init.body);
     const options: RequestOptions = { method: init.method ?? 'GET', headers, lookup: pinnedLookup(addresses), timeout: timeoutMs, signal };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<Response>((resolve, reject) => {

@@ -67,14 +67,23 @@ export class Sender {
 async function attempt(request: AttemptRequest, agents: { 'http:': http.Agent; 'https:': https.Agent }): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
+  const timedOut = { statusCode: null, error: `no answer within ${request.timeoutMs} ms`, retryAfterMs: null };
+  // Started before the name is resolved: WEBHOOK_TIMEOUT_MS is the whole exchange's. Runs until the
+  // answer has ended, not only until its status line: a body still coming at the deadline ends the connection.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), request.timeoutMs);
+  timer.unref();
   let url: URL;
   let addresses: ResolvedAddress[];
   try {
     url = parseDestination(request.url, request.policy);
-    addresses = await resolvePublic(hostOf(url), request.policy);
+    addresses = await resolvePublic(hostOf(url), { ...request.policy, signal: deadline.signal });
   } catch (error) {
+    clearTimeout(timer);
+    if (deadline.signal.aborted) return { ...timedOut, durationMs: elapsed() };
     return { statusCode: null, error: `destination refused: ${(error as Error).message}`, durationMs: elapsed(), retryAfterMs: null };
   }
+  if (deadline.signal.aborted) return { ...timedOut, durationMs: elapsed() };
   const protocol = url.protocol as 'http:' | 'https:';
   const transport = protocol === 'https:' ? https : http;
   return new Promise<AttemptOutcome>((resolve) => {
@@ -90,14 +99,11 @@ async function attempt(request: AttemptRequest, agents: { 'http:': http.Agent; '
       lookup: pinnedLookup(addresses),
       headers: { ...request.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(request.body), 'user-agent': USER_AGENT },
     });
-    // Runs until the answer has ended, not only until its status line: a body still coming at the
-    // deadline ends the connection.
-    const deadline = setTimeout(() => {
-      settle({ statusCode: null, error: `no answer within ${request.timeoutMs} ms`, retryAfterMs: null });
+    deadline.signal.addEventListener('abort', () => {
+      settle(timedOut);
       outgoing.destroy();
-    }, request.timeoutMs);
-    deadline.unref();
-    outgoing.on('close', () => clearTimeout(deadline));
+    }, { once: true });
+    outgoing.on('close', () => clearTimeout(timer));
     outgoing.on('response', (response) => {
       const status = response.statusCode ?? 0;
       const success = status >= 200 && status < 300;
@@ -108,7 +114,7 @@ async function attempt(request: AttemptRequest, agents: { 'http:': http.Agent; '
         read += chunk.length;
         if (read > MAX_ANSWER_BYTES) outgoing.destroy();
       });
-      response.on('end', () => clearTimeout(deadline));
+      response.on('end', () => clearTimeout(timer));
       response.on('error', () => {});
     });
     outgoing.on('error', (error) => settle({ statusCode: null, error: describeNetworkError(error), retryAfterMs: null }));

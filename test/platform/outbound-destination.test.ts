@@ -6,6 +6,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pbkdf2 } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
 import { DestinationRefused, dnsResolver, pinnedLookup, resolvePublic, type OutboundPolicy } from '../../src/platform/outbound-destination.ts';
 import { startDnsServer, type DnsServer } from '../support/dns-server.ts';
 
@@ -53,6 +55,43 @@ describe('outbound destinations', () => {
 
   it('lets anything through when insecure destinations are allowed', async () => {
     assert.deepEqual(await resolvePublic('db.internal.test', { ...strict, allowInsecure: true }), [{ address: '10.0.3.7', family: 4 }]);
+  });
+
+  it('asks the OS resolver (/etc/hosts) for a name c-ares finds nothing for, under allowInsecure only', async () => {
+    const asked: string[] = [];
+    const insecureFallback = async (host: string) => {
+      asked.push(host);
+      return [{ address: '172.17.0.1', family: 4 }];
+    };
+    assert.deepEqual(await resolvePublic('host.docker.internal', { ...strict, allowInsecure: true, insecureFallback }), [{ address: '172.17.0.1', family: 4 }]);
+    assert.equal((await refusal('host.docker.internal', { ...strict, insecureFallback })).message, 'host.docker.internal does not resolve to a public address');
+    // A name c-ares answers is not asked again.
+    await resolvePublic('db.internal.test', { ...strict, allowInsecure: true, insecureFallback });
+    assert.deepEqual(asked, ['host.docker.internal']);
+  });
+
+  it('finds the machine\'s own name through the real OS resolver when the DNS server does not know it', async (t) => {
+    const name = hostname();
+    const fromOs = await lookup(name, { all: true }).catch(() => []);
+    if (fromOs.length === 0) return t.skip(`${name} does not resolve through the OS here`);
+    assert.deepEqual((await resolvePublic(name, { ...strict, allowInsecure: true })).map((entry) => entry.address).sort(), fromOs.map((entry) => entry.address).sort());
+  });
+
+  it('gives up when the caller\'s signal ends, with its reason, though the name server never answers', async () => {
+    const silent = await startDnsServer({}, { silent: true });
+    try {
+      const started = performance.now();
+      await assert.rejects(resolvePublic('hooks.silent.test', { allowInsecure: false, resolver: dnsResolver([silent.server]), signal: AbortSignal.timeout(200) }), { name: 'TimeoutError' });
+      assert.ok(performance.now() - started < 1000);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('hands out a copy of the loopback addresses, not the shared list', async () => {
+    const first = await resolvePublic('localhost', { ...strict, allowInsecure: true });
+    first.length = 0;
+    assert.equal((await resolvePublic('localhost', { ...strict, allowInsecure: true })).length, 2);
   });
 
   it('resolves while every thread of libuv\'s pool is busy (c-ares, not getaddrinfo)', async () => {

@@ -48,6 +48,22 @@ describe('the SSO outbound fetch: total time', () => {
     assert.ok(took >= CAP_MS - 20 && took < CAP_MS + 1000, `gave up after ${took} ms`);
   });
 
+  it('counts resolving the name within the cap, and the caller\'s signal ends it too', async () => {
+    const silent = await startDnsServer({}, { silent: true });
+    try {
+      const fetcher = guardedFetch(false, { timeoutMs: 300, resolver: dnsResolver([silent.server]) });
+      let started = performance.now();
+      await assert.rejects(fetcher('https://idp.silent.test/.well-known/openid-configuration'), OutboundTimeout);
+      assert.ok(performance.now() - started < 1000, `gave up after ${performance.now() - started} ms`);
+      const slowCap = guardedFetch(false, { timeoutMs: 10_000, resolver: dnsResolver([silent.server]) });
+      started = performance.now();
+      await assert.rejects(slowCap('https://idp.silent.test/.well-known/openid-configuration', { signal: AbortSignal.timeout(300) }), { name: 'TimeoutError' });
+      assert.ok(performance.now() - started < 1000, `gave up after ${performance.now() - started} ms`);
+    } finally {
+      await silent.close();
+    }
+  });
+
   it('still ends sooner when the caller\'s signal does', async () => {
     const started = performance.now();
     await assert.rejects(guardedFetch(true, { timeoutMs: 10_000 })(`${origin}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(300) }));

@@ -1,6 +1,7 @@
 // A DNS server for tests on 127.0.0.1 (UDP): answers A and AAAA queries from a table, NXDOMAIN for any
 // other name. Enough of RFC 1035 for c-ares (dns.promises.Resolver) to ask it, so tests can give a
 // host name whatever addresses they need (a private one, a mix) without touching the machine's DNS.
+// A silent one receives questions and never answers: a name server down or unreachable.
 import { createSocket } from 'node:dgram';
 import { isIPv4 } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -48,10 +49,12 @@ function answer(query: Buffer, records: Record<string, string[]>): Buffer {
   return Buffer.concat([header, query.subarray(12, end), ...answers]);
 }
 
-/** Starts a server answering `records` (name → addresses, IPv4 and IPv6 mixed). */
-export async function startDnsServer(records: Record<string, string[]>): Promise<DnsServer> {
+/** Starts a server answering `records` (name → addresses, IPv4 and IPv6 mixed), or answering nothing when `silent`. */
+export async function startDnsServer(records: Record<string, string[]>, { silent = false } = {}): Promise<DnsServer> {
   const socket = createSocket('udp4');
-  socket.on('message', (query, peer) => socket.send(answer(query, records), peer.port, peer.address));
+  socket.on('message', (query, peer) => {
+    if (!silent) socket.send(answer(query, records), peer.port, peer.address);
+  });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
   return {
     server: `127.0.0.1:${socket.address().port}`,

@@ -7,6 +7,8 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Sender } from '../../src/webhooks/sender.ts';
+import { dnsResolver } from '../../src/platform/outbound-destination.ts';
+import { startDnsServer } from '../support/dns-server.ts';
 
 const TIMEOUT_MS = 500;
 
@@ -103,5 +105,21 @@ describe('webhook sender: the answer\'s body', () => {
     await sleep(50);
     assert.equal((await attempt(short.url)).statusCode, 200);
     assert.equal(short.sockets(), 1);
+  });
+});
+
+describe('webhook sender: the deadline', () => {
+  it('covers resolving the name: a name server that never answers ends the attempt at WEBHOOK_TIMEOUT_MS', async () => {
+    const silent = await startDnsServer({}, { silent: true });
+    const sender = new Sender();
+    try {
+      const policy = { allowInsecure: false, resolver: dnsResolver([silent.server]) };
+      const outcome = await sender.attempt({ url: 'https://hooks.silent.test/hook', headers: {}, body: '{}', timeoutMs: 300, policy });
+      assert.equal(outcome.error, 'no answer within 300 ms');
+      assert.ok(outcome.durationMs < 1000, `ended after ${outcome.durationMs} ms`);
+    } finally {
+      sender.close();
+      await silent.close();
+    }
   });
 });
