@@ -9,7 +9,7 @@ import type { Db } from '../platform/db/database.ts';
 import { escapeHtml, htmlPage } from '../platform/http.ts';
 import { describeCode } from '../iam/codes.ts';
 import { HtmlPage } from '../iam/oauth-schemas.ts';
-import { pageSecurityHeaders } from '../iam/page-security.ts';
+import { pageSecurityHeaders } from '../platform/page-security.ts';
 import { DEFAULT_AUDIENCE } from '../iam/tokens.ts';
 
 const CallbackQuery = Type.Object(

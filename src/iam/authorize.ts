@@ -15,7 +15,7 @@ import { identifierPage } from './identifier-page.ts';
 import { NO_FEDERATION, type FederatedLogin, type LoginFederation } from './federation.ts';
 import { limitLogins, submitLogin, type LoginOutcome } from './login-submission.ts';
 import { HtmlPage, PAGE_EXTRAS, PageRedirect } from './oauth-schemas.ts';
-import { pageSecurityHeaders } from './page-security.ts';
+import { pageSecurityHeaders } from '../platform/page-security.ts';
 import type { Throttle } from './throttle.ts';
 
 const LoginSubmission = Type.Intersect([

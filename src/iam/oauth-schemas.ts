@@ -1,7 +1,7 @@
 // Schemas of the OAuth endpoints' bodies (RFC 6749 snake_case), declared once for validation,
 // serialisation and the OpenAPI document.
 import { Type, type Static, type TSchema } from 'typebox';
-import { PAGE_HEADER_MEANINGS } from './page-security.ts';
+import { PAGE_HEADER_MEANINGS } from '../platform/page-security.ts';
 
 export const TokenResponse = Type.Object(
   {

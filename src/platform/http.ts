@@ -9,6 +9,7 @@ import { validationErrors, validationFailed } from './validation.ts';
 import { problemType } from './error-codes.ts';
 import { MAX_JSON_VALUES, jsonBodyParser, plainJson, type JsonBodyOptions, type JsonBodyParser } from './json-body.ts';
 import { problemResponse, problemResponses } from './schemas.ts';
+import { PAGE_STYLE, pageSecurityHeaders } from './page-security.ts';
 
 /**
  * Bodies a route takes unless it says otherwise: a token request, a login form or an operator action
@@ -96,11 +97,12 @@ export function escapeHtml(text: string): string {
 }
 
 export function htmlPage(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}label{display:block;margin-top:1rem;font-weight:600}input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem}.error{color:#b00020;background:#fdecea;padding:.75rem;border-radius:4px}code,pre{background:#f4f4f6;padding:.2rem .4rem;border-radius:4px;overflow-x:auto}pre{padding:.75rem;white-space:pre-wrap;word-break:break-all}</style></head><body>${body}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${PAGE_STYLE}</style></head><body>${body}</body></html>`;
 }
 
+/** Every HTML error page carries the page headers (no-store, the CSP), whichever route it answers and however early it failed. */
 function sendErrorPage(reply: FastifyReply, status: number, headers: Record<string, string>, message: string): FastifyReply {
-  return reply.code(status).headers(headers).type('text/html; charset=utf-8')
+  return reply.code(status).headers({ ...pageSecurityHeaders(), ...headers }).type('text/html; charset=utf-8')
     .send(htmlPage(titleFor(status), `<h1>${escapeHtml(titleFor(status))}</h1><p class="error" role="alert">${escapeHtml(message)}</p>`));
 }
 

@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import type { App } from '../platform/http.ts';
 import { escapeHtml, htmlPage } from '../platform/http.ts';
 import { HtmlPage } from '../iam/oauth-schemas.ts';
-import { pageSecurityHeaders } from '../iam/page-security.ts';
+import { pageSecurityHeaders } from '../platform/page-security.ts';
 import type { Throttle } from '../iam/throttle.ts';
 import { finishSignIn } from './sign-in.ts';
 import type { SsoRuntime } from './runtime.ts';

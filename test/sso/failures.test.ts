@@ -193,7 +193,20 @@ test('SSO failures count toward the per-address penalty; a success clears it', a
   const { response } = await ssoLogin(new CookieJar(), server.config.authUrl, sso.tenant, sso.user.email, sso.user.sub);
   assert.equal(response.status, 429, 'even a good sign-in waits out the penalty');
   assert.ok(Number(response.headers.get('retry-after')) >= 1);
-  assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
+  await errorPageWithPageHeaders(response, 429, /Too Many Requests/);
+});
+
+/** An error page that failed before the route ran (validation) or was thrown by it: it renders, and carries the page headers. */
+async function errorPageWithPageHeaders(response: Response, status: number, text: RegExp): Promise<void> {
+  const html = await failedPage(response, status, text);
+  assert.equal(response.headers.get('cache-control'), 'no-store');
+  assert.match(response.headers.get('content-security-policy') ?? '', /^default-src 'none'; style-src 'sha256-[^']+'; /, 'no script; the page\'s own stylesheet only');
+  assert.match(html, /^<!doctype html>.*<style>body\{.*<\/style>.*<h1>/s, 'the page as before');
+}
+
+test('a callback whose state is too long to be one: the 400 error page, not stored, with the page CSP', async () => {
+  const response = await request(new CookieJar(), new URL(`/oauth/sso/callback?state=${'x'.repeat(600)}`, server.config.authUrl));
+  await errorPageWithPageHeaders(response, 400, /<h1>Bad Request<\/h1><p class="error" role="alert">[^<]*state/);
 });
 
 test('removing a provider revokes the grants made through it', async () => {

@@ -2,12 +2,11 @@
 // only the shared inline stylesheet (by hash), no framing, no referrer (the callback URL holds a
 // code), no caching, and no CORS headers at all.
 import { createHash } from 'node:crypto';
-import { htmlPage } from '../platform/http.ts';
 
-const STYLE_SOURCE = (() => {
-  const style = /<style>([\s\S]*?)<\/style>/.exec(htmlPage('', ''))?.[1] ?? '';
-  return `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
-})();
+/** The one inline stylesheet of every page (htmlPage), allowed by its hash. */
+export const PAGE_STYLE = 'body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}label{display:block;margin-top:1rem;font-weight:600}input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem}.error{color:#b00020;background:#fdecea;padding:.75rem;border-radius:4px}code,pre{background:#f4f4f6;padding:.2rem .4rem;border-radius:4px;overflow-x:auto}pre{padding:.75rem;white-space:pre-wrap;word-break:break-all}';
+
+const STYLE_SOURCE = `'sha256-${createHash('sha256').update(PAGE_STYLE).digest('base64')}'`;
 
 /**
  * `formTargets`: origins a form on the page may post to or be redirected to. Browsers apply
