@@ -19,6 +19,7 @@ import { requireOperator } from './guard.ts';
 import { endSecretOverlap } from '../iam/client-admin.ts';
 import { approveGrantRequest, declineGrantRequest, listGrantRequests } from '../iam/grant-requests.ts';
 import { OPERATOR } from '../iam/audit.ts';
+import type { KeyRing } from '../iam/key-ring.ts';
 import { newClientSecret, newSigningKey, switchClient, switchUser, withdrawnSigningKey } from './operations.ts';
 import { ClientCredentials, CreatedApiUser, CreatedCompany, CreatedOrganisation, NewApiClient, NewApiUser, NewCompany, NewOrganisation } from '../iam/provisioning-schemas.ts';
 import {
@@ -59,6 +60,8 @@ export function operatorSchema(operationId: string, summary: string, status: 200
 /** What the operator API needs of the context (src/app/feature-options.ts builds it). */
 export interface AdminRouteDeps {
   readonly db: Db;
+  /** This instance's key ring, reloaded once a rotation or withdrawal commits (`applied`). */
+  readonly keys: Pick<KeyRing, 'reload'>;
   readonly config: Pick<Config, 'adminToken' | 'authUrl' | 'refreshTokenTtl' | 'accessTokenTtl' | 'clockSkewSeconds' | 'databaseUrl' | 'dbStatementTimeoutMs' | 'secretsKey' | 'secretsKeyPrevious'>;
 }
 
@@ -126,7 +129,7 @@ export async function adminRoutes(app: App, { deps }: { deps: AdminRouteDeps }):
     preValidation: async (request) => {
       request.body ??= {};
     },
-  }, async (request) => newSigningKey(db, await secretBox(db, deps.config), deps.config, request.body.activateInSeconds));
+  }, async (request) => applied(deps.keys, newSigningKey(db, await secretBox(db, deps.config), deps.config, request.body.activateInSeconds)));
 
   app.post('/api/v1/admin/signing-keys/:kid/withdraw', {
     schema: {
@@ -137,11 +140,22 @@ export async function adminRoutes(app: App, { deps }: { deps: AdminRouteDeps }):
         200,
         WithdrawnSigningKey,
       ),
-      description: 'The key leaves the JWKS now and every token it signed is refused (401 invalid_token) on every instance within its key-ring reload (KEY_REFRESH_MS, 1 s), tokens verified and cached before included; refresh tokens it signed stop renewing (their holders sign in again). When the key was the one signing (or the only key), a new key is created in the same transaction and signs at once (`replacement`); a key already scheduled keeps its activation. 404 for a kid that is not published (unknown, withdrawn before, or expired).',
+      description: 'The key leaves the JWKS now and every token it signed is refused (401 invalid_token), tokens verified and cached before included: on the instance that answers at once (from this answer on it signs only with the remaining keys), on every other instance within its key-ring reload (KEY_REFRESH_MS, 1 s); refresh tokens it signed stop renewing (their holders sign in again). When the key was the one signing (or the only key), a new key is created in the same transaction and signs at once (`replacement`); a key already scheduled keeps its activation. 404 for a kid that is not published (unknown, withdrawn before, or expired).',
     },
-  }, async (request) => withdrawnSigningKey(db, await secretBox(db, deps.config), deps.config, request.params.kid));
+  }, async (request) => applied(deps.keys, withdrawnSigningKey(db, await secretBox(db, deps.config), deps.config, request.params.kid)));
 
   await app.register(importRoute, { deps });
+}
+
+/**
+ * A committed key change, applied to this instance's key ring before the answer: from the 200 on it
+ * signs no token with a withdrawn key (or a replaced one, when the new key activates at once) and
+ * refuses a withdrawn key's tokens. Other instances see it on their next poll (KEY_REFRESH_MS).
+ */
+async function applied<T>(keys: Pick<KeyRing, 'reload'>, change: Promise<T>): Promise<T> {
+  const result = await change;
+  await keys.reload();
+  return result;
 }
 
 /**

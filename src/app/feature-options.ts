@@ -41,8 +41,8 @@ export function consoleDeps(ctx: AppContext): ConsoleDeps {
   return { ...webhookDeps(ctx), redis: ctx.redis, config: ctx.config };
 }
 
-export function adminDeps({ db, config }: AppContext): AdminRouteDeps {
-  return { db, config };
+export function adminDeps({ db, keys, config }: AppContext): AdminRouteDeps {
+  return { db, keys, config };
 }
 
 export function demoCallbackDeps({ db, config }: AppContext): DemoCallbackDeps {

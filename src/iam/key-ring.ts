@@ -77,20 +77,26 @@ export class KeyRing {
     return this.#keys;
   }
 
-  /** Re-reads the key table now, e.g. right after this process rotated the key. */
+  /**
+   * Re-reads the key table now, e.g. right after this process rotated or withdrew a key: a load
+   * already under way may have read the table before that change committed, so it is waited for and
+   * not joined.
+   */
   async reload(): Promise<void> {
+    await this.#loading?.catch(() => undefined);
     await this.#fresh(true);
   }
 
   /**
-   * Reloads every `refreshMs` until `stop`: a withdrawn key leaves the set within that interval. The
-   * reload is not handed back to the clock: nothing waits for a poll (whoever must, calls `reload`),
+   * Reloads every `refreshMs` until `stop`: a key withdrawn by another process leaves the set within
+   * that interval (this process's operator API reloads at once). The reload (joining one under way)
+   * is not handed back to the clock: nothing waits for a poll (whoever must, calls `reload`),
    * and on SQLite one may queue behind an import holding the connection, which must not hold up
    * whoever waits for the clock's other tasks (the revocation poll's, which reads beside it).
    */
   start(onError: (error: unknown) => void): void {
     this.#stopPolling = this.#clock.every(this.#refreshMs, () => {
-      this.reload().catch(onError);
+      this.#fresh(true).catch(onError);
     });
   }
 

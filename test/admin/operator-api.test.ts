@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { signedInCompany } from '../support/company.ts';
 import { assertRefusedWithin } from '../support/http.ts';
-import { bearer, clientTakesSecret, provisionTenant } from '../support/tenants.ts';
+import { bearer, clientTakesSecret, mintTokens, provisionTenant } from '../support/tenants.ts';
 import { baseDocument, mixedProblems, user } from '../company/fixtures.ts';
 
 const ADMIN_TOKEN = 'operator-token-for-tests-0123456789';
@@ -192,6 +192,55 @@ test('POST /signing-keys/{kid}/withdraw answers as wfs withdraw-signing-key: the
   assert.equal(again.status, 404);
   assert.equal(again.body.code, 'not_found');
   assert.match(String(again.body.detail), new RegExp(`^No published signing key ${kid} `));
+});
+
+/** The kid in a JWT's header. */
+function kidOf(jwt: string): string {
+  return (JSON.parse(Buffer.from(jwt.split('.')[0] ?? '', 'base64url').toString()) as { kid: string }).kid;
+}
+
+/**
+ * An instance whose key ring polls only every minute, so that what it signs and refuses right after an
+ * operator's key change shows whether the change reached its own ring at once, not a poll.
+ */
+async function withSlowKeyRing(run: (slow: TestServer) => Promise<void>): Promise<void> {
+  const slow = await startTestServer({ ADMIN_TOKEN, KEY_REFRESH_MS: '60000' }, { inProcess: true });
+  try {
+    await run(slow);
+  } finally {
+    await slow.close();
+  }
+}
+
+test('withdrawing a key through the operator API applies to the serving instance before it answers: it signs with the replacement and refuses the withdrawn key\'s tokens, cached or not', async () => {
+  await withSlowKeyRing(async (slow) => {
+    const { tenant, token: cached } = await signedInCompany(slow.ctx);
+    const unseen = (await mintTokens(slow.ctx, tenant)).id_token;
+    const configuration = (token: string) => slow.fetch(`${slow.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) });
+    assert.equal((await configuration(cached)).status, 200, 'verified, and so cached, before the leak is known');
+    const leaked = kidOf(cached);
+
+    const withdrawn = await admin('POST', `/signing-keys/${leaked}/withdraw`, undefined, ADMIN_TOKEN, slow);
+    assert.equal(withdrawn.status, 200);
+    const replacement = withdrawn.body.replacement as { kid: string };
+    assert.equal(kidOf((await mintTokens(slow.ctx, tenant)).id_token), replacement.kid, 'the next token is signed by the replacement');
+    for (const [what, token] of [['the cached token', cached], ['a token not seen before', unseen]]) {
+      const refused = await configuration(token);
+      assert.equal(refused.status, 401, what);
+      assert.equal(((await refused.json()) as { code: string }).code, 'invalid_token', what);
+    }
+  });
+});
+
+test('a rotation through the operator API that activates at once signs on the serving instance from its answer on; the old key\'s tokens keep verifying', async () => {
+  await withSlowKeyRing(async (slow) => {
+    const { tenant, token } = await signedInCompany(slow.ctx);
+    const rotated = await admin('POST', '/signing-keys/rotate', { activateInSeconds: 0 }, ADMIN_TOKEN, slow);
+    assert.equal(rotated.status, 200);
+    assert.equal(kidOf((await mintTokens(slow.ctx, tenant)).id_token), rotated.body.kid, 'the next token is signed by the new key');
+    const old = await slow.fetch(`${slow.baseUrl}/api/v1/company/configuration`, { headers: bearer(token) });
+    assert.equal(old.status, 200, 'the retired key is retained');
+  });
 });
 
 test('bad bodies are 400 problem+json listing every problem, from the schema or from the rules', async () => {

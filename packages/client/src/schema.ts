@@ -356,7 +356,7 @@ export interface paths {
         put?: never;
         /**
          * Withdraw a leaked signing key at once
-         * @description The key leaves the JWKS now and every token it signed is refused (401 invalid_token) on every instance within its key-ring reload (KEY_REFRESH_MS, 1 s), tokens verified and cached before included; refresh tokens it signed stop renewing (their holders sign in again). When the key was the one signing (or the only key), a new key is created in the same transaction and signs at once (`replacement`); a key already scheduled keeps its activation. 404 for a kid that is not published (unknown, withdrawn before, or expired).
+         * @description The key leaves the JWKS now and every token it signed is refused (401 invalid_token), tokens verified and cached before included: on the instance that answers at once (from this answer on it signs only with the remaining keys), on every other instance within its key-ring reload (KEY_REFRESH_MS, 1 s); refresh tokens it signed stop renewing (their holders sign in again). When the key was the one signing (or the only key), a new key is created in the same transaction and signs at once (`replacement`); a key already scheduled keeps its activation. 404 for a kid that is not published (unknown, withdrawn before, or expired).
          */
         post: operations["adminWithdrawSigningKey"];
         delete?: never;
