@@ -224,7 +224,7 @@ test('withdrawing a key through the operator API applies to the serving instance
     assert.equal(withdrawn.status, 200);
     const replacement = withdrawn.body.replacement as { kid: string };
     assert.equal(kidOf((await mintTokens(slow.ctx, tenant)).id_token), replacement.kid, 'the next token is signed by the replacement');
-    for (const [what, token] of [['the cached token', cached], ['a token not seen before', unseen]]) {
+    for (const [what, token] of [['the cached token', cached], ['a token not seen before', unseen]] as const) {
       const refused = await configuration(token);
       assert.equal(refused.status, 401, what);
       assert.equal(((await refused.json()) as { code: string }).code, 'invalid_token', what);
