@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import { problemBody, type App } from '../platform/http.ts';
+import { absentBodyIsEmpty, problemBody, type App } from '../platform/http.ts';
 import type { Config } from '../platform/config.ts';
 import { secretBox } from '../platform/sealed-secrets.ts';
 import { problemResponses } from '../platform/schemas.ts';
@@ -94,9 +94,7 @@ export async function adminRoutes(app: App, { deps }: { deps: AdminRouteDeps }):
       ...operatorSchema('adminRotateClientSecret', 'Issue a new client secret: at once (revokes every grant issued under the old one), or with overlapSeconds (the old secret keeps working that long; nothing revoked)', 200, ClientCredentials, 400),
     },
     // A bare POST (no body) is the immediate rotation, as before overlaps existed.
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
+    preValidation: absentBodyIsEmpty,
   }, async (request) => newClientSecret(db, request.params.clientId, request.body.overlapSeconds));
 
   app.post('/api/v1/admin/api-clients/:clientId/end-secret-overlap', { schema: { params: ClientParams, ...operatorSchema('adminEndSecretOverlap', 'End a rotation with overlap early: the previous secret stops working now', 200, SecretOverlapEnded) } },
@@ -126,9 +124,7 @@ export async function adminRoutes(app: App, { deps }: { deps: AdminRouteDeps }):
   app.post('/api/v1/admin/signing-keys/rotate', {
     schema: { body: RotateSigningKeyBody, ...operatorSchema('adminRotateSigningKey', 'Publish a new signing key that starts signing after activateInSeconds', 200, RotatedSigningKey, 400) },
     // Every field is optional, so a bare POST (no body at all) means "the defaults".
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
+    preValidation: absentBodyIsEmpty,
   }, async (request) => applied(deps.keys, newSigningKey(db, await secretBox(db, deps.config), deps.config, request.body.activateInSeconds)));
 
   app.post('/api/v1/admin/signing-keys/:kid/withdraw', {
