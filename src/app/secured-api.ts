@@ -24,15 +24,13 @@ export async function securedApi(app: App, { ctx, lane }: { ctx: AppContext; lan
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= COMPANY_API_BODY_LIMIT;
   });
-  // Reads may be kept by the client only (private: the answer is one company's) and must be
-  // revalidated before reuse (no-cache: their ETag makes that cheap); a route may choose otherwise
-  // (the change log: no-store). Writes are no-store already (app.ts), refusals too (http.ts).
+  // Callback style: a token already verified is answered without a promise (the common case). One
+  // hook for the caching rule too, as every secured request passes here: reads may be kept by the
+  // client only (private: the answer is one company's) and must be revalidated before reuse
+  // (no-cache: their ETag makes that cheap); a route may choose otherwise (the change log: no-store).
+  // Writes are no-store already (app.ts), refusals too (http.ts).
   app.addHook('onRequest', (request, reply, done) => {
     if (request.method === 'GET' || request.method === 'HEAD') reply.header('cache-control', CACHED_HEADERS.cacheControl);
-    done();
-  });
-  // Callback style: a token already verified is answered without a promise (the common case).
-  app.addHook('onRequest', (request, _reply, done) => {
     let principal: Principal | Promise<Principal>;
     try {
       principal = authenticator.authenticate(request);

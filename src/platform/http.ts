@@ -10,6 +10,7 @@ import { problemType } from './error-codes.ts';
 import { MAX_JSON_VALUES, jsonBodyParser, plainJson, type JsonBodyOptions, type JsonBodyParser } from './json-body.ts';
 import { problemResponse, problemResponses } from './schemas.ts';
 import { PAGE_STYLE, pageSecurityHeaders } from './page-security.ts';
+import { sqliteErrorCode } from './db/sqlite-dialect.ts';
 
 /**
  * Bodies a route takes unless it says otherwise: a token request, a login form or an operator action
@@ -85,9 +86,8 @@ const POSTGRES_UNAVAILABLE = ['57P01', '57P03', '08006', '08001', '08003', '5330
 
 /** Whether `error` means the database is briefly unavailable (answered 503 with Retry-After), not a fault of ours. */
 export function isDatabaseDown(error: unknown): boolean {
-  const { code = '', errcode } = (error as { code?: string; errcode?: number } | null) ?? {};
-  // The low byte: extended codes (BUSY_SNAPSHOT is 517) are forms of the same two.
-  if (code === 'ERR_SQLITE_ERROR') return SQLITE_LOCK_ERRORS.includes((errcode ?? 0) & 0xff);
+  const { code = '' } = (error as { code?: string } | null) ?? {};
+  if (code === 'ERR_SQLITE_ERROR') return SQLITE_LOCK_ERRORS.includes(sqliteErrorCode(error) ?? 0);
   return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', ...POSTGRES_UNAVAILABLE].includes(code)
     || /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|not queryable|Query read timeout/i.test((error as Error | null)?.message ?? '');
 }

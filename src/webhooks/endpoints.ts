@@ -162,9 +162,9 @@ function replacedSecrets(row: SecretColumns, box: SecretBox, now: number): Repla
   // Every earlier secret was replaced before the previous one, so its overlap ended first: once the
   // previous one's has, there is nothing to open (every delivery of the endpoint's later life asks).
   if (row.previous_secret_sealed === null || Number(row.previous_secret_until ?? 0) <= now) return [];
-  const previous: ReplacedSecret[] = row.previous_secret_sealed === null ? [] : [{ secret: box.open(row.previous_secret_sealed, secretContext(row.id)), until: Number(row.previous_secret_until ?? 0) }];
+  const previous: ReplacedSecret = { secret: box.open(row.previous_secret_sealed, secretContext(row.id)), until: Number(row.previous_secret_until ?? 0) };
   const earlier = row.earlier_secrets_sealed === null ? [] : (JSON.parse(box.open(row.earlier_secrets_sealed, earlierSecretsContext(row.id))) as ReplacedSecret[]);
-  return [...previous, ...earlier].filter((replaced) => replaced.until > now);
+  return [previous, ...earlier].filter((replaced) => replaced.until > now);
 }
 
 /**

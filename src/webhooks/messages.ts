@@ -1,6 +1,6 @@
 // The messages an endpoint receives: a change of the log, or one queued by a request (a test message,
 // a replay, a retry of an earlier delivery). Bodies follow Standard Webhooks: `{type, timestamp, data}`.
-import type { Db } from '../platform/db/database.ts';
+import { onPostgres, type Db } from '../platform/db/database.ts';
 import { newId } from '../platform/ids.ts';
 import { ProblemError, badRequest, notFound } from '../platform/errors.ts';
 import { pacer } from '../platform/cooperative.ts';
@@ -98,13 +98,13 @@ function ownPeriod(endpoint: EndpointRow, fromMs: number, toMs: number): Period 
 
 /**
  * Queues the first page of a replay unless changes are still queued for the endpoint (a replay or a
- * retry not yet delivered): refused then, so repeated replays cannot pile copies up. Touching the
- * endpoint's row first makes two replays of one endpoint take turns (its row lock on PostgreSQL;
- * SQLite has one writer), so the second sees the first's page.
+ * retry not yet delivered): refused then, so repeated replays cannot pile copies up. Locking the
+ * endpoint's row first makes two replays of one endpoint take turns (on PostgreSQL; SQLite's
+ * transactions begin IMMEDIATE, one writer at a time), so the second sees the first's page.
  */
 async function queueFirstPage(db: Db, endpoint: EndpointRow, now: number, page: Change[]): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx.updateTable('webhook_endpoints').set((eb) => ({ id: eb.ref('id') })).where('id', '=', endpoint.id).execute();
+    if (onPostgres(trx)) await trx.selectFrom('webhook_endpoints').select('id').where('id', '=', endpoint.id).forUpdate().execute();
     const waiting = await trx.selectFrom('webhook_messages').select('id').where('endpoint_id', '=', endpoint.id).where('seq', 'is not', null).limit(1).executeTakeFirst();
     if (waiting) throw replayInProgress(endpoint);
     await queue(trx, endpoint.id, now, page.map(queuedInput));

@@ -33,10 +33,19 @@ const LOCK_WAIT_MS = 5_000;
 const LOCK_RETRY_MAX_MS = 16;
 const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
 
-/** SQLITE_BUSY in any of its forms (extended codes such as BUSY_SNAPSHOT, 517, keep it in the low byte). */
-function isSqliteBusy(error: unknown): boolean {
+/**
+ * The primary result code of a node:sqlite error (SQLITE_BUSY is 5, SQLITE_LOCKED 6), its extended
+ * forms included (BUSY_SNAPSHOT, 517, keeps it in the low byte); undefined for any other error.
+ */
+export function sqliteErrorCode(error: unknown): number | undefined {
   const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
-  return code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && (errcode & 0xff) === 5;
+  return code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' ? errcode & 0xff : undefined;
+}
+
+const SQLITE_BUSY = 5;
+
+function isSqliteBusy(error: unknown): boolean {
+  return sqliteErrorCode(error) === SQLITE_BUSY;
 }
 
 export function toSqliteValue(value: unknown): SQLInputValue {
